@@ -1,0 +1,111 @@
+// Domain types shared by ingest, store, search and answer. Values only: no I/O here.
+
+export const KINDS = ['paper', 'protocol', 'slides', 'wiki', 'note'] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** Bibliographic and access metadata of a document, as far as it is known. */
+export interface DocMeta {
+  id?: string;
+  title?: string;
+  authors?: string[];
+  year?: number;
+  journal?: string;
+  doi?: string;
+  url?: string;
+  kind?: Kind;
+  access?: string;
+  updated?: string;
+  language?: string;
+}
+
+/** A structural unit of a parsed file. Parsers emit these; chunkers consume them. */
+export type Block =
+  | { type: 'heading'; level: number; text: string }
+  | { type: 'paragraph'; text: string }
+  | { type: 'list'; ordered: boolean; start?: number; items: string[] }
+  | { type: 'table'; header: string[]; rows: string[][]; caption?: string }
+  | { type: 'code'; text: string }
+  | { type: 'slide'; number: number; title: string; body: string; notes: string }
+  /** A page boundary in a paginated format (PDF): the blocks that follow are on this page. */
+  | { type: 'page'; number: number };
+
+export type FileFormat = 'markdown' | 'text' | 'pdf' | 'pptx' | 'docx' | 'html';
+
+export interface ParsedFile {
+  format: FileFormat;
+  blocks: Block[];
+  /** Metadata found inside the file: front matter, PDF info dictionary, DOI on the first page, HTML meta. */
+  meta: DocMeta;
+  /** Non-fatal oddities worth logging (e.g. "page 3 has no text"). */
+  warnings: string[];
+}
+
+/** A chunk as a chunker produces it: text already prefixed with its header. */
+export interface ChunkDraft {
+  text: string;
+  /** Section name, "Step 3", "Slide 4", "Materials", heading path... used in citations. */
+  section: string;
+  step?: number;
+  slide?: number;
+  page?: number;
+}
+
+export interface ChunkOptions {
+  /** Target chunk size in characters. */
+  size: number;
+  /** Overlap in characters when a long section is split. */
+  overlap: number;
+}
+
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { size: 900, overlap: 150 };
+
+/** A document ready to be chunked and indexed. */
+export interface LabDocument {
+  id: string;
+  source: string;
+  path: string;
+  kind: Kind;
+  title: string;
+  authors: string[];
+  year?: number;
+  journal?: string;
+  doi?: string;
+  url?: string;
+  access: string;
+  contentHash: string;
+}
+
+/** A chunk as stored: the unit of retrieval. */
+export interface Chunk extends ChunkDraft {
+  id: string;
+  docId: string;
+  hash: string;
+}
+
+/** Scalar metadata as stored in Chroma next to each chunk (Chroma accepts scalars only). */
+export type ChunkMetadata = Record<string, string | number | boolean>;
+
+/** A retrieved passage with what is needed to cite it. */
+export interface Passage {
+  chunkId: string;
+  docId: string;
+  text: string;
+  section: string;
+  score: number;
+  meta: PassageMeta;
+}
+
+export interface PassageMeta {
+  source: string;
+  kind: Kind;
+  title: string;
+  authors: string[];
+  year?: number;
+  journal?: string;
+  doi?: string;
+  url?: string;
+  access: string;
+  step?: number;
+  slide?: number;
+  page?: number;
+}

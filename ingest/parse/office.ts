@@ -1,0 +1,44 @@
+// Shared by the PPTX and DOCX readers: OOXML parts as cheerio documents, and the package's core
+// properties (docProps/core.xml) as DocMeta.
+import * as cheerio from 'cheerio';
+import type { DocMeta } from '../../src/types.ts';
+import { coerceYear, splitAuthors } from '../metadata.ts';
+import { decodeXml } from './decode.ts';
+import type { ZipReader } from './zip.ts';
+
+export const loadXml = (xml: string): cheerio.CheerioAPI => cheerio.load(xml, { xml: true });
+
+export async function readXml(zip: ZipReader, path: string): Promise<cheerio.CheerioAPI | undefined> {
+  const bytes = await zip.bytes(path);
+  return bytes ? loadXml(decodeXml(bytes)) : undefined;
+}
+
+// Titles and authors that tools fill in by themselves: worse than no value at all.
+const JUNK_TITLE = /^(powerpoint presentation|presentation\d*|pptxgenjs presentation|slide \d+|document\d*|untitled.*|title|microsoft word - .*)$|\.(pptx?|docx?)$/i;
+const JUNK_AUTHOR = /^(administrator|admin|user|owner|unknown|author|un-named|unnamed|microsoft office user|python-docx|pptxgenjs)$/i;
+
+export const usefulTitle = (t: string | undefined): string | undefined =>
+  t && !JUNK_TITLE.test(t.trim()) && /\p{L}{2}/u.test(t) ? t.replace(/\s+/g, ' ').trim() : undefined;
+
+/** dc:title, dc:creator, dcterms:created (-> year) and dcterms:modified (-> updated). */
+export async function readCoreProperties(zip: ZipReader): Promise<DocMeta> {
+  const $ = await readXml(zip, 'docProps/core.xml');
+  if (!$) return {};
+  const text = (tag: string) => $(tag.replace(':', '\\:')).first().text().replace(/\s+/g, ' ').trim() || undefined;
+  const meta: DocMeta = {};
+  const title = usefulTitle(text('dc:title'));
+  if (title) meta.title = title;
+  const creator = text('dc:creator');
+  if (creator) {
+    const authors = splitAuthors(creator).filter((a) => !JUNK_AUTHOR.test(a));
+    if (authors.length) meta.authors = authors;
+  }
+  const created = text('dcterms:created');
+  const year = created ? coerceYear(created) : undefined;
+  if (year !== undefined) meta.year = year;
+  const modified = text('dcterms:modified');
+  if (modified && !Number.isNaN(Date.parse(modified))) meta.updated = modified;
+  const language = text('dc:language');
+  if (language) meta.language = language;
+  return meta;
+}

@@ -1,0 +1,58 @@
+// HTTP surface of `labbot serve`: the ask API and health. Later issues add Slack, webhooks and the
+// dashboard to this same server.
+import type { Server } from 'node:http';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { App } from '../app.ts';
+import { toAskJson } from '../answer/ask-json.ts';
+import { ChromaUnavailableError } from '../store/chroma-store.ts';
+
+const askBody = z.object({
+  question: z.string().trim().min(1, 'question must not be empty').max(4000, 'question is over 4000 characters'),
+  channel: z.string().max(100).optional(),
+  k: z.number().int().min(1).max(50).optional(),
+});
+
+export function createHttpApp(app: App): express.Express {
+  const http = express();
+  http.disable('x-powered-by');
+  http.use(express.json({ limit: '64kb' }));
+
+  http.get('/healthz', (_req, res) => {
+    res.json({ ok: true });
+  });
+
+  http.post('/api/ask', async (req, res) => {
+    const parsed = askBody.safeParse(req.body);
+    if (!parsed.success) {
+      res.status(400).json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
+      return;
+    }
+    try {
+      const result = await app.ask(parsed.data.question, { channel: parsed.data.channel, k: parsed.data.k });
+      res.json(toAskJson(result));
+    } catch (err) {
+      if (err instanceof ChromaUnavailableError) {
+        res.status(503).json({ error: 'The index is unavailable right now; try again shortly.' });
+        return;
+      }
+      app.log.error({ err }, 'ask failed');
+      res.status(500).json({ error: 'Something went wrong answering this question.' });
+    }
+  });
+
+  // Malformed JSON and oversized bodies get a clear 4xx instead of an HTML stack page.
+  http.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 500;
+    res.status(status).json({ error: status === 413 ? 'request body too large' : status === 400 ? 'malformed JSON body' : 'internal error' });
+  });
+  return http;
+}
+
+export async function listen(http: express.Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = http.listen(port, host, () => resolve(server));
+    server.once('error', reject);
+  });
+}

@@ -1,0 +1,84 @@
+// Ask flow: retrieve -> prompt -> generate (or extract) -> check citations in code.
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { Logger } from 'pino';
+import { detectLanguage } from '../search/tokenize.ts';
+import type { RetrievalResult, RetrievedPassage } from '../search/retrieve.ts';
+import { finalizeAnswer, type Citation } from './cite.ts';
+import { extractiveAnswer } from './extractive.ts';
+import { refusalText } from './messages.ts';
+import { buildPrompt } from './prompt.ts';
+
+export interface AskPassage {
+  label: string;
+  doc_id: string;
+  chunk_id: string;
+  section: string;
+  text: string;
+  score: number;
+}
+
+export interface AskResult {
+  answer: string;
+  refused: boolean;
+  citations: Citation[];
+  passages: AskPassage[];
+  /** Which model answered, or that the answer is extractive. */
+  model: string;
+  language: 'en' | 'es';
+  timings: RetrievalResult['timings'] & { generateMs: number };
+}
+
+export interface AnswerDeps {
+  retrieve: (question: string) => Promise<RetrievalResult>;
+  chat?: BaseChatModel;
+  modelName?: string;
+  log?: Logger;
+}
+
+export type HistoryTurn = { role: 'user' | 'assistant'; text: string };
+
+export async function answerQuestion(question: string, deps: AnswerDeps, history: HistoryTurn[] = []): Promise<AskResult> {
+  const language = detectLanguage(question);
+  const retrieval = await deps.retrieve(question);
+  const passages: RetrievedPassage[] = retrieval.passages;
+  const asPassages = passages.map((p, i) => ({
+    label: `S${i + 1}`,
+    doc_id: p.docId,
+    chunk_id: p.chunkId,
+    section: p.section,
+    text: p.text,
+    score: p.score,
+  }));
+  const base = { passages: asPassages, language, timings: { ...retrieval.timings, generateMs: 0 } };
+
+  if (passages.length === 0) {
+    return { ...base, answer: refusalText(language), refused: true, citations: [], model: 'none' };
+  }
+
+  const t0 = performance.now();
+  let raw: string;
+  let model: string;
+  if (deps.chat) {
+    try {
+      const prompt = buildPrompt({ question, passages, language, history });
+      const reply = await deps.chat.invoke([
+        new SystemMessage(prompt.system),
+        new HumanMessage(prompt.user),
+      ]);
+      raw = typeof reply.content === 'string' ? reply.content : reply.content.map((c) => ('text' in c ? c.text : '')).join('');
+      model = deps.modelName ?? 'model';
+    } catch (err) {
+      // The model failed after its own retries: answer extractively and say so, never stay silent.
+      deps.log?.warn({ err: (err as Error).message }, 'model call failed; falling back to an extractive answer');
+      raw = extractiveAnswer({ question, passages, language }).answer;
+      model = 'extractive (model unavailable)';
+    }
+  } else {
+    raw = extractiveAnswer({ question, passages, language }).answer;
+    model = 'extractive';
+  }
+  const final = finalizeAnswer({ answer: raw, passages, language });
+  base.timings.generateMs = performance.now() - t0;
+  return { ...base, answer: final.answer, refused: final.refused, citations: final.citations, model };
+}

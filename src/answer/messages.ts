@@ -1,0 +1,73 @@
+// User-facing fixed strings, per language. Kept in one place so the prompt (which tells the model
+// the exact refusal sentence), the citation check (which recognises it) and the Slack formatter
+// all agree on the same words.
+
+export type Language = 'en' | 'es';
+
+export const LANGUAGES: readonly Language[] = ['en', 'es'];
+
+export interface Messages {
+  /** The one sentence given when the lab's material does not answer the question. */
+  refusal: string;
+  /** Heading of the list of sources under an answer. */
+  sources: string;
+  /** Shown while an answer is being prepared. */
+  working: string;
+  /** Shown when answering failed for a reason the user cannot fix. */
+  error: string;
+  /** Added when the answer was built from passages without a language model. */
+  extractiveNote: string;
+  /** Shown when a question is empty (e.g. a bare mention of the bot). */
+  emptyQuestion: string;
+}
+
+const MESSAGES: Record<Language, Messages> = {
+  en: {
+    refusal: "I couldn't find this in the lab's material.",
+    sources: 'Sources',
+    working: "Searching the lab's material…",
+    error: 'Something went wrong while answering. Please try again in a moment.',
+    extractiveNote: 'Quoted from the sources (no language model configured).',
+    emptyQuestion: 'Ask me a question about the lab’s papers, protocols, slides or wiki.',
+  },
+  es: {
+    refusal: 'No encontré esto en el material del laboratorio.',
+    sources: 'Fuentes',
+    working: 'Buscando en el material del laboratorio…',
+    error: 'Algo salió mal al responder. Inténtalo de nuevo en un momento.',
+    extractiveNote: 'Citado de las fuentes (no hay un modelo de lenguaje configurado).',
+    emptyQuestion: 'Hazme una pregunta sobre los artículos, protocolos, presentaciones o la wiki del laboratorio.',
+  },
+};
+
+/** All fixed strings for a language; unknown languages fall back to English. */
+export function messages(lang: Language): Messages {
+  return MESSAGES[lang] ?? MESSAGES.en;
+}
+
+export function refusalText(lang: Language): string {
+  return messages(lang).refusal;
+}
+
+// Models rarely reproduce a sentence byte for byte: they swap the apostrophe for a curly one,
+// wrap it in quotes or bold, drop the full stop or append a stray label. Compare a normalised
+// form so those variants still count as the refusal.
+function normaliseForComparison(text: string): string {
+  return text
+    .normalize('NFC')
+    .replace(/\[\s*S\d+(?:\s*[,;]\s*S\d+)*\s*\]/gi, ' ')
+    .replace(/[‘’`´]/g, "'")
+    .replace(/[*_"“”«»]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[.!。]+$/, '')
+    .trim()
+    .toLowerCase();
+}
+
+const REFUSALS = new Set(LANGUAGES.map((l) => normaliseForComparison(refusalText(l))));
+
+/** True when the text is the refusal sentence (in any supported language) and nothing else. */
+export function isRefusal(text: string): boolean {
+  return REFUSALS.has(normaliseForComparison(text));
+}

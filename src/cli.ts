@@ -1,0 +1,271 @@
+// `labbot` commands: ingest, ask, eval, status, serve.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import type { Logger } from 'pino';
+import type { IngestSummary, IngestTarget, ProgressEvent } from '../ingest/pipeline.ts';
+import { toAskJson } from './answer/ask-json.ts';
+import { openApp, type App } from './app.ts';
+import { ConfigError, groupsForChannel, loadConfig, type Config } from './config.ts';
+import { createLogger } from './log.ts';
+import { listen, createHttpApp } from './admin/server.ts';
+import { parseQuestions, scoreQuestion, summarize, type EvalPassage } from './search/evaluate.ts';
+import { KINDS, type Kind } from './types.ts';
+
+const positiveInt = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new InvalidArgumentError('must be a whole number from 1 to 100');
+  return n;
+};
+
+function setup(quietLogs = false): { config: Config; log: Logger } {
+  const config = loadConfig();
+  const log = createLogger(quietLogs && config.logLevel === 'info' ? 'warn' : config.logLevel);
+  return { config, log };
+}
+
+async function withApp<T>(fn: (app: App) => Promise<T>, opts: { quiet?: boolean; loadCatalog?: boolean } = {}): Promise<T> {
+  const { config, log } = setup(opts.quiet);
+  const app = await openApp(config, log, { loadCatalog: opts.loadCatalog });
+  try {
+    return await fn(app);
+  } finally {
+    await app.close();
+  }
+}
+
+function progressReporter(enabled: boolean): { onProgress: (e: ProgressEvent) => void; stop: () => void } {
+  if (!enabled || !process.stderr.isTTY) return { onProgress: () => undefined, stop: () => undefined };
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: ' {phase} [{bar}] {value}/{total} {file}', hideCursor: true, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    onProgress(e) {
+      if (e.phase === 'scan') return;
+      if (!started) {
+        bar.start(e.total, 0, { phase: 'files', file: '' });
+        started = true;
+      }
+      if (e.phase === 'file') bar.update(e.done, { phase: 'files', file: e.file.slice(-40) });
+      else {
+        bar.setTotal(e.total);
+        bar.update(e.done, { phase: 'embed', file: '' });
+      }
+    },
+    stop: () => started && bar.stop(),
+  };
+}
+
+function printSummary(s: IngestSummary): void {
+  const d = s.documents;
+  const c = s.chunks;
+  console.log(`source ${s.source}: ${d.indexed} indexed, ${d.unchanged} unchanged, ${d.removed} removed`);
+  console.log(`chunks: ${c.written} written (${c.embedded} embedded, ${c.reused} reused), ${c.deleted} deleted`);
+  for (const o of s.skipped) console.log(`  skipped ${o.path}: ${o.reason}`);
+  for (const o of s.failed) console.log(`  FAILED  ${o.path}: ${o.reason}`);
+}
+
+function resolveTargets(config: Config, paths: string[], opts: { source?: string; kind?: Kind }): IngestTarget[] {
+  const configured = opts.source ? config.sources.find((s) => s.id === opts.source) : undefined;
+  if (configured) {
+    const root = configured.path;
+    const inside = paths.map((p) => path.resolve(p));
+    for (const p of inside) {
+      const rel = path.relative(root, p);
+      if (rel.startsWith('..') || path.isAbsolute(rel)) throw new ConfigError(`${p} is outside source "${configured.id}" (${root})`);
+    }
+    return [{ sourceId: configured.id, root, paths: inside.length ? inside : undefined, kind: opts.kind ?? configured.kind, access: configured.access }];
+  }
+  if (paths.length === 0) {
+    if (opts.source) throw new ConfigError(`No source "${opts.source}" in the config file; give paths to ingest.`);
+    if (config.sources.length === 0) throw new ConfigError('Nothing to ingest: give paths, or configure sources in labbot.config.json.');
+    return config.sources.map((s) => ({ sourceId: s.id, root: s.path, kind: opts.kind ?? s.kind, access: s.access }));
+  }
+  return paths.map((p) => {
+    const abs = path.resolve(p);
+    if (!existsSync(abs)) throw new ConfigError(`No such file or folder: ${p}`);
+    const isDir = statSync(abs).isDirectory();
+    const root = isDir ? abs : path.dirname(abs);
+    const sourceId = opts.source ?? (path.basename(root).replace(/[^A-Za-z0-9_.-]/g, '-') || 'local');
+    return { sourceId, root, paths: [abs], kind: opts.kind };
+  });
+}
+
+export function buildProgram(): Command {
+  const program = new Command('labbot').description("Answers a lab's questions from its own papers, protocols, slides and wiki, with citations.");
+
+  program
+    .command('ingest')
+    .description('index files or folders (in-process, no queue needed)')
+    .argument('[paths...]', 'files or folders; default: the configured sources')
+    .option('--source <id>', 'source id (a configured source, or a name for these paths)')
+    .addOption(new Option('--kind <kind>', 'document kind for these files').choices(KINDS))
+    .option('--rebuild', 'drop the index first and re-ingest (after an embedding or chunking change)')
+    .option('--json', 'print the summary as JSON')
+    .action(async (paths: string[], opts: { source?: string; kind?: Kind; rebuild?: boolean; json?: boolean }) => {
+      const { config } = setup(opts.json);
+      const targets = resolveTargets(config, paths, opts);
+      const summaries = await withApp(
+        async (app) => {
+          if (opts.rebuild) await app.reset();
+          const out: IngestSummary[] = [];
+          for (const t of targets) {
+            const progress = progressReporter(!opts.json);
+            try {
+              out.push(await app.ingest(t, progress.onProgress));
+            } finally {
+              progress.stop();
+            }
+          }
+          return out;
+        },
+        { quiet: opts.json, loadCatalog: !opts.rebuild },
+      );
+      if (opts.json) console.log(JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2));
+      else summaries.forEach(printSummary);
+      if (summaries.some((s) => s.failed.length > 0)) process.exitCode = 1;
+    });
+
+  program
+    .command('ask')
+    .description('answer a question with citations')
+    .argument('<question>')
+    .option('--channel <id>', 'answer as if asked in this Slack channel (its access groups)')
+    .option('--k <n>', 'passages to retrieve', positiveInt)
+    .option('--json', 'print JSON')
+    .action(async (question: string, opts: { channel?: string; k?: number; json?: boolean }) => {
+      const result = await withApp((app) => app.ask(question, { channel: opts.channel, k: opts.k }), { quiet: true });
+      if (opts.json) {
+        console.log(JSON.stringify(toAskJson(result), null, 2));
+        return;
+      }
+      console.log(result.answer);
+      if (result.citations.length) {
+        console.log('\nSources:');
+        for (const c of result.citations) console.log(`  ${c.label} ${c.title}${c.url ? ` <${c.url}>` : ''}`);
+      }
+      console.log(`\n(${result.model})`);
+    });
+
+  program
+    .command('eval')
+    .description('retrieval evaluation on a questions.jsonl file')
+    .argument('<questions>', 'JSON lines: {"id","question","doc_id","answers":[...]}')
+    .option('--k <n>', 'passages per question', positiveInt, 10)
+    .option('--channel <id>', 'evaluate with this channel\'s access groups')
+    .option('--json', 'print {metrics, results}')
+    .action(async (file: string, opts: { k: number; channel?: string; json?: boolean }) => {
+      const { questions, errors } = parseQuestions(readFileSync(file, 'utf8'));
+      for (const e of errors) console.error(`skipped ${e}`);
+      const out = await withApp(
+        async (app) => {
+          const groups = groupsForChannel(app.config.access, opts.channel);
+          const results: { id: string; passages: EvalPassage[] }[] = [];
+          const scores = [];
+          for (const q of questions) {
+            const r = await app.retrieve(q.question, groups, opts.k);
+            const passages = r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score }));
+            results.push({ id: q.id, passages });
+            scores.push(scoreQuestion(q, passages, app.config.retrieval.contextChars));
+          }
+          return { metrics: summarize(scores), results };
+        },
+        { quiet: true },
+      );
+      if (opts.json) {
+        console.log(JSON.stringify(out));
+        return;
+      }
+      const m = out.metrics;
+      const pct = (v: number | undefined) => (v === undefined ? '-' : `${(v * 100).toFixed(1)}%`);
+      console.log(`questions            ${m.questions}`);
+      console.log(`doc recall@1         ${pct(m.doc_recall_at_1)}`);
+      console.log(`doc recall@5         ${pct(m.doc_recall_at_5)}`);
+      console.log(`doc recall@10        ${pct(m.doc_recall_at_10)}`);
+      console.log(`MRR@10               ${m.mrr_at_10.toFixed(3)}`);
+      console.log(`answer recall@5      ${pct(m.answer_recall_at_5)}`);
+      console.log(`answer-in-context    ${pct(m.answer_in_context)}`);
+    });
+
+  program
+    .command('status')
+    .description('documents and chunks per source and kind, index version, providers')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const status = await withApp(
+        async (app) => ({
+          chroma_url: app.chromaUrl,
+          collection: app.config.collection,
+          index_version: app.version,
+          index_settings: app.versionDescription,
+          stored_version: (await app.store.storedVersion()) ?? null,
+          embeddings: `${app.config.embeddings.provider}:${app.config.embeddings.model}`,
+          llm: app.config.llm.provider === 'none' ? 'none (extractive answers)' : app.config.llm.model,
+          ...app.catalog.stats(),
+        }),
+        { quiet: true },
+      );
+      if (opts.json) {
+        console.log(JSON.stringify(status, null, 2));
+        return;
+      }
+      console.log(`Chroma ${status.chroma_url}, collection ${status.collection}`);
+      console.log(`index version ${status.index_version} (${status.index_settings})`);
+      if (status.stored_version && status.stored_version !== status.index_version) {
+        console.log(`  stored index was built with ${status.stored_version}: run \`labbot ingest --rebuild\``);
+      }
+      console.log(`embeddings ${status.embeddings}; answers ${status.llm}`);
+      console.log(`${status.documents} documents, ${status.chunks} chunks`);
+      for (const [src, s] of Object.entries(status.bySource)) {
+        const kinds = Object.entries(s.byKind).map(([k, v]) => `${k} ${v?.documents}/${v?.chunks}`);
+        console.log(`  ${src}: ${s.documents} documents, ${s.chunks} chunks (${kinds.join(', ')})`);
+      }
+    });
+
+  program
+    .command('serve')
+    .description('index configured sources if needed, then serve the ask API')
+    .action(async () => {
+      const { config, log } = setup();
+      const app = await openApp(config, log);
+      for (const source of config.sources) {
+        const s = await app.ingestSource(source);
+        log.info({ source: s.source, ...s.documents, chunks: s.chunks.written, skipped: s.skipped.length, failed: s.failed.length }, 'source synced');
+        for (const f of s.failed) log.warn({ file: f.path, reason: f.reason }, 'file failed to index');
+      }
+      const server = await listen(createHttpApp(app), config.port, config.host);
+      const addr = server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : config.port;
+      log.info({ url: `http://${config.host}:${port}` }, 'labbot is serving POST /api/ask and GET /healthz; Slack is not configured');
+      let closing = false;
+      const shutdown = async (signal: string) => {
+        if (closing) return;
+        closing = true;
+        log.info({ signal }, 'shutting down');
+        const forced = setTimeout(() => process.exit(1), 10_000);
+        forced.unref();
+        server.close();
+        await app.close();
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void shutdown('SIGINT'));
+      process.on('SIGTERM', () => void shutdown('SIGTERM'));
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    if (err instanceof ConfigError) console.error(err.message);
+    else console.error(`labbot: ${(err as Error).message}`);
+    process.exitCode = 2;
+  }
+}
+
+await main(process.argv);

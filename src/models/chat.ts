@@ -1,0 +1,20 @@
+// Chat model provider: any OpenAI-compatible endpoint, or none (extractive answers).
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { ChatOpenAI } from '@langchain/openai';
+import type { Config } from '../config.ts';
+
+export function createChatModel(config: Pick<Config, 'llm' | 'openai'>): BaseChatModel | undefined {
+  if (config.llm.provider === 'none') return undefined;
+  return new ChatOpenAI({
+    model: config.llm.model,
+    temperature: 0,
+    maxRetries: config.openai.maxRetries,
+    timeout: config.openai.timeoutMs,
+    apiKey: config.openai.apiKey ?? 'not-needed',
+    configuration: { baseURL: config.openai.baseURL, apiKey: config.openai.apiKey ?? 'not-needed' },
+  });
+}
+
+export function describeModel(config: Pick<Config, 'llm'>): string {
+  return config.llm.provider === 'none' ? 'extractive (no model)' : config.llm.model;
+}

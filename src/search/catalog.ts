@@ -1,0 +1,182 @@
+// In-memory view of what is indexed: document records (with content hashes), chunk texts, and a
+// BM25 index per access group, mirroring the Chroma collections. Rebuilt from Chroma at start-up
+// and kept current by the ingest pipeline, so lexical search and passage lookup need no I/O.
+import type { StoredRecord } from '../store/chroma-store.ts';
+import { fromChunkMetadata } from '../store/chunk-metadata.ts';
+import type { Chunk, Kind, LabDocument, Passage } from '../types.ts';
+import { createLexicalIndex } from './bm25.ts';
+
+type LexicalIndex = ReturnType<typeof createLexicalIndex>;
+
+export interface DocRecord extends LabDocument {
+  /** Chunk ids in document order. */
+  chunkIds: string[];
+}
+
+export interface Hit {
+  id: string;
+  score: number;
+}
+
+export interface CatalogStats {
+  documents: number;
+  chunks: number;
+  bySource: Record<string, { documents: number; chunks: number; byKind: Partial<Record<Kind, { documents: number; chunks: number }>> }>;
+  byGroup: Record<string, { documents: number; chunks: number }>;
+}
+
+export interface Catalog {
+  putDocument(doc: LabDocument, chunks: Chunk[]): void;
+  removeDocument(docId: string): DocRecord | undefined;
+  doc(docId: string): DocRecord | undefined;
+  docs(): IterableIterator<DocRecord>;
+  /** The document indexed from this source path, if any (ids may come from front matter). */
+  docAtPath(source: string, path: string): DocRecord | undefined;
+  chunk(chunkId: string): Chunk | undefined;
+  passage(chunkId: string, score: number): Passage | undefined;
+  lexicalSearch(groups: string[], query: string, n: number): Hit[];
+  idsWithTerm(groups: string[], term: string, limit: number): string[];
+  /** Loads records scanned from Chroma (chunks of one document may arrive in several batches). */
+  load(records: StoredRecord[]): void;
+  stats(): CatalogStats;
+}
+
+export function createCatalog(): Catalog {
+  const partitions = new Map<string, LexicalIndex>();
+  const docs = new Map<string, DocRecord>();
+  const byPath = new Map<string, string>();
+  const chunks = new Map<string, Chunk>();
+
+  const pathKey = (source: string, path: string) => `${source}\u0000${path}`;
+  const partition = (group: string): LexicalIndex => {
+    let p = partitions.get(group);
+    if (!p) {
+      p = createLexicalIndex();
+      partitions.set(group, p);
+    }
+    return p;
+  };
+
+  function removeDocument(docId: string): DocRecord | undefined {
+    const doc = docs.get(docId);
+    if (!doc) return undefined;
+    const index = partitions.get(doc.access);
+    for (const id of doc.chunkIds) {
+      chunks.delete(id);
+      index?.remove(id);
+    }
+    docs.delete(docId);
+    if (byPath.get(pathKey(doc.source, doc.path)) === docId) byPath.delete(pathKey(doc.source, doc.path));
+    return doc;
+  }
+
+  function putDocument(doc: LabDocument, docChunks: Chunk[]): void {
+    removeDocument(doc.id);
+    const index = partition(doc.access);
+    for (const c of docChunks) {
+      chunks.set(c.id, c);
+      index.add(c.id, c.text);
+    }
+    docs.set(doc.id, { ...doc, chunkIds: docChunks.map((c) => c.id) });
+    byPath.set(pathKey(doc.source, doc.path), doc.id);
+  }
+
+  return {
+    putDocument,
+    removeDocument,
+    doc: (id) => docs.get(id),
+    docs: () => docs.values(),
+    docAtPath: (source, path) => {
+      const id = byPath.get(pathKey(source, path));
+      return id ? docs.get(id) : undefined;
+    },
+    chunk: (id) => chunks.get(id),
+    passage(chunkId, score) {
+      const c = chunks.get(chunkId);
+      const d = c && docs.get(c.docId);
+      if (!c || !d) return undefined;
+      return {
+        chunkId,
+        docId: d.id,
+        text: c.text,
+        section: c.section,
+        score,
+        meta: {
+          source: d.source,
+          kind: d.kind,
+          title: d.title,
+          authors: d.authors,
+          year: d.year,
+          journal: d.journal,
+          doi: d.doi,
+          url: d.url,
+          access: d.access,
+          step: c.step,
+          slide: c.slide,
+          page: c.page,
+        },
+      };
+    },
+    lexicalSearch(groups, query, n) {
+      const hits: Hit[] = [];
+      for (const g of groups) {
+        const p = partitions.get(g);
+        if (p) hits.push(...p.search(query, n));
+      }
+      // Partitions score on their own statistics; merging by score is close enough because
+      // fusion normalises per list and the exact-match boost works on text, not scores.
+      return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, n);
+    },
+    idsWithTerm(groups, term, limit) {
+      const out: string[] = [];
+      for (const g of groups) {
+        const p = partitions.get(g);
+        if (p) out.push(...p.idsWithTerm(term, limit));
+      }
+      return out.slice(0, limit);
+    },
+    load(records) {
+      // Group by document, then merge with chunks already loaded from earlier batches.
+      const grouped = new Map<string, { doc: LabDocument; chunks: { chunk: Chunk; n: number }[] }>();
+      for (const r of records) {
+        const { doc, chunk, n } = fromChunkMetadata(r.id, r.text, r.metadata);
+        let g = grouped.get(doc.id);
+        if (!g) {
+          g = { doc, chunks: [] };
+          grouped.set(doc.id, g);
+        }
+        g.chunks.push({ chunk, n });
+      }
+      for (const [docId, g] of grouped) {
+        const existing = docs.get(docId);
+        const earlier = existing ? existing.chunkIds.map((id, i) => ({ chunk: chunks.get(id)!, n: i })) : [];
+        const all = [...earlier.filter((e) => e.chunk), ...g.chunks];
+        all.sort((a, b) => chunkOrdinal(a.chunk.id) - chunkOrdinal(b.chunk.id));
+        putDocument(g.doc, all.map((a) => a.chunk));
+      }
+    },
+    stats() {
+      const s: CatalogStats = { documents: 0, chunks: 0, bySource: {}, byGroup: {} };
+      for (const d of docs.values()) {
+        const n = d.chunkIds.length;
+        s.documents += 1;
+        s.chunks += n;
+        const src = (s.bySource[d.source] ??= { documents: 0, chunks: 0, byKind: {} });
+        src.documents += 1;
+        src.chunks += n;
+        const k = (src.byKind[d.kind] ??= { documents: 0, chunks: 0 });
+        k.documents += 1;
+        k.chunks += n;
+        const g = (s.byGroup[d.access] ??= { documents: 0, chunks: 0 });
+        g.documents += 1;
+        g.chunks += n;
+      }
+      return s;
+    },
+  };
+}
+
+export function chunkOrdinal(chunkId: string): number {
+  const m = /#(\d+)$/.exec(chunkId);
+  return m ? Number(m[1]) : 0;
+}

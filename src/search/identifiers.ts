@@ -1,0 +1,61 @@
+// Exact terms in a question that must be matched literally: quoted phrases and identifier-like
+// tokens (gene names like TP53, cell lines like HEK293T, catalogue numbers like ab32389 or
+// sc-7392, "#1234"). Stemming and hashing blur these; a lab asking for "ab32389" wants exactly it.
+
+export interface ExactTerms {
+  phrases: string[];
+  identifiers: string[];
+}
+
+// Common all-caps words in questions that are not identifiers.
+const CAPS_STOP = new Set(['WHAT', 'WHICH', 'WHEN', 'WHERE', 'HOW', 'WHY', 'WHO', 'THE', 'AND', 'FOR', 'QUE', 'PARA', 'CON', 'DNA', 'RNA', 'PCR', 'FAQ']);
+
+export function extractExactTerms(question: string): ExactTerms {
+  const phrases: string[] = [];
+  for (const m of question.matchAll(/["“”«»]([^"“”«»]{2,200})["“”«»]/g)) phrases.push(collapse(m[1]));
+  const identifiers = new Set<string>();
+  for (const m of question.matchAll(/#?[\p{L}\p{N}][\p{L}\p{N}._/-]*[\p{L}\p{N}]|#\d+/gu)) {
+    const raw = m[0];
+    const token = raw.replace(/^#/, '');
+    const hasDigit = /\p{N}/u.test(token);
+    const hasLetter = /\p{L}/u.test(token);
+    const upper = token.replace(/[^\p{L}]/gu, '');
+    const isCaps = upper.length >= 3 && upper === upper.toUpperCase() && upper !== upper.toLowerCase();
+    if (raw.startsWith('#') && /^\d+$/.test(token)) identifiers.add(raw);
+    else if (hasDigit && hasLetter && token.length >= 3) identifiers.add(token);
+    else if (isCaps && !CAPS_STOP.has(upper) && token.length <= 12) identifiers.add(token);
+  }
+  return { phrases, identifiers: [...identifiers] };
+}
+
+function collapse(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Builds matchers for the exact terms. Identifiers match case-insensitively at token boundaries,
+ * tolerating a hyphen/space difference inside (IL-6 = IL6, sc-7392 = sc 7392).
+ */
+export function exactMatchers(terms: ExactTerms): RegExp[] {
+  const out: RegExp[] = [];
+  for (const p of terms.phrases) out.push(new RegExp(escapeRe(p).replace(/ /g, '\\s+'), 'iu'));
+  for (const id of terms.identifiers) {
+    const parts = id.replace(/^#/, '').split(/[-_./\s]+/).filter(Boolean).map(escapeRe);
+    const body = parts.join('[-_./\\s]?');
+    const prefix = id.startsWith('#') ? '#?' : '';
+    out.push(new RegExp(`(?<![\\p{L}\\p{N}])${prefix}${body}(?![\\p{L}\\p{N}])`, 'iu'));
+  }
+  return out;
+}
+
+/** Fraction of the exact terms present in a text (0 when there are none to match). */
+export function exactMatchFraction(text: string, matchers: RegExp[]): number {
+  if (matchers.length === 0) return 0;
+  let hit = 0;
+  for (const m of matchers) if (m.test(text)) hit += 1;
+  return hit / matchers.length;
+}

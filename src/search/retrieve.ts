@@ -1,0 +1,133 @@
+// Hybrid retrieval: dense (Chroma, one collection per allowed group) + BM25 (one partition per
+// allowed group) -> fusion -> exact-match boost -> rerank of the head -> top k passages.
+// Access is decided here, before anything is scored: only the allowed groups are ever searched.
+import type { Config } from '../config.ts';
+import type { Passage } from '../types.ts';
+import type { Catalog } from './catalog.ts';
+import { fuseRrf, fuseWeighted, type Ranked } from './fuse.ts';
+import { exactMatchFraction, exactMatchers, extractExactTerms } from './identifiers.ts';
+import type { Reranker } from './rerank.ts';
+import { tokenize } from './tokenize.ts';
+
+export type RetrievalSettings = Config['retrieval'];
+
+export interface RetrieveDeps {
+  catalog: Catalog;
+  dense: (group: string, vector: number[], n: number) => Promise<Ranked[]>;
+  embedQuery: (text: string) => Promise<number[]>;
+  reranker?: Reranker;
+  onDenseError?: (err: Error) => void;
+}
+
+export interface PassageDebug {
+  denseRank?: number;
+  lexicalRank?: number;
+  fused: number;
+  exact: number;
+  rerank?: number;
+}
+
+export interface RetrievedPassage extends Passage {
+  debug: PassageDebug;
+}
+
+export interface RetrievalResult {
+  passages: RetrievedPassage[];
+  timings: { embedMs: number; denseMs: number; lexicalMs: number; fuseMs: number; rerankMs: number; totalMs: number };
+}
+
+/** How much an exact identifier/phrase match lifts a passage, relative to the best fused score. */
+const EXACT_BOOST = 1;
+/** Ids found only through an exact identifier lookup, at most. */
+const EXACT_LOOKUP_LIMIT = 200;
+
+export async function retrieve(
+  question: string,
+  groups: string[],
+  settings: RetrievalSettings,
+  deps: RetrieveDeps,
+  k: number = settings.k,
+): Promise<RetrievalResult> {
+  const t0 = performance.now();
+  const n = Math.max(settings.candidates, k);
+
+  const tEmbed = performance.now();
+  // A failing embedding endpoint degrades to lexical-only retrieval instead of no answer.
+  const vectorP = deps.embedQuery(question).catch((err: Error) => {
+    deps.onDenseError?.(err);
+    return undefined;
+  });
+  // BM25 runs while the query embedding (possibly remote) is computed.
+  const lexicalStart = performance.now();
+  const lexical = deps.catalog.lexicalSearch(groups, question, n);
+  const lexicalMs = performance.now() - lexicalStart;
+  const vector = await vectorP;
+  const embedMs = performance.now() - tEmbed - lexicalMs;
+
+  const tDense = performance.now();
+  const perGroup = vector ? await Promise.all(groups.map((g) => deps.dense(g, vector, n))) : [];
+  const dense = perGroup
+    .flat()
+    .filter((h) => deps.catalog.chunk(h.id))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, n);
+  const denseMs = performance.now() - tDense;
+
+  const tFuse = performance.now();
+  const weights = [settings.denseWeight, settings.lexicalWeight];
+  const fused = settings.fusion === 'rrf' ? fuseRrf([dense, lexical], weights, settings.rrfK) : fuseWeighted([dense, lexical], weights);
+
+  // Exact terms: make sure every chunk containing a rare identifier is a candidate, then lift
+  // the candidates that contain the terms literally.
+  const terms = extractExactTerms(question);
+  const matchers = exactMatchers(terms);
+  const candidates = new Map(fused.map((h) => [h.id, { ...h }]));
+  if (matchers.length) {
+    for (const id of terms.identifiers) {
+      for (const term of new Set(tokenize(id))) {
+        for (const cid of deps.catalog.idsWithTerm(groups, term, EXACT_LOOKUP_LIMIT)) {
+          if (!candidates.has(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
+        }
+      }
+    }
+  }
+  const top = fused[0]?.score ?? 1;
+  const scored = [...candidates.values()].map((h) => {
+    const text = deps.catalog.chunk(h.id)?.text ?? '';
+    const exact = exactMatchFraction(text, matchers);
+    return { ...h, exact, score: h.score + EXACT_BOOST * top * exact };
+  });
+  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  const fuseMs = performance.now() - tFuse;
+
+  const tRerank = performance.now();
+  const depth = Math.min(settings.rerankDepth, scored.length);
+  let ordered = scored.map((h) => ({ ...h, rerank: undefined as number | undefined }));
+  if (deps.reranker && depth > 1) {
+    const head = ordered.slice(0, depth);
+    const reranked = await deps.reranker.rerank(
+      question,
+      head.map((h) => ({ id: h.id, text: deps.catalog.chunk(h.id)?.text ?? '', score: h.score })),
+    );
+    const byId = new Map(head.map((h) => [h.id, h]));
+    const newHead = reranked.filter((r) => byId.has(r.id)).map((r) => ({ ...byId.get(r.id)!, rerank: r.score }));
+    const missing = head.filter((h) => !newHead.some((x) => x.id === h.id));
+    ordered = [...newHead, ...missing, ...ordered.slice(depth)];
+  }
+  const rerankMs = performance.now() - tRerank;
+
+  const passages: RetrievedPassage[] = [];
+  for (const h of ordered) {
+    if (passages.length >= k) break;
+    const p = deps.catalog.passage(h.id, h.rerank ?? h.score);
+    if (!p) continue;
+    passages.push({
+      ...p,
+      debug: { denseRank: h.ranks[0], lexicalRank: h.ranks[1], fused: h.score, exact: h.exact, rerank: h.rerank },
+    });
+  }
+  return {
+    passages,
+    timings: { embedMs, denseMs, lexicalMs, fuseMs, rerankMs, totalMs: performance.now() - t0 },
+  };
+}

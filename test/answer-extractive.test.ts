@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { finalizeAnswer } from '../src/answer/cite.ts';
+import { extractiveAnswer } from '../src/answer/extractive.ts';
+import { refusalText } from '../src/answer/messages.ts';
+import { passage } from './helpers/answer-passages.ts';
+
+const WB = { title: 'Western blot for p53 and MDM2', authors: ['Hannah Lee', 'Priya Raman'], year: 2023, kind: 'protocol' as const };
+
+const materials = passage({
+  ...WB,
+  docId: 'protocol-western-blot',
+  chunk: 1,
+  section: 'Materials',
+  text:
+    '- RIPA lysis buffer (Thermo 89900)\n' +
+    '- Anti-p53 rabbit monoclonal E26 (Abcam ab32389), used at 1:1000\n' +
+    '- Pierce ECL substrate (Thermo 32106)',
+});
+const transfer = passage({
+  ...WB,
+  docId: 'protocol-western-blot',
+  chunk: 7,
+  section: 'Step 6',
+  step: 6,
+  text:
+    '6. Transfer to a methanol-activated PVDF membrane at 100 V for 60 min at 4 °C in the blue tank in bay 3. ' +
+    'Put an ice pack in the tank.',
+});
+const blocking = passage({
+  ...WB,
+  docId: 'protocol-western-blot',
+  chunk: 8,
+  section: 'Step 7',
+  step: 7,
+  text: '7. Block the membrane in 5% milk in TBST for 1 h at room temperature.',
+});
+const freezer = passage({
+  docId: 'wiki-freezer-map',
+  kind: 'wiki',
+  title: 'Freezer and inventory map',
+  authors: ['Priya Raman'],
+  section: 'Antibodies',
+  text:
+    'Where things live. If you move a box, update this page the same day.\n' +
+    '- Anti-p53 ab32389: 20 µL aliquots in Freezer B, rack 2, box AB-07.\n' +
+    '- Anti-MDM2 sc-965: Freezer B, rack 2, box AB-08.',
+});
+const paper = passage({
+  docId: 'okafor2023-usp7',
+  title: 'USP7 inhibition further stabilises p53 in hypoxic HEK293T cells',
+  authors: ['Adaeze Okafor', 'Hannah Lee'],
+  year: 2023,
+  section: 'Results',
+  text:
+    'With 10-minute sampling, p53 decayed with a half-life of 21 ± 3 min in normoxic HEK293T cells and 38 ± 4 min after 16 h at 1% O2. ' +
+    'Steady-state p53 protein was 1.9-fold higher in hypoxic cells. ' +
+    'In hypoxic cells treated with 10 µM P5091, the p53 half-life rose to 57 ± 6 min. ' +
+    'The weather in the lab was pleasant throughout, e.g. on Tuesdays.',
+});
+const rna = passage({
+  docId: 'protocolo-extraccion-arn',
+  kind: 'protocol',
+  title: 'Protocolo de extracción de ARN con TRIzol',
+  authors: ['Rafael Ibarra'],
+  year: 2024,
+  section: 'Step 10',
+  step: 10,
+  text: '10. Resuspender el ARN en 30 µL de agua libre de RNasa e incubar 10 minutos a 55 °C.',
+});
+
+const labels = (answer: string) => [...answer.matchAll(/\[(S\d+)\]/g)].map((m) => m[1]);
+
+describe('extractiveAnswer', () => {
+  it('quotes the sentence that holds the answer and cites its passage', () => {
+    const r = extractiveAnswer({ question: 'At what voltage and for how long is the transfer run?', passages: [materials, transfer, blocking] });
+    expect(r.refused).toBe(false);
+    expect(r.answer).toContain('100 V for 60 min at 4 °C in the blue tank in bay 3 [S2].');
+    expect(r.answer).not.toContain('Thermo 89900');
+  });
+
+  it('finds the answer by an exact identifier and cites the right label', () => {
+    const r = extractiveAnswer({ question: 'Where are the ab32389 aliquots stored?', passages: [paper, freezer] });
+    expect(r.refused).toBe(false);
+    expect(r.answer.split('\n')[0]).toBe('Anti-p53 ab32389: 20 µL aliquots in Freezer B, rack 2, box AB-07 [S2].');
+    expect(labels(r.answer)).not.toContain('S1');
+  });
+
+  it('matches the kind of value asked for (a dilution) even with no shared word', () => {
+    const r = extractiveAnswer({ question: 'Which dilution of the p53 antibody ab32389?', passages: [freezer, materials] });
+    expect(r.answer.split('\n')[0]).toBe('Anti-p53 rabbit monoclonal E26 (Abcam ab32389), used at 1:1000 [S2]');
+  });
+
+  it('never quotes the "<title> — <section>" header line', () => {
+    const r = extractiveAnswer({ question: 'How do we block the membrane in the western blot?', passages: [blocking] });
+    expect(r.refused).toBe(false);
+    expect(r.answer).toBe('7. Block the membrane in 5% milk in TBST for 1 h at room temperature [S1].');
+    expect(r.answer).not.toContain(' — ');
+  });
+
+  it('does not quote a sub-heading kept inside the chunk text', () => {
+    const methods = passage({
+      docId: 'okafor2023-usp7',
+      title: 'USP7 inhibition further stabilises p53 in hypoxic HEK293T cells',
+      section: 'Methods > Cell culture; Hypoxia treatment',
+      text: 'Cell culture\nHEK293T cells were passaged every 3 days at a 1:8 split.\nHypoxia treatment\nPlates were kept at 1% O2 for 16 h.',
+    });
+    const r = extractiveAnswer({ question: 'What split ratio do we use for HEK293T cell culture?', passages: [methods] });
+    expect(r.answer).toBe('HEK293T cells were passaged every 3 days at a 1:8 split [S1].');
+  });
+
+  it('does not answer from header words alone', () => {
+    // "western", "blot" and "mdm2" are all in the title, none in the step itself.
+    const r = extractiveAnswer({ question: 'Western blot MDM2?', passages: [blocking] });
+    expect(r.refused).toBe(true);
+  });
+
+  it('gives 2-4 sentences, best passage first, in document order within a passage', () => {
+    const r = extractiveAnswer({
+      question: 'What is the p53 half-life in hypoxic HEK293T cells, with and without P5091?',
+      passages: [freezer, paper],
+    });
+    expect(r.refused).toBe(false);
+    const cited = labels(r.answer);
+    expect(cited.length).toBeGreaterThanOrEqual(2);
+    expect(cited.length).toBeLessThanOrEqual(4);
+    expect(r.answer.indexOf('38 ± 4 min')).toBeGreaterThanOrEqual(0);
+    expect(r.answer.indexOf('38 ± 4 min')).toBeLessThan(r.answer.indexOf('57 ± 6 min'));
+    expect(r.answer).not.toContain('weather');
+    expect(r.answer.startsWith('With 10-minute sampling')).toBe(true);
+  });
+
+  it('answers a Spanish question from a Spanish protocol', () => {
+    const r = extractiveAnswer({ question: '¿En cuántos microlitros de agua se resuspende el ARN?', passages: [rna] });
+    expect(r.refused).toBe(false);
+    expect(r.answer).toContain('30 µL');
+    expect(labels(r.answer)).toEqual(['S1']);
+  });
+
+  it('spells out table rows with their column names', () => {
+    const table = passage({
+      docId: 'wiki-freezer-map',
+      kind: 'wiki',
+      title: 'Freezer and inventory map',
+      section: 'Freezers and fridges',
+      text:
+        '| Unit | Temperature | Location | Contents |\n| --- | --- | --- | --- |\n' +
+        '| Freezer A | -80 °C | room 3.14 | RNA samples |\n| Freezer B | -20 °C | room 3.14 | Antibodies (rack 2) |',
+    });
+    const r = extractiveAnswer({ question: 'Which freezer holds the antibodies?', passages: [table] });
+    expect(r.answer).toBe('Unit: Freezer B; Temperature: -20 °C; Location: room 3.14; Contents: Antibodies (rack 2) [S1]');
+  });
+
+  it('produces an answer that survives the citation check', () => {
+    const passages = [materials, transfer];
+    const r = extractiveAnswer({ question: 'How long is the transfer at 100 V?', passages });
+    const final = finalizeAnswer({ answer: r.answer, passages, language: 'en' });
+    expect(final.refused).toBe(false);
+    expect(final.citations.map((c) => c.label)).toContain('[Lee & Raman, 2023, Step 6]');
+  });
+});
+
+describe('extractiveAnswer refuses on weak evidence', () => {
+  it('refuses when the passages share only a word with the question', () => {
+    const liquid = passage({
+      docId: 'wiki-safety',
+      kind: 'wiki',
+      title: 'Lab safety rules',
+      section: 'Liquid nitrogen',
+      text: 'Liquid nitrogen may only be handled after the cryogenics training.',
+    });
+    const r = extractiveAnswer({ question: 'What is the boiling point of liquid helium on Jupiter moons?', passages: [liquid, paper] });
+    expect(r).toEqual({ answer: refusalText('en'), refused: true });
+  });
+
+  it('answers at half coverage and refuses below it', () => {
+    // Content terms: buffer, block, membrane. The blocking step has two of three.
+    const ok = extractiveAnswer({ question: 'Which buffer is used for blocking membranes?', passages: [blocking] });
+    expect(ok.refused).toBe(false);
+    // Content terms: buffer, block, membrane, nitrocellulose, overnight: still two, now of five.
+    const weak = extractiveAnswer({ question: 'Which buffer blocks nitrocellulose membranes overnight?', passages: [blocking] });
+    expect(weak.refused).toBe(true);
+  });
+
+  it('refuses in Spanish for a Spanish question, detecting the language', () => {
+    const r = extractiveAnswer({ question: '¿Cuál es la capital de Mongolia según los jardineros?', passages: [paper, blocking] });
+    expect(r).toEqual({ answer: refusalText('es'), refused: true });
+  });
+
+  it('uses the language it is given', () => {
+    const r = extractiveAnswer({ question: 'capital of Mongolia?', passages: [paper], language: 'es' });
+    expect(r.answer).toBe(refusalText('es'));
+  });
+
+  it('refuses with no passages, or a question with no content words', () => {
+    expect(extractiveAnswer({ question: 'Where is ab32389?', passages: [] }).refused).toBe(true);
+    expect(extractiveAnswer({ question: 'What is it?', passages: [freezer] }).refused).toBe(true);
+  });
+});

@@ -1,0 +1,125 @@
+// Asking questions of the sample lab corpus on real Chroma: extractive answers, refusals,
+// languages, access, and OpenAI-compatible providers against a local fake server.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../src/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { openTestApp } from './helpers/app.ts';
+
+const LAB = path.resolve('examples/lab');
+const fileConfig = {
+  sources: [{ id: 'lab', type: 'folder', path: LAB }],
+  access: { default: 'public', channels: { CPI: ['pi-only'] } },
+};
+
+describe('ask (extractive, no model)', () => {
+  let app: App;
+  beforeAll(async () => {
+    app = await openTestApp({ fileConfig });
+    const s = await app.ingestSource(app.config.sources[0]);
+    expect(s.failed).toEqual([]);
+  });
+  afterAll(async () => app?.close());
+
+  it('answers from the lab material with valid citations and links', async () => {
+    const r = await app.ask('What antibody dilution is used for the Western blot primary antibody?');
+    expect(r.refused).toBe(false);
+    expect(r.citations.length).toBeGreaterThan(0);
+    const labels = r.passages.map((p) => p.label);
+    for (const c of r.citations) {
+      expect(c.label).toMatch(/^\[.+, (\d{4}|n\.d\.)/);
+      expect(r.passages.some((p) => p.doc_id === c.doc_id)).toBe(true);
+    }
+    for (const m of r.answer.matchAll(/\[S(\d+)\]/g)) expect(labels).toContain(`S${m[1]}`);
+    expect(r.model).toMatch(/extractive/);
+  });
+
+  it('says honestly when the material does not contain the answer', async () => {
+    const r = await app.ask('What is the boiling point of liquid helium on Jupiter moons?');
+    expect(r.refused).toBe(true);
+    expect(r.citations).toEqual([]);
+    expect(r.answer).toMatch(/lab's material/i);
+  });
+
+  it('refuses in Spanish for a Spanish question', async () => {
+    const r = await app.ask('¿Cuál es la capital de Mongolia según los jardineros?');
+    expect(r.refused).toBe(true);
+    expect(r.language).toBe('es');
+    expect(r.answer).not.toMatch(/lab's material/i);
+  });
+
+  it('never shows a restricted document to a channel without its group', async () => {
+    const restricted = [...app.catalog.docs()].filter((d) => d.access !== 'public');
+    expect(restricted.length).toBeGreaterThan(0);
+    for (const d of restricted) {
+      const q = `${d.title} ${app.catalog.chunk(d.chunkIds[0])!.text.slice(0, 200)}`;
+      const pub = await app.ask(q, { channel: 'CRANDOM' });
+      expect(pub.passages.some((p) => p.doc_id === d.id)).toBe(false);
+      const pi = await app.ask(q, { channel: 'CPI' });
+      expect(pi.passages.some((p) => p.doc_id === d.id)).toBe(true);
+    }
+  });
+});
+
+describe('ask with an OpenAI-compatible model (fake server on 127.0.0.1)', () => {
+  let app: App;
+  let fake: FakeOpenAI;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ dimensions: 64 });
+    app = await openTestApp({
+      fileConfig,
+      env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', MODEL_MAX_RETRIES: '2', EMBEDDING_MODEL: 'fake-embed', LLM_MODEL: 'fake-chat' },
+    });
+    await app.ingestSource(app.config.sources[0]);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await fake?.close();
+  });
+
+  it('embeds through the endpoint as float arrays', () => {
+    const emb = fake.requests.filter((r) => r.path.endsWith('/embeddings'));
+    expect(emb.length).toBeGreaterThan(0);
+    expect(emb[0].body.encoding_format).toBe('float');
+    expect(emb[0].body.model).toBe('fake-embed');
+  });
+
+  it('sends fenced passages and keeps only citations that exist', async () => {
+    fake.reply = () => 'Use ab32389 at 1:1000 [S1]. Also see [S9].';
+    const r = await app.ask('Which antibody is used against p53?');
+    const chat = fake.requests.filter((x) => x.path.endsWith('/chat/completions')).at(-1)!;
+    const content = JSON.stringify(chat.body.messages);
+    expect(content).toContain('S1');
+    expect(chat.body.model).toBe('fake-chat');
+    expect(r.answer).toContain('[S1]');
+    expect(r.answer).not.toContain('[S9]');
+    expect(r.refused).toBe(false);
+    expect(r.citations).toHaveLength(1);
+    expect(r.model).toBe('fake-chat');
+  });
+
+  it('replaces an uncited factual answer with the refusal', async () => {
+    fake.reply = () => 'The lab has no safety rules at all.';
+    const r = await app.ask('What are the lab safety rules?');
+    expect(r.refused).toBe(true);
+    expect(r.citations).toEqual([]);
+  });
+
+  it('retries a 429 and a 500 and then answers', async () => {
+    fake.reply = () => 'Passage one says so [S1].';
+    fake.failures = [429, 500];
+    const r = await app.ask('How do we passage cells?');
+    expect(fake.failures).toEqual([]);
+    expect(r.refused).toBe(false);
+    expect(r.model).toBe('fake-chat');
+  });
+
+  it('falls back to an extractive answer, saying so, when the model keeps failing', async () => {
+    // Three failures exhaust the query embedding (lexical-only retrieval), three more the chat model.
+    fake.failures = [500, 500, 500, 500, 500, 500];
+    const r = await app.ask('How do we passage cells?');
+    expect(r.model).toMatch(/extractive \(model unavailable\)/);
+    expect(r.answer.length).toBeGreaterThan(0);
+    fake.failures = [];
+  });
+});

@@ -1,0 +1,40 @@
+// Opens a real labbot App against the shared test Chroma server, in its own collection.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { openApp, type App } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+
+let counter = 0;
+
+export function uniqueCollection(prefix = 't'): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  fileConfig?: Record<string, unknown>;
+  collection?: string;
+}
+
+export function testEnv(opts: TestAppOptions = {}): Record<string, string> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-test-'));
+  const configFile = path.join(dir, 'labbot.config.json');
+  writeFileSync(configFile, JSON.stringify(opts.fileConfig ?? { access: { default: 'public', channels: { CPI: ['pi-only'] } } }));
+  return {
+    CHROMA_URL: inject('chromaUrl'),
+    LABBOT_COLLECTION: opts.collection ?? uniqueCollection(),
+    LABBOT_DATA_DIR: path.join(dir, 'data'),
+    LABBOT_CONFIG: configFile,
+    LOG_LEVEL: 'silent',
+    ...opts.env,
+  };
+}
+
+export async function openTestApp(opts: TestAppOptions = {}): Promise<App> {
+  const config = loadConfig(testEnv(opts));
+  return openApp(config, createLogger('silent'));
+}

@@ -1,0 +1,79 @@
+// A small OpenAI-compatible HTTP server on 127.0.0.1 for tests: /v1/embeddings and
+// /v1/chat/completions with the real wire format, so the real LangChain/OpenAI clients run.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HashEmbeddings } from '../../src/models/hash-embeddings.ts';
+
+export interface ChatMessage {
+  role: string;
+  content: string;
+}
+
+export interface FakeOpenAI {
+  baseURL: string;
+  requests: { path: string; body: Record<string, unknown> }[];
+  /** Decides the assistant's reply; default cites [S1]. */
+  reply: (messages: ChatMessage[]) => string;
+  /** HTTP statuses to return before answering normally (e.g. [429, 500]). */
+  failures: number[];
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+}
+
+export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promise<FakeOpenAI> {
+  const embedder = new HashEmbeddings({ dimensions: opts.dimensions ?? 64 });
+  const state: Omit<FakeOpenAI, 'close' | 'baseURL'> = {
+    requests: [],
+    reply: () => 'The answer is in the first passage [S1].',
+    failures: [],
+  };
+  const server: Server = createServer(async (req, res) => {
+    const body: Record<string, unknown> = await readBody(req).catch(() => ({}));
+    const url = req.url ?? '';
+    state.requests.push({ path: url, body });
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(payload));
+    };
+    const failure = state.failures.shift();
+    if (failure) {
+      send(failure, { error: { message: `fake failure ${failure}`, type: 'server_error' } }, failure === 429 ? { 'retry-after': '0' } : {});
+      return;
+    }
+    if (req.method === 'POST' && url.endsWith('/embeddings')) {
+      const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input)];
+      const vectors = await embedder.embedDocuments(input);
+      send(200, {
+        object: 'list',
+        model: body.model,
+        data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+        usage: { prompt_tokens: 1, total_tokens: 1 },
+      });
+      return;
+    }
+    if (req.method === 'POST' && url.endsWith('/chat/completions')) {
+      const messages = (body.messages as ChatMessage[]) ?? [];
+      send(200, {
+        id: 'chatcmpl-fake',
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: state.reply(messages) }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      });
+      return;
+    }
+    send(404, { error: { message: `no route ${url}` } });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  const fake = state as FakeOpenAI;
+  fake.baseURL = `http://127.0.0.1:${port}/v1`;
+  fake.close = () => new Promise((r) => server.close(() => r()));
+  return fake;
+}

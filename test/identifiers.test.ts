@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { exactMatchFraction, exactMatchers, extractExactTerms } from '../src/search/identifiers.ts';
+
+describe('exact terms', () => {
+  it('finds gene names, cell lines, catalogue numbers, #ids and quoted phrases', () => {
+    const t = extractExactTerms('Which antibody (ab32389) detects TP53 in HEK293T cells, per "Western blot v2" and ticket #1234? Also IL-6 and sc-7392.');
+    expect(t.identifiers).toEqual(expect.arrayContaining(['ab32389', 'TP53', 'HEK293T', '#1234', 'IL-6', 'sc-7392']));
+    expect(t.phrases).toEqual(['Western blot v2']);
+    expect(t.identifiers).not.toContain('Which');
+  });
+
+  it('ignores ordinary words and question words in capitals', () => {
+    const t = extractExactTerms('WHAT is the protocol for passaging cells?');
+    expect(t.identifiers).toEqual([]);
+  });
+
+  it('matches identifiers literally at token boundaries, tolerating hyphenation', () => {
+    const m = exactMatchers({ phrases: [], identifiers: ['IL-6', 'TP53'] });
+    expect(exactMatchFraction('We measured IL6 and TP53 levels.', m)).toBe(1);
+    expect(exactMatchFraction('We measured IL-6 only.', m)).toBe(0.5);
+    expect(exactMatchFraction('TP534 is a different clone', m)).toBe(0);
+    const cat = exactMatchers({ phrases: [], identifiers: ['sc-7392'] });
+    expect(exactMatchFraction('Santa Cruz sc-7392, 1:1000', cat)).toBe(1);
+    expect(exactMatchFraction('Santa Cruz sc-73921', cat)).toBe(0);
+  });
+
+  it('matches quoted phrases across whitespace differences, case-insensitively', () => {
+    const m = exactMatchers({ phrases: ['western blot v2'], identifiers: [] });
+    expect(exactMatchFraction('See the Western\n blot  v2 page', m)).toBe(1);
+    expect(exactMatchFraction('nothing here', [])).toBe(0);
+  });
+});

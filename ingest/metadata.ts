@@ -361,7 +361,11 @@ export function normalizeMeta(raw: Record<string, unknown>): MetaResult {
   if (access) {
     const a = typeof access[1] === 'string' ? access[1].trim().toLowerCase() : '';
     if (ACCESS_GROUP.test(a)) meta.access = a;
-    else warn(`"access": ${describe(access[1])} is not a group name (letters, digits, "_" and "-" only); ignored`);
+    else {
+      // Fail closed: a document whose access group cannot be read must not fall back to public.
+      meta.invalidAccess = describe(access[1]);
+      warn(`"access": ${describe(access[1])} is not a group name (letters, digits, "_" and "-" only)`);
+    }
   }
 
   const updated = pick(lower, 'updated', 'last_updated', 'lastmod', 'modified');

@@ -226,6 +226,10 @@ async function prepare(
   // Front matter (inside parsed.meta for Markdown) beats sidecars; sidecars beat PDF info dictionaries.
   const meta = parsed.format === 'markdown' ? mergeMeta(parsed.meta, ...sidecarMeta) : mergeMeta(...sidecarMeta, parsed.meta);
 
+  const invalidAccess = parsed.meta.invalidAccess ?? sidecarMeta.find((m) => m.invalidAccess)?.invalidAccess;
+  if (invalidAccess) {
+    throw new FileError(`access ${invalidAccess} is not a valid group name; not indexed, so it cannot leak into the wrong channel`);
+  }
   const docId = meta.id ?? `${target.sourceId}:${file.rel}`;
   const kind = detectKind({ fileName: file.path, format: parsed.format, blocks: parsed.blocks, declared: meta.kind ?? target.kind });
   const firstHeading = parsed.blocks.find((b) => b.type === 'heading');

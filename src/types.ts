@@ -16,6 +16,8 @@ export interface DocMeta {
   access?: string;
   updated?: string;
   language?: string;
+  /** An `access:` value that is not a valid group name: the document must not be indexed at all. */
+  invalidAccess?: string;
 }
 
 /** A structural unit of a parsed file. Parsers emit these; chunkers consume them. */

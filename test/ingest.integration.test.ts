@@ -80,6 +80,7 @@ function writeCorpus(dir: string) {
   writeFileSync(path.join(dir, 'empty.md'), '');
   writeFileSync(path.join(dir, 'junk.md'), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)));
   writeFileSync(path.join(dir, 'locked.pdf'), Buffer.from(encrypted));
+  writeFileSync(path.join(dir, 'bad-access.md'), '---\ntitle: Misconfigured\naccess: lab members\n---\n\nSecret plans for the lab retreat.\n');
 }
 
 let pdfBytes: Uint8Array;
@@ -107,7 +108,9 @@ describe('ingest into real Chroma', () => {
     const s = await app.ingest({ sourceId: 'lab', root: dir });
     expect(s.documents.indexed).toBe(6);
     const failed = Object.fromEntries(s.failed.map((f) => [path.basename(f.path), f.reason]));
-    expect(Object.keys(failed).sort()).toEqual(['empty.md', 'junk.md', 'locked.pdf']);
+    expect(Object.keys(failed).sort()).toEqual(['bad-access.md', 'empty.md', 'junk.md', 'locked.pdf']);
+    // An unreadable access group fails closed: the document is not indexed anywhere.
+    expect(failed['bad-access.md']).toMatch(/not a valid group name/);
     expect(failed['locked.pdf']).toMatch(/encrypted/i);
     expect(failed['empty.md']).toMatch(/empty/i);
     expect(s.skipped.map((f) => path.basename(f.path))).toEqual(['notes.xyz']);

@@ -84,7 +84,8 @@ describe('normalizeMeta', () => {
       authors: 42,
       title: { nested: true },
     });
-    expect(meta).toEqual({});
+    // An unreadable access group is kept as a marker so ingest refuses the document (fail closed).
+    expect(meta).toEqual({ invalidAccess: '"lab members"' });
     expect(warnings).toHaveLength(7);
     expect(warnings.join('\n')).toMatch(/unknown kind "poster"/);
     expect(warnings.join('\n')).toMatch(/"access": "lab members" is not a group name/);

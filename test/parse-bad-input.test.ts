@@ -9,11 +9,13 @@ import {
 } from '../ingest/parse/index.ts';
 import {
   makeBinaryJunk,
+  makeDocx,
   makeCorruptPdf,
   makeEncryptedPdf,
   makeLatin1Text,
   makeNearlyUtf8Text,
   makePaperPdf,
+  makeSlidesPptx,
   makeTruncatedPdf,
   makeZipBombPptx,
   utf8,
@@ -128,6 +130,45 @@ describe('broken or hostile input', () => {
     await expect(parseFile({ name: 'small.pptx', bytes: honest }, { maxUncompressedBytes: 1024 * 1024 })).rejects.toThrow(
       'no text content',
     );
+  });
+
+  it('refuses Office XML nested far deeper than any real document, quickly', async () => {
+    const zip = await JSZip.loadAsync(await makeSlidesPptx());
+    const slide = await zip.file('ppt/slides/slide1.xml')!.async('string');
+    const deep = `<p:sp><p:txBody>${'<p:grpSp>'.repeat(50_000)}<a:p><a:r><a:t>deep</a:t></a:r></a:p>${'</p:grpSp>'.repeat(50_000)}</p:txBody></p:sp>`;
+    zip.file('ppt/slides/slide1.xml', slide.replace('</p:spTree>', `${deep}</p:spTree>`));
+    const t0 = Date.now();
+    const err = await parseError('deep.pptx', await zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE' }));
+    expect(err.reason).toBe('ppt/slides/slide1.xml is nested 50008 levels deep (corrupt or crafted file)');
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
+  it('turns randomly damaged files of every format into results or ParseErrors, never anything else', async () => {
+    const seeds: [string, Uint8Array][] = [
+      ['f.pdf', await makePaperPdf()],
+      ['f.pptx', await makeSlidesPptx()],
+      ['f.docx', await makeDocx()],
+      ['f.md', utf8('---\ntitle: x\n---\n# H\n\n- a\n- b\n\n|a|b|\n|-|-|\n|1|2|\n')],
+      ['f.html', utf8('<html><head><title>t</title></head><body><main><h1>x</h1><p>y</p></main></body></html>')],
+    ];
+    let x = 7;
+    const rnd = () => (x = (x * 1103515245 + 12345) & 0x7fffffff);
+    const outcomes = new Set<string>();
+    for (const [name, base] of seeds) {
+      for (let k = 0; k < 25; k++) {
+        const bytes = base.slice();
+        for (let f = 1 + (rnd() % 12); f > 0; f--) bytes[rnd() % bytes.length] = rnd() & 0xff;
+        const input = k % 4 === 0 ? bytes.slice(0, rnd() % bytes.length) : bytes;
+        try {
+          await parseFile({ name, bytes: input });
+          outcomes.add('ok');
+        } catch (err) {
+          expect(err).toBeInstanceOf(ParseError);
+          outcomes.add('error');
+        }
+      }
+    }
+    expect(outcomes).toEqual(new Set(['ok', 'error']));
   });
 
   it('gives up after the timeout', async () => {

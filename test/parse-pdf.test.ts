@@ -102,7 +102,7 @@ describe('PDF variants', () => {
     expect((await parseFile({ name: 'p.pdf', bytes })).meta.title).toBe(PAPER_TITLE);
   });
 
-  it('recognises IEEE-style roman and ALL CAPS headings, and keeps numbered steps as text', async () => {
+  it('recognises IEEE-style roman and ALL CAPS headings, and keeps numbered steps and table rows as text', async () => {
     const bytes = await makePaperPdf({
       runningHeader: false,
       sections: [
@@ -114,6 +114,7 @@ describe('PDF variants', () => {
           paragraphs: ['1. Wash the cells twice with cold PBS.', '2. Add lysis buffer.', '3. Scrape and collect.'],
         },
         { heading: 'III. RESULTS', paragraphs: ['Lysates were clear.'] },
+        { heading: 'Table 1. Fission rate per cell', compact: true, paragraphs: ['1 Control 0.82 0.31', '2 Hypoxia 1.71 0.45'] },
       ],
     });
     const r = await parseFile({ name: 'ieee.pdf', bytes });
@@ -123,6 +124,25 @@ describe('PDF variants', () => {
       [1, 'III. RESULTS'],
     ]);
     expect(paragraphs(r.blocks)).toEqual(expect.arrayContaining(['Procedure', '1. Wash the cells twice with cold PBS.', '2. Add lysis buffer.']));
+  });
+
+  it('keeps an unnumbered subheading apart from the paragraph it introduces', async () => {
+    const bytes = await makePaperPdf({
+      runningHeader: false,
+      sections: [
+        { heading: 'Methods', paragraphs: ['All cell lines were authenticated and tested for mycoplasma every month by the core facility.'] },
+        {
+          heading: 'Cell culture and hypoxia',
+          paragraphs: ['HEK293T cells were grown in DMEM with ten percent serum and moved to one percent oxygen for sixteen hours before lysis.'],
+        },
+      ],
+    });
+    const r = await parseFile({ name: 'sub.pdf', bytes });
+    const paras = paragraphs(r.blocks);
+    const i = paras.indexOf('Cell culture and hypoxia');
+    expect(i).toBeGreaterThan(0);
+    expect(paras[i + 1]).toMatch(/^HEK293T cells were grown/);
+    expect(headings(r.blocks)).toEqual([[1, 'Methods']]);
   });
 
   it('reads a PDF without headings as paragraphs only', async () => {

@@ -5,8 +5,9 @@ import type { ParsedFile } from '../../src/types.ts';
 import { firstLine } from '../metadata.ts';
 import { ParseError } from './errors.ts';
 import { htmlFragmentToBlocks } from './html.ts';
-import { readCoreProperties } from './office.ts';
-import { openZip } from './zip.ts';
+import { decodeXml } from './decode.ts';
+import { checkXmlDepth, readCoreProperties } from './office.ts';
+import { CorruptEntryError, openZip } from './zip.ts';
 
 export interface DocxOptions {
   maxUncompressedBytes: number;
@@ -26,8 +27,18 @@ export async function parseDocx(bytes: Uint8Array, opts: DocxOptions): Promise<P
   if (!zip.has('word/document.xml')) throw new ParseError('not a valid DOCX (no word/document.xml)');
   // mammoth inflates the XML parts itself, without a size limit: inflate them once here under
   // the budget, so an archive that lies about its sizes is caught before mammoth sees it.
+  const warnings: string[] = [];
   for (const path of zip.paths()) {
-    if (/\.(xml|rels)$/i.test(path)) await zip.bytes(path);
+    if (!/\.(xml|rels)$/i.test(path)) continue;
+    try {
+      const part = await zip.bytes(path);
+      if (part) checkXmlDepth(decodeXml(part), path);
+    } catch (err) {
+      // A damaged side part (comments, custom properties) need not sink the document; if
+      // mammoth needs it after all, it fails below with its own reason.
+      if (!(err instanceof CorruptEntryError) || path === 'word/document.xml') throw err;
+      warnings.push(`${path} is corrupt; ignored`);
+    }
   }
 
   let result;
@@ -39,7 +50,7 @@ export async function parseDocx(bytes: Uint8Array, opts: DocxOptions): Promise<P
   } catch (cause) {
     throw new ParseError(`not a valid DOCX (${firstLine(cause)})`, { cause });
   }
-  const warnings = result.messages.filter((m) => m.type === 'error').map((m) => `mammoth: ${m.message}`);
+  warnings.push(...result.messages.filter((m) => m.type === 'error').map((m) => `mammoth: ${m.message}`));
   const { blocks, warnings: htmlWarnings } = htmlFragmentToBlocks(result.value);
   const meta = await readCoreProperties(zip);
   return { format: 'docx', blocks, meta, warnings: [...warnings, ...htmlWarnings] };

@@ -246,11 +246,13 @@ function isDataTable(table: HNode): boolean {
 
 function tableBlock(table: HNode): Block | undefined {
   const { rows, headerRow } = tableRows(table);
-  const texts = rows.map((r) => r.map((c) => textOf(c))).filter((r) => r.some(Boolean));
-  if (!texts.length) return undefined;
-  const h = headerRow !== undefined && headerRow < texts.length ? headerRow : 0;
+  const texts = rows.map((r) => r.map((c) => textOf(c)));
+  const nonEmpty = texts.map((_, i) => i).filter((i) => texts[i].some(Boolean));
+  if (!nonEmpty.length) return undefined;
+  // The <thead> row if there is one, else the first row with any text.
+  const h = headerRow !== undefined && nonEmpty.includes(headerRow) ? headerRow : nonEmpty[0];
   const header = texts[h];
-  const body = texts.filter((_, i) => i !== h);
+  const body = nonEmpty.filter((i) => i !== h).map((i) => texts[i]);
   const captionNode = findAll(table, (n) => tagOf(n) === 'caption', isTable)[0];
   const caption = captionNode ? textOf(captionNode) : '';
   const block: Block = { type: 'table', header, rows: body };
@@ -360,6 +362,28 @@ function textLength(root: HNode): number {
   return n;
 }
 
+/** Text length under every node, in one post-order pass (no per-candidate rescans). */
+function textLengths(root: HNode): Map<HNode, number> {
+  const lengths = new Map<HNode, number>();
+  const stack: { node: HNode; done: boolean }[] = [{ node: root, done: false }];
+  while (stack.length) {
+    const frame = stack.pop()!;
+    const { node } = frame;
+    if (node.type === 'text') {
+      lengths.set(node, (node.data ?? '').trim().length);
+      continue;
+    }
+    const kids = node.children && !SKIP_ALWAYS.has(tagOf(node)) ? node.children : [];
+    if (!frame.done) {
+      stack.push({ node, done: true });
+      for (const k of kids) stack.push({ node: k, done: false });
+    } else {
+      lengths.set(node, kids.reduce((n, k) => n + (lengths.get(k) ?? 0), 0));
+    }
+  }
+  return lengths;
+}
+
 function readMeta($: cheerio.CheerioAPI): DocMeta {
   const tags = new Map<string, string[]>();
   $('meta').each((_, el) => {
@@ -431,16 +455,17 @@ function removeBoilerplate($: cheerio.CheerioAPI): void {
   // A page's own <header> is site chrome; an article's <header> holds its title and byline.
   $('header').filter((_, el) => $(el).closest('article, main, [role="main"]').length === 0).remove();
 
-  const body: HNode | undefined = $('body')[0] ?? $.root()[0];
-  const total = body ? textLength(body) : 0;
-  $('[class], [id]').each((_, el) => {
-    const node: HNode = el;
-    const tag = tagOf(node);
-    if (tag === 'html' || tag === 'body' || tag === 'main' || tag === 'article' || !looksLikeBoilerplate(node)) return;
+  const candidates = $('[class], [id]')
+    .toArray()
+    .filter((el) => !['html', 'body', 'main', 'article'].includes(tagOf(el)) && looksLikeBoilerplate(el));
+  if (!candidates.length) return;
+  const lengths = textLengths($.root()[0]);
+  const total = lengths.get($.root()[0]) ?? 0;
+  for (const el of candidates) {
     // Class names like "page-with-sidebar" sit on wrappers that hold the whole page: only
     // drop an element that carries a small share of the text.
-    if (textLength(node) <= Math.max(200, total * 0.4)) $(el).remove();
-  });
+    if ((lengths.get(el) ?? 0) <= Math.max(200, total * 0.4)) $(el).remove();
+  }
 }
 
 function contentRoot($: cheerio.CheerioAPI): HNode {

@@ -4,13 +4,28 @@ import * as cheerio from 'cheerio';
 import type { DocMeta } from '../../src/types.ts';
 import { coerceYear, splitAuthors } from '../metadata.ts';
 import { decodeXml } from './decode.ts';
-import type { ZipReader } from './zip.ts';
+import { ParseError } from './errors.ts';
+import { estimateHtmlDepth } from './html.ts';
+import { CorruptEntryError, type ZipReader } from './zip.ts';
+
+// Real Office parts nest a few dozen levels (groups in groups, tables in tables). Far deeper
+// means a crafted file, and cheerio's selectors get quadratic in depth, so it is refused.
+export const MAX_XML_DEPTH = 256;
+
+/** Throw if an XML part nests deeper than any real document does. */
+export function checkXmlDepth(xml: string, part: string): void {
+  const depth = estimateHtmlDepth(xml);
+  if (depth > MAX_XML_DEPTH) throw new ParseError(`${part} is nested ${depth} levels deep (corrupt or crafted file)`);
+}
 
 export const loadXml = (xml: string): cheerio.CheerioAPI => cheerio.load(xml, { xml: true });
 
 export async function readXml(zip: ZipReader, path: string): Promise<cheerio.CheerioAPI | undefined> {
   const bytes = await zip.bytes(path);
-  return bytes ? loadXml(decodeXml(bytes)) : undefined;
+  if (!bytes) return undefined;
+  const xml = decodeXml(bytes);
+  checkXmlDepth(xml, path);
+  return loadXml(xml);
 }
 
 // Titles and authors that tools fill in by themselves: worse than no value at all.
@@ -22,7 +37,11 @@ export const usefulTitle = (t: string | undefined): string | undefined =>
 
 /** dc:title, dc:creator, dcterms:created (-> year) and dcterms:modified (-> updated). */
 export async function readCoreProperties(zip: ZipReader): Promise<DocMeta> {
-  const $ = await readXml(zip, 'docProps/core.xml');
+  const $ = await readXml(zip, 'docProps/core.xml').catch((err: unknown) => {
+    // Damaged properties cost the metadata, not the document.
+    if (err instanceof CorruptEntryError) return undefined;
+    throw err;
+  });
   if (!$) return {};
   const text = (tag: string) => $(tag.replace(':', '\\:')).first().text().replace(/\s+/g, ' ').trim() || undefined;
   const meta: DocMeta = {};

@@ -63,7 +63,9 @@ function titleish(rest: string): boolean {
     wordCount(rest) <= 12 &&
     !/[.;,]$/.test(rest) &&
     (rest.match(/,/g) ?? []).length < 3 &&
-    !/\bet al\b/i.test(rest)
+    !/\bet al\b/i.test(rest) &&
+    // "1 Control 0.52 0.31" is a table row, not a section.
+    rest.split(/\s+/).filter((w) => /^[-+±]?[\d.,%]+$/.test(w)).length < 2
   );
 }
 
@@ -160,7 +162,7 @@ function joinLine(para: string, line: string, vocab: Set<string>): string {
     const keepHyphen = vocab.has(`${head}-${tail}`) && !vocab.has(`${head}${tail}`);
     return keepHyphen ? `${para}${line}` : `${para.slice(0, -1)}${line}`;
   }
-  if (/[\p{L}\d]-$/u.test(para) && /^[\p{Lu}\d]/u.test(line)) return `${para}${line}`; // "anti-" + "CD3"
+  if (/[\p{L}\d]-$/u.test(para.slice(-2)) && /^[\p{Lu}\d]/u.test(line)) return `${para}${line}`; // "anti-" + "CD3"
   return `${para} ${line}`;
 }
 
@@ -205,7 +207,7 @@ function buildBlocks(pages: string[][], title: string | undefined): BuildResult 
     const pageNo = index + 1;
     const first = lines.find((l) => l.trim());
     const continues =
-      para !== '' && first !== undefined && (!SENTENCE_END.test(para) || para.endsWith('-')) && /^\p{Ll}/u.test(first);
+      para !== '' && first !== undefined && (!SENTENCE_END.test(para.slice(-8)) || para.endsWith('-')) && /^\p{Ll}/u.test(first);
     if (continues) {
       pendingPage = pageNo;
     } else {
@@ -255,6 +257,16 @@ function buildBlocks(pages: string[][], title: string | undefined): BuildResult 
       const numberedItem = /^\d{1,3}[.)]\s+\p{Lu}/u.test(line) && (inReferences || SENTENCE_END.test(lastLine) || shortLine(lastLine));
       const startsNew = BULLET_START.test(line) || numberedItem;
       if (para && (startsNew || (breakAfterLast && !/^\p{Ll}/u.test(line)))) flush();
+      // An unnumbered subheading ("Cell culture and hypoxia") is a line far shorter than the
+      // column between two sentences. It is kept as a paragraph of its own, not promoted to a
+      // heading: figure labels look the same and would pollute the section path.
+      if ((!para || SENTENCE_END.test(lastLine)) && line.length < full * 0.6 && wordCount(line) <= 10 && /^\p{Lu}/u.test(line) && !SENTENCE_END.test(line) && /^[\p{Lu}\d]/u.test(next)) {
+        flush();
+        blocks.push({ type: 'paragraph', text: line });
+        lastLine = line;
+        breakAfterLast = true;
+        continue;
+      }
       para = joinLine(para, line, vocab);
       breakAfterLast = SENTENCE_END.test(line) && shortLine(line);
       lastLine = line;

@@ -7,7 +7,7 @@ import type { AnyNode } from 'domhandler';
 import type { Block, ParsedFile } from '../../src/types.ts';
 import { ParseError } from './errors.ts';
 import { readCoreProperties, readXml } from './office.ts';
-import { openZip, relsPathFor, resolvePartPath, type ZipReader } from './zip.ts';
+import { CorruptEntryError, openZip, relsPathFor, resolvePartPath, type ZipReader } from './zip.ts';
 
 export interface PptxOptions {
   maxUncompressedBytes: number;
@@ -79,6 +79,7 @@ function shapes($: CheerioAPI): ShapeText[] {
 }
 
 interface SlideText {
+  number: number;
   title: string;
   body: string;
   notes: string;
@@ -130,25 +131,36 @@ export async function parsePptx(bytes: Uint8Array, opts: PptxOptions): Promise<P
   const order = await slideOrder(zip);
   const warnings: string[] = [];
   const slides: SlideText[] = [];
-  for (const part of order) {
-    const $ = await readXml(zip, part);
+  // A damaged slide or notes page is skipped with a warning; the rest of the deck still counts.
+  const lenient = async <T>(read: () => Promise<T>, what: string): Promise<T | undefined> => {
+    try {
+      return await read();
+    } catch (err) {
+      if (!(err instanceof CorruptEntryError)) throw err;
+      warnings.push(`${what} could not be read (corrupt); skipped`);
+      return undefined;
+    }
+  };
+  for (const [index, part] of order.entries()) {
+    const number = index + 1;
+    const $ = await lenient(() => readXml(zip, part), `slide ${number}`);
     if (!$) {
-      warnings.push(`slide part ${part} is missing`);
+      if (!warnings.some((w) => w.startsWith(`slide ${number} `))) warnings.push(`slide ${number} (${part}) is missing`);
       continue;
     }
     const { title, body } = slideText($);
     let notes = '';
-    const rels = await readRels(zip, part);
+    const rels = (await lenient(() => readRels(zip, part), `links of slide ${number}`)) ?? new Map();
     const notesPart = [...rels.values()].find((r) => r.type.endsWith('/notesSlide'))?.target;
     if (notesPart) {
-      const n$ = await readXml(zip, notesPart);
+      const n$ = await lenient(() => readXml(zip, notesPart), `notes of slide ${number}`);
       if (n$) notes = notesText(n$);
     }
-    slides.push({ title, body, notes });
+    slides.push({ number, title, body, notes });
   }
   if (order.length === 0) throw new ParseError('presentation has no slides');
 
-  const blocks: Block[] = slides.map((s, i) => ({ type: 'slide', number: i + 1, ...s }));
+  const blocks: Block[] = slides.map((s) => ({ type: 'slide', ...s }));
   const meta = await readCoreProperties(zip);
   if (!meta.title) {
     const firstTitle = slides.find((s) => s.title)?.title;

@@ -78,6 +78,14 @@ export interface ZipReader {
   bytes(path: string): Promise<Uint8Array | undefined>;
 }
 
+/** One damaged entry: callers may skip it when the rest of the file is still useful. */
+export class CorruptEntryError extends ParseError {
+  constructor(reason: string, cause: unknown) {
+    super(reason, { cause });
+    this.name = 'CorruptEntryError';
+  }
+}
+
 const bombError = (limit: number) =>
   new ParseError(`archive expands beyond ${formatMb(limit)} MB (zip bomb?)`);
 
@@ -142,7 +150,7 @@ export async function openZip(bytes: Uint8Array, maxUncompressedBytes: number, w
         return await inflateBounded(file, budget, maxUncompressedBytes);
       } catch (cause) {
         if (cause instanceof ParseError) throw cause;
-        throw new ParseError(`not a valid ${what}: entry ${path} is corrupt`, { cause });
+        throw new CorruptEntryError(`not a valid ${what}: entry ${path} is corrupt`, cause);
       }
     },
   };

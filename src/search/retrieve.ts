@@ -3,7 +3,7 @@
 // Access is decided here, before anything is scored: only the allowed groups are ever searched.
 import type { Config } from '../config.ts';
 import type { Passage } from '../types.ts';
-import type { Catalog } from './catalog.ts';
+import { chunkOrdinal, type Catalog } from './catalog.ts';
 import { fuseRrf, fuseWeighted, type Ranked } from './fuse.ts';
 import { exactMatchFraction, exactMatchers, extractExactTerms } from './identifiers.ts';
 import type { Reranker } from './rerank.ts';
@@ -93,8 +93,7 @@ export async function retrieve(
   }
   const top = fused[0]?.score ?? 1;
   const scored = [...candidates.values()].map((h) => {
-    const text = deps.catalog.chunk(h.id)?.text ?? '';
-    const exact = exactMatchFraction(text, matchers);
+    const exact = exactMatchFraction(deps.catalog.chunk(h.id)?.text ?? '', matchers);
     return { ...h, exact, score: h.score + EXACT_BOOST * top * exact };
   });
   scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
@@ -117,10 +116,20 @@ export async function retrieve(
   const rerankMs = performance.now() - tRerank;
 
   const passages: RetrievedPassage[] = [];
+  const used = new Set<string>();
   for (const h of ordered) {
     if (passages.length >= k) break;
+    if (used.has(h.id)) continue;
     const p = deps.catalog.passage(h.id, h.rerank ?? h.score);
     if (!p) continue;
+    used.add(h.id);
+    // Small-to-big: the best hits carry their neighbouring chunks, so an answer that straddles a
+    // chunk boundary still reaches the model; neighbours shown this way are not repeated later.
+    if (passages.length < settings.expandTop) {
+      const { text, ids } = withNeighbours(h.id, deps.catalog);
+      p.text = text;
+      for (const id of ids) used.add(id);
+    }
     passages.push({
       ...p,
       debug: { denseRank: h.ranks[0], lexicalRank: h.ranks[1], fused: h.score, exact: h.exact, rerank: h.rerank },
@@ -130,4 +139,26 @@ export async function retrieve(
     passages,
     timings: { embedMs, denseMs, lexicalMs, fuseMs, rerankMs, totalMs: performance.now() - t0 },
   };
+}
+
+/** A chunk's text with the bodies of its previous and next chunks, overlaps removed. */
+function withNeighbours(chunkId: string, catalog: Catalog): { text: string; ids: string[] } {
+  const chunk = catalog.chunk(chunkId)!;
+  const n = chunkOrdinal(chunkId);
+  const prev = catalog.chunk(`${chunk.docId}#${n - 1}`);
+  const next = catalog.chunk(`${chunk.docId}#${n + 1}`);
+  const body = (t: string) => t.slice(t.indexOf('\n') + 1);
+  const [header, ...rest] = chunk.text.split('\n');
+  let text = rest.join('\n');
+  if (prev) text = joinOverlapping(body(prev.text), text);
+  if (next) text = joinOverlapping(text, body(next.text));
+  return { text: `${header}\n${text}`, ids: [prev?.id, next?.id].filter((x): x is string => Boolean(x)) };
+}
+
+/** Joins two texts where the second may start with the end of the first (chunk overlap). */
+function joinOverlapping(a: string, b: string): string {
+  for (let k = Math.min(a.length, b.length, 600); k >= 20; k--) {
+    if (a.endsWith(b.slice(0, k))) return a + b.slice(k);
+  }
+  return `${a}\n${b}`;
 }

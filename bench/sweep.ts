@@ -1,0 +1,77 @@
+// `npx tsx bench/sweep.ts <dataset dir> [--size 900 --overlap 150] [--limit N]`
+// Retrieval settings sweep on one dataset: ingests once into a kept collection named by the
+// dataset and chunking (reused on the next run), then evaluates fusion variants in-process.
+// For measuring general changes across several datasets, not for tuning to one.
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { openApp } from '../src/app.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { createLogger } from '../src/log.ts';
+import { parseQuestions, scoreQuestion, summarize } from '../src/search/evaluate.ts';
+import { retrieve } from '../src/search/retrieve.ts';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    size: { type: 'string', default: '900' },
+    overlap: { type: 'string', default: '150' },
+    limit: { type: 'string', default: '100000' },
+    variants: { type: 'string', default: 'default' },
+  },
+});
+const dir = path.resolve(positionals[0]);
+const name = path.basename(dir).replace(/[^A-Za-z0-9_-]/g, '-');
+const base = loadConfig();
+const chunking = { size: Number(values.size), overlap: Number(values.overlap) };
+const config: Config = {
+  ...base,
+  collection: `sweep-${name}-${chunking.size}-${chunking.overlap}`,
+  chunking,
+  sources: [],
+  dataDir: base.chromaUrl ? base.dataDir : path.join(os.tmpdir(), 'labbot-sweep'),
+};
+const app = await openApp(config, createLogger('warn'));
+const s = await app.ingest({ sourceId: name, root: path.join(dir, 'docs') });
+console.error(`${name}: ${app.catalog.stats().documents} docs, ${app.catalog.stats().chunks} chunks (${s.documents.indexed} newly indexed)`);
+const { questions } = parseQuestions(readFileSync(path.join(dir, 'questions.jsonl'), 'utf8'));
+const qs = questions.slice(0, Number(values.limit));
+
+type Variant = { name: string; retrieval: Partial<Config['retrieval']>; rerank?: boolean };
+const variants: Variant[] = [
+  { name: 'default', retrieval: {} },
+  { name: 'lexical only', retrieval: { denseWeight: 0 }, rerank: false },
+  { name: 'dense only', retrieval: { lexicalWeight: 0 }, rerank: false },
+  { name: 'weighted 0.35, no rerank', retrieval: {}, rerank: false },
+  { name: 'weighted 0.2', retrieval: { denseWeight: 0.2 } },
+  { name: 'weighted 0.5', retrieval: { denseWeight: 0.5 } },
+  { name: 'rrf 1:1', retrieval: { fusion: 'rrf', denseWeight: 1, lexicalWeight: 1 } },
+  { name: 'rrf 0.5:1', retrieval: { fusion: 'rrf', denseWeight: 0.5, lexicalWeight: 1 } },
+  { name: 'no expand', retrieval: { expandTop: 0 } },
+  { name: 'expand 2', retrieval: { expandTop: 2 } },
+];
+const chosen = values.variants === 'all' ? variants : variants.filter((v) => v.name === 'default' || values.variants.split(',').includes(v.name));
+const pct = (v: number | undefined) => (v === undefined ? '   -  ' : `${(v * 100).toFixed(1).padStart(5)}%`);
+console.log(`variant                      R@1     R@5     R@10    MRR    ans@5   in-ctx   p95ms`);
+for (const v of chosen) {
+  const settings = { ...config.retrieval, ...v.retrieval };
+  const scores = [];
+  const lat: number[] = [];
+  for (const q of qs) {
+    const r = await retrieve(q.question, ['public'], settings, {
+      catalog: app.catalog,
+      dense: (g, vec, n) => app.store.query(g, vec, n),
+      embedQuery: (t) => app.embeddings.embedQuery(t),
+      reranker: v.rerank === false ? undefined : app.reranker,
+    }, 10);
+    lat.push(r.timings.totalMs);
+    scores.push(scoreQuestion(q, r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score })), settings.contextChars));
+  }
+  const m = summarize(scores);
+  lat.sort((a, b) => a - b);
+  console.log(
+    `${v.name.padEnd(28)} ${pct(m.doc_recall_at_1)} ${pct(m.doc_recall_at_5)} ${pct(m.doc_recall_at_10)}  ${m.mrr_at_10.toFixed(3)} ${pct(m.answer_recall_at_5)} ${pct(m.answer_in_context)}  ${lat[Math.floor(lat.length * 0.95)].toFixed(1)}`,
+  );
+}
+await app.close();

@@ -10,6 +10,7 @@ import { openApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { parseQuestions, scoreQuestion, summarize } from '../src/search/evaluate.ts';
+import { createOfflineReranker } from '../src/search/rerank.ts';
 import { retrieve } from '../src/search/retrieve.ts';
 
 const { values, positionals } = parseArgs({
@@ -38,7 +39,7 @@ console.error(`${name}: ${app.catalog.stats().documents} docs, ${app.catalog.sta
 const { questions } = parseQuestions(readFileSync(path.join(dir, 'questions.jsonl'), 'utf8'));
 const qs = questions.slice(0, Number(values.limit));
 
-type Variant = { name: string; retrieval: Partial<Config['retrieval']>; rerank?: boolean };
+type Variant = { name: string; retrieval: Partial<Config['retrieval']>; rerank?: boolean | 'plain' };
 const variants: Variant[] = [
   { name: 'default', retrieval: {} },
   { name: 'lexical only', retrieval: { denseWeight: 0 }, rerank: false },
@@ -49,6 +50,7 @@ const variants: Variant[] = [
   { name: 'rrf 1:1', retrieval: { fusion: 'rrf', denseWeight: 1, lexicalWeight: 1 } },
   { name: 'rrf 0.5:1', retrieval: { fusion: 'rrf', denseWeight: 0.5, lexicalWeight: 1 } },
   { name: 'no expand', retrieval: { expandTop: 0 } },
+  { name: 'rerank without idf', retrieval: {}, rerank: 'plain' },
   { name: 'expand 2', retrieval: { expandTop: 2 } },
 ];
 const chosen = values.variants === 'all' ? variants : variants.filter((v) => v.name === 'default' || values.variants.split(',').includes(v.name));
@@ -63,7 +65,7 @@ for (const v of chosen) {
       catalog: app.catalog,
       dense: (g, vec, n) => app.store.query(g, vec, n),
       embedQuery: (t) => app.embeddings.embedQuery(t),
-      reranker: v.rerank === false ? undefined : app.reranker,
+      reranker: v.rerank === false ? undefined : v.rerank === 'plain' ? createOfflineReranker() : app.reranker,
     }, 10);
     lat.push(r.timings.totalMs);
     scores.push(scoreQuestion(q, r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score })), settings.contextChars));

@@ -11,7 +11,7 @@ import { groupsForChannel, type Config, type SourceConfig } from './config.ts';
 import { createChatModel, describeModel } from './models/chat.ts';
 import { createEmbeddings } from './models/embeddings.ts';
 import { createCatalog, type Catalog } from './search/catalog.ts';
-import { createOfflineReranker, type Reranker } from './search/rerank.ts';
+import { createHttpReranker, createOfflineReranker, type Reranker } from './search/rerank.ts';
 import { retrieve, type RetrievalResult } from './search/retrieve.ts';
 import { startChromaServer, waitForHeartbeat, type ChromaServer } from './store/chroma-server.ts';
 import { openChromaStore, type VectorStore } from './store/chroma-store.ts';
@@ -90,7 +90,14 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   const store = openChromaStore({ url: chroma.url, base: config.collection, version, efSearch: config.retrieval.hnswEfSearch });
   const catalog = createCatalog();
   const chat = createChatModel(config);
-  const reranker = createOfflineReranker();
+  const reranker = config.rerank
+    ? createHttpReranker({
+        ...config.rerank,
+        fetch,
+        timeoutMs: config.openai.timeoutMs,
+        onError: (err) => log.warn({ err: err.message }, 'rerank endpoint failed; keeping the fused order'),
+      })
+    : createOfflineReranker({ idf: (t) => catalog.idf(t) });
 
   if (opts.loadCatalog !== false) {
     const t0 = performance.now();

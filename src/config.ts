@@ -81,6 +81,9 @@ const envSchema = z.object({
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
   OPENAI_BASE_URL: z.url({ message: 'OPENAI_BASE_URL must be a URL such as http://localhost:11434/v1' }).optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
+  RERANK_URL: z.url({ message: 'RERANK_URL must be the URL of a /rerank endpoint (Cohere, Jina or TEI style)' }).optional(),
+  RERANK_MODEL: z.string().min(1).optional(),
+  RERANK_API_KEY: z.string().min(1).optional(),
   MODEL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   LABBOT_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -97,6 +100,8 @@ export interface Config {
   embeddings: { provider: 'openai' | 'hash'; model: string; dimensions: number | undefined };
   llm: { provider: 'openai' | 'none'; model: string };
   openai: { baseURL: string | undefined; apiKey: string | undefined; timeoutMs: number; maxRetries: number };
+  /** A /rerank HTTP endpoint; unset means the offline reranker. */
+  rerank: { url: string; model: string | undefined; apiKey: string | undefined } | undefined;
   port: number;
   host: string;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
@@ -160,6 +165,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     llm: { provider: llmProvider, model: e.LLM_MODEL },
     openai: { baseURL: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY, timeoutMs: e.MODEL_TIMEOUT_MS, maxRetries: e.MODEL_MAX_RETRIES },
+    rerank: e.RERANK_URL ? { url: e.RERANK_URL, model: e.RERANK_MODEL, apiKey: e.RERANK_API_KEY } : undefined,
     port: e.LABBOT_PORT,
     host: e.LABBOT_HOST,
     logLevel: e.LOG_LEVEL,

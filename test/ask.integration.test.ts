@@ -123,3 +123,31 @@ describe('ask with an OpenAI-compatible model (fake server on 127.0.0.1)', () =>
     fake.failures = [];
   });
 });
+
+describe('retrieval with a /rerank HTTP endpoint', () => {
+  it('reorders the head of the fused list by the endpoint, and survives it failing', async () => {
+    const fake = await startFakeOpenAI();
+    const app = await openTestApp({ fileConfig, env: { RERANK_URL: `${fake.baseURL}/rerank`, RERANK_MODEL: 'fake-rerank' } });
+    try {
+      await app.ingestSource(app.config.sources[0]);
+      fake.rerankFavours = 'NIGHTJAR';
+      const q = 'What is the lab meeting schedule and where are antibodies stored?';
+      const r = await app.retrieve(q, ['public'], 5);
+      const req = fake.requests.find((x) => x.path.endsWith('/rerank'))!;
+      expect(req.body.model).toBe('fake-rerank');
+      expect((req.body.documents as string[]).length).toBeGreaterThan(1);
+      // Restricted text never reaches the reranker for a public question: nothing to favour.
+      expect((req.body.documents as string[]).some((d) => d.includes('NIGHTJAR'))).toBe(false);
+      fake.rerankFavours = 'Freezer B';
+      const favoured = await app.retrieve(q, ['public'], 5);
+      expect(favoured.passages[0].text).toContain('Freezer B');
+      expect(favoured.passages[0].debug.rerank).toBe(0.9);
+      fake.failures = [500];
+      const fallback = await app.retrieve(q, ['public'], 5);
+      expect(fallback.passages.map((p) => p.chunkId)).toEqual(r.passages.map((p) => p.chunkId).slice(0, fallback.passages.length));
+    } finally {
+      await app.close();
+      await fake.close();
+    }
+  });
+});

@@ -36,6 +36,8 @@ export interface Catalog {
   passage(chunkId: string, score: number): Passage | undefined;
   lexicalSearch(groups: string[], query: string, n: number): Hit[];
   idsWithTerm(groups: string[], term: string, limit: number): string[];
+  /** BM25 idf of an analysed term: the highest over partitions (rare anywhere is informative). */
+  idf(term: string): number;
   /** Loads records scanned from Chroma (chunks of one document may arrive in several batches). */
   load(records: StoredRecord[]): void;
   stats(): CatalogStats;
@@ -134,6 +136,11 @@ export function createCatalog(): Catalog {
         if (p) out.push(...p.idsWithTerm(term, limit));
       }
       return out.slice(0, limit);
+    },
+    idf(term) {
+      let best = 0;
+      for (const p of partitions.values()) best = Math.max(best, p.idf(term));
+      return best;
     },
     load(records) {
       // Group by document, then merge with chunks already loaded from earlier batches.

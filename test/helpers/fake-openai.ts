@@ -14,6 +14,8 @@ export interface FakeOpenAI {
   requests: { path: string; body: Record<string, unknown> }[];
   /** Decides the assistant's reply; default cites [S1]. */
   reply: (messages: ChatMessage[]) => string;
+  /** /rerank puts documents containing this text first (Cohere-style response). */
+  rerankFavours: string;
   /** HTTP statuses to return before answering normally (e.g. [429, 500]). */
   failures: number[];
   close(): Promise<void>;
@@ -31,6 +33,7 @@ export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promi
     requests: [],
     reply: () => 'The answer is in the first passage [S1].',
     failures: [],
+    rerankFavours: '',
   };
   const server: Server = createServer(async (req, res) => {
     const body: Record<string, unknown> = await readBody(req).catch(() => ({}));
@@ -66,6 +69,14 @@ export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promi
         choices: [{ index: 0, message: { role: 'assistant', content: state.reply(messages) }, finish_reason: 'stop' }],
         usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
       });
+      return;
+    }
+    if (req.method === 'POST' && url.endsWith('/rerank')) {
+      const docs = (body.documents as string[]) ?? [];
+      const results = docs
+        .map((d, index) => ({ index, relevance_score: state.rerankFavours && d.includes(state.rerankFavours) ? 0.9 : 0.1 / (index + 1) }))
+        .sort((a, b) => b.relevance_score - a.relevance_score);
+      send(200, { results });
       return;
     }
     send(404, { error: { message: `no route ${url}` } });

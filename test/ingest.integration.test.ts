@@ -218,6 +218,17 @@ describe('ingest into real Chroma', () => {
     expect(r.passages[0].debug.exact).toBe(1);
   });
 
+  it('hands the best hit over with its neighbouring chunks (small-to-big), without repeating them', async () => {
+    const proto = app.catalog.doc('proto-wb')!;
+    const step3 = proto.chunkIds.map((id) => app.catalog.chunk(id)!).find((c) => c.step === 3)!;
+    const r = await app.retrieve('Load 20 µg of protein per lane on a 10% gel', ['public'], 6);
+    expect(r.passages[0].chunkId).toBe(step3.id);
+    expect(r.passages[0].text).toContain('14,000 g');
+    expect(r.passages[0].text).toContain('PVDF at 100 V');
+    const neighbours = new Set([proto.chunkIds[proto.chunkIds.indexOf(step3.id) - 1], proto.chunkIds[proto.chunkIds.indexOf(step3.id) + 1]]);
+    expect(r.passages.slice(1).some((p) => neighbours.has(p.chunkId))).toBe(false);
+  });
+
   it('refuses to mix index versions in one collection', async () => {
     const other = await openTestApp({ collection: app.config.collection, env: { EMBEDDING_DIMENSIONS: '128' } }).catch((e: Error) => e);
     if (other instanceof Error) {

@@ -37,11 +37,12 @@ export interface OfflineRerankWeights {
 
 /**
  * Defaults. Each feature is scaled so the best passage in the list scores 1, so a weight is the
- * most that feature can add. With features summing to 0.5 against 1.0 for the fused score, a
+ * most that feature can add. With features summing to 0.75 against 1.0 for the fused score, a
  * passage moves past neighbours with close fused scores but never from the bottom of the list to
  * the top: the reranker adjusts the fused ranking, it does not replace it.
  */
-export const DEFAULT_OFFLINE_WEIGHTS: OfflineRerankWeights = { fused: 1, coverage: 0.25, proximity: 0.15, phrase: 0.1 };
+// coverage 0.5 (from 0.25) measured +0.4 to +0.5 doc recall@1 on abstracts and full papers.
+export const DEFAULT_OFFLINE_WEIGHTS: OfflineRerankWeights = { fused: 1, coverage: 0.5, proximity: 0.15, phrase: 0.1 };
 
 export interface OfflineRerankerOptions {
   weights?: Partial<OfflineRerankWeights>;

@@ -79,7 +79,7 @@ async function connectChroma(config: Config, log: Logger): Promise<{ url: string
 
 export async function openApp(config: Config, log: Logger, opts: { loadCatalog?: boolean } = {}): Promise<App> {
   const chroma = await connectChroma(config, log);
-  const embeddings = createEmbeddings(config);
+  const embeddings = await createEmbeddings(config);
   const versionInput = {
     embeddingProvider: config.embeddings.provider,
     embeddingModel: config.embeddings.model,
@@ -89,7 +89,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   const version = indexVersion(versionInput);
   const store = openChromaStore({ url: chroma.url, base: config.collection, version, efSearch: config.retrieval.hnswEfSearch });
   const catalog = createCatalog();
-  const chat = createChatModel(config);
+  const chat = await createChatModel(config);
   const reranker = config.rerank
     ? createHttpReranker({
         ...config.rerank,

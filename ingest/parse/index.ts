@@ -3,13 +3,7 @@
 // only as the `cause`.
 import type { Block, ParsedFile } from '../../src/types.ts';
 import { decodeText } from './decode.ts';
-import { parseDocx } from './docx.ts';
 import { ParseError, UnsupportedFormatError, formatMb } from './errors.ts';
-import { parseHtml } from './html.ts';
-import { parseMarkdown } from './markdown.ts';
-import { parsePdf } from './pdf.ts';
-import { parsePptx } from './pptx.ts';
-import { parseText } from './text.ts';
 import { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './zip.ts';
 
 export { ParseError, UnsupportedFormatError } from './errors.ts';
@@ -61,23 +55,25 @@ function decoded(bytes: Uint8Array, parse: (text: string) => ParsedFile): Parsed
   return { ...parsed, warnings: [...warnings, ...parsed.warnings] };
 }
 
+// Format parsers load on first use: pdf.js, mammoth and cheerio cost ~150 MB of RSS that a
+// process only answering questions (or ingesting only Markdown) never needs.
 async function dispatch(ext: string, bytes: Uint8Array, opts: Required<ParseOptions>, signal: AbortSignal): Promise<ParsedFile> {
   switch (ext) {
     case '.md':
     case '.markdown':
-      return decoded(bytes, parseMarkdown);
+      return decoded(bytes, (await import('./markdown.ts')).parseMarkdown);
     case '.txt':
     case '.text':
-      return decoded(bytes, parseText);
+      return decoded(bytes, (await import('./text.ts')).parseText);
     case '.html':
     case '.htm':
-      return decoded(bytes, parseHtml);
+      return decoded(bytes, (await import('./html.ts')).parseHtml);
     case '.pdf':
-      return parsePdf(bytes, { signal });
+      return (await import('./pdf.ts')).parsePdf(bytes, { signal });
     case '.pptx':
-      return parsePptx(bytes, { maxUncompressedBytes: opts.maxUncompressedBytes });
+      return (await import('./pptx.ts')).parsePptx(bytes, { maxUncompressedBytes: opts.maxUncompressedBytes });
     case '.docx':
-      return parseDocx(bytes, { maxUncompressedBytes: opts.maxUncompressedBytes });
+      return (await import('./docx.ts')).parseDocx(bytes, { maxUncompressedBytes: opts.maxUncompressedBytes });
     default:
       throw new UnsupportedFormatError(`unsupported file type "${ext}"`, ext);
   }

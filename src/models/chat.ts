@@ -1,10 +1,10 @@
 // Chat model provider: any OpenAI-compatible endpoint, or none (extractive answers).
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { ChatOpenAI } from '@langchain/openai';
 import type { Config } from '../config.ts';
 
-export function createChatModel(config: Pick<Config, 'llm' | 'openai'>): BaseChatModel | undefined {
+export async function createChatModel(config: Pick<Config, 'llm' | 'openai'>): Promise<BaseChatModel | undefined> {
   if (config.llm.provider === 'none') return undefined;
+  const { ChatOpenAI } = await import('@langchain/openai');
   return new ChatOpenAI({
     model: config.llm.model,
     temperature: 0,

@@ -12,6 +12,7 @@ import { createLogger } from '../src/log.ts';
 import { parseQuestions, scoreQuestion, summarize } from '../src/search/evaluate.ts';
 import { createOfflineReranker, type OfflineRerankWeights } from '../src/search/rerank.ts';
 import { retrieve } from '../src/search/retrieve.ts';
+import { indexVersion } from '../src/store/index-version.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -28,7 +29,8 @@ const base = loadConfig();
 const chunking = { size: Number(values.size), overlap: Number(values.overlap) };
 const config: Config = {
   ...base,
-  collection: `sweep-${name}-${chunking.size}-${chunking.overlap}`,
+  // Named by the index version too: a chunker change gets a fresh collection, not a refusal.
+  collection: `sweep-${name}-${indexVersion({ embeddingProvider: base.embeddings.provider, embeddingModel: base.embeddings.model, dimensions: base.embeddings.dimensions ?? 384, chunking })}`,
   chunking,
   sources: [],
   dataDir: base.chromaUrl ? base.dataDir : path.join(os.tmpdir(), 'labbot-sweep'),

@@ -119,19 +119,28 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
   deps.onProgress?.({ phase: 'scan', files: files.length });
 
   const seen = new Set<string>();
+  const idsThisRun = new Set<string>();
   let pending: Prepared[] = [];
   let pendingChunks = 0;
+  // One batch is stored by Chroma (another process) while the next is parsed and embedded here.
+  let storing: Promise<void> = Promise.resolve();
 
   const flush = async () => {
     if (pending.length === 0) return;
     const batch = pending;
     pending = [];
     pendingChunks = 0;
-    await writeBatch(batch, settings, deps, summary);
-    for (const p of batch) {
-      summary.documents.indexed += 1;
-      record({ path: p.file.path, status: 'indexed', docId: p.doc.id, kind: p.doc.kind, chunks: p.chunks.length, warnings: p.warnings.length ? p.warnings : undefined });
-    }
+    const vectors = await embedBatch(batch, settings, deps, summary);
+    await storing;
+    storing = storeBatch(batch, vectors, deps, summary).then(() => {
+      for (const p of batch) {
+        summary.documents.indexed += 1;
+        record({ path: p.file.path, status: 'indexed', docId: p.doc.id, kind: p.doc.kind, chunks: p.chunks.length, warnings: p.warnings.length ? p.warnings : undefined });
+      }
+    });
+    // Handled here so a failure is not an unhandled rejection while the next batch is prepared;
+    // the same promise is awaited (and throws) at the next flush or at the end.
+    storing.catch(() => undefined);
   };
 
   let done = 0;
@@ -146,10 +155,11 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
         record(outcome);
         continue;
       }
-      if (pending.some((p) => p.doc.id === outcome.doc.id)) {
+      if (idsThisRun.has(outcome.doc.id)) {
         record({ path: file.path, status: 'failed', reason: `document id "${outcome.doc.id}" is used by another file in this run` });
         continue;
       }
+      idsThisRun.add(outcome.doc.id);
       pending.push(outcome);
       pendingChunks += outcome.chunks.length;
       if (pendingChunks >= FLUSH_CHUNKS) await flush();
@@ -157,6 +167,7 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
       // Store errors (Chroma down, version mismatch) abort the run: nothing more can be written.
       if (!(err instanceof ParseError) && !(err instanceof UnsupportedFormatError) && !(err instanceof FileError)) {
         await flush().catch(() => undefined);
+        await storing.catch(() => undefined);
         throw err;
       }
       const status = err instanceof UnsupportedFormatError ? 'skipped' : 'failed';
@@ -165,6 +176,7 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
     }
   }
   await flush();
+  await storing;
   deps.onProgress?.({ phase: 'file', done, total: files.length, file: '' });
 
   // A document whose file is gone from a folder we scanned in full is removed from the index.
@@ -270,9 +282,9 @@ async function prepare(
   return { file, doc, chunks, warnings, previous };
 }
 
-async function writeBatch(batch: Prepared[], settings: IngestSettings, deps: IngestDeps, summary: IngestSummary): Promise<void> {
-  const { store, catalog, embeddings } = deps;
-  // Reuse stored vectors for chunk texts that did not change (same hash, same group).
+/** Vectors for a batch: reused from the store for unchanged chunk texts, embedded otherwise. */
+async function embedBatch(batch: Prepared[], settings: IngestSettings, deps: IngestDeps, summary: IngestSummary): Promise<Map<string, number[]>> {
+  const { store, embeddings } = deps;
   const vectors = new Map<string, number[]>();
   const reuseByGroup = new Map<string, { chunk: Chunk; from: string }[]>();
   const toEmbed: Chunk[] = [];
@@ -304,7 +316,12 @@ async function writeBatch(batch: Prepared[], settings: IngestSettings, deps: Ing
     summary.chunks.embedded += slice.length;
     deps.onProgress?.({ phase: 'embed', done: Math.min(i + slice.length, total), total });
   }
+  return vectors;
+}
 
+/** Upserts a batch, then deletes the chunks its documents no longer have, then updates the catalog. */
+async function storeBatch(batch: Prepared[], vectors: Map<string, number[]>, deps: IngestDeps, summary: IngestSummary): Promise<void> {
+  const { store, catalog } = deps;
   const byGroup = new Map<string, VectorRecord[]>();
   for (const p of batch) {
     const list = byGroup.get(p.doc.access) ?? [];

@@ -97,17 +97,7 @@ export interface Passage {
   meta: PassageMeta;
 }
 
-export interface PassageMeta {
-  source: string;
-  kind: Kind;
-  title: string;
-  authors: string[];
-  year?: number;
-  journal?: string;
-  doi?: string;
-  url?: string;
-  access: string;
-  step?: number;
-  slide?: number;
-  page?: number;
-}
+/** What a passage needs for its citation: the document's metadata and the chunk's location. */
+export interface PassageMeta
+  extends Pick<LabDocument, 'source' | 'kind' | 'title' | 'authors' | 'year' | 'journal' | 'doi' | 'url' | 'access'>,
+    Pick<ChunkDraft, 'step' | 'slide' | 'page'> {}

@@ -1,10 +1,11 @@
 // Shared fixtures and checks for the chunking tests: realistic lab documents as Block arrays.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Block, ChunkDraft } from '../src/types.ts';
 
-export const PUBMED_DIR = '/work/shared/data/pubmedqa/docs';
+// shared/ sits beside the repository (CI lays a copy there too).
+export const PUBMED_DIR = [path.resolve('../shared/data/pubmedqa/docs'), '/work/shared/data/pubmedqa/docs'].find((d) => existsSync(d)) ?? path.resolve('../shared/data/pubmedqa/docs');
 
 /** Everything after the header line. */
 export function body(c: ChunkDraft): string {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { chunkPaper } from '../ingest/chunk/paper.ts';
 import { chunkDocument } from '../ingest/chunk/index.ts';
 import { splitSentences } from '../ingest/chunk/text.ts';
 import type { Block, ChunkOptions } from '../src/types.ts';
@@ -105,13 +106,26 @@ describe('chunkDocument: structured abstracts', () => {
   it('merges small adjacent sections of a PubMed abstract up to the size target', () => {
     const blocks = pubmedBlocks('pubmedqa-10135926.md');
     const headings = blocks.filter((b) => b.type === 'heading').length;
-    const chunks = chunkDocument({ title: 'PMID 10135926', kind: 'paper', blocks }, opts);
+    // The paper chunker itself; chunkDocument would keep a document this short whole (below).
+    const chunks = chunkPaper({ title: 'PMID 10135926', blocks }, opts);
     expect(headings).toBe(4);
     expect(chunks.length).toBeLessThan(headings);
     expect(chunks[0].section).toBe('Introduction; Setting; Methods');
     expect(body(chunks[0])).toContain('Setting\nThe study was conducted in an MBB BO-105 helicopter.');
     expect(missingSentences(paragraphsOf(blocks), chunks)).toEqual([]);
     for (const c of chunks) expect(body(c).length).toBeLessThanOrEqual(opts.size);
+  });
+
+  it('keeps a short document whole (an abstract is one unit), but not a protocol', () => {
+    const blocks = pubmedBlocks('pubmedqa-10135926.md');
+    const small = { size: 500, overlap: 80 };
+    expect(chunkPaper({ title: 'PMID 10135926', blocks }, small).length).toBeGreaterThan(1);
+    const whole = chunkDocument({ title: 'PMID 10135926', kind: 'paper', blocks }, small);
+    expect(whole).toHaveLength(1);
+    expect(whole[0].section).toBe('Introduction; Setting; Methods; Results');
+    expect(missingSentences(paragraphsOf(blocks), whole)).toEqual([]);
+    const steps: Block[] = [{ type: 'list', ordered: true, items: ['Thaw cells.', 'Spin at 300 g.', 'Resuspend in medium.'] }];
+    expect(chunkDocument({ title: 'Thawing', kind: 'protocol', blocks: steps }, small)).toHaveLength(3);
   });
 
   it('labels merged BACKGROUND / METHODS sections "Background; Methods"', () => {
@@ -248,7 +262,7 @@ describe('chunkDocument: PDF quirks', () => {
       para('3. Results'),
       para('LAMP1 fell by 41% after knock-down.'),
     ];
-    const chunks = chunkDocument({ title: 'TFEB', kind: 'paper', blocks }, { size: 100, overlap: 10 });
+    const chunks = chunkPaper({ title: 'TFEB', blocks }, { size: 100, overlap: 10 });
     expect(chunks.map((c) => c.section)).toEqual(['Introduction', 'Materials and Methods', 'Results']);
     expect(chunks[1].page).toBe(2);
 
@@ -259,7 +273,7 @@ describe('chunkDocument: PDF quirks', () => {
       { type: 'heading', level: 1, text: '3. Results' },
       para('LAMP1 fell by 41% after knock-down.'),
     ];
-    const nested = chunkDocument({ title: 'TFEB', kind: 'paper', blocks: flat }, { size: 60, overlap: 10 });
+    const nested = chunkPaper({ title: 'TFEB', blocks: flat }, { size: 60, overlap: 10 });
     expect(nested.map((c) => c.section)).toEqual(['Methods > Cell culture', 'Results']);
   });
 

@@ -16,7 +16,35 @@ export interface ChunkInput {
   blocks: Block[];
 }
 
+/** A paper, wiki page or note with at most this many chunk sizes of text stays one chunk. */
+const WHOLE_DOC_FACTOR = 4;
+
 export function chunkDocument(doc: ChunkInput, opts: ChunkOptions = DEFAULT_CHUNK_OPTIONS): ChunkDraft[] {
+  const chunks = chunkByKind(doc, opts);
+  // A short document (an abstract, a one-screen wiki page) is one unit of meaning: splitting it
+  // scatters the words a question matches across pieces. Steps and slides stay separate.
+  if (chunks.length > 1 && doc.kind !== 'protocol' && doc.kind !== 'slides') {
+    const total = textLength(doc.blocks);
+    if (total <= WHOLE_DOC_FACTOR * opts.size) {
+      const whole = chunkByKind(doc, { ...opts, size: total + 100 });
+      if (whole.length === 1) return whole;
+    }
+  }
+  return chunks;
+}
+
+function textLength(blocks: Block[]): number {
+  let n = 0;
+  for (const b of blocks) {
+    if (b.type === 'heading' || b.type === 'paragraph' || b.type === 'code') n += b.text.length + 2;
+    else if (b.type === 'list') n += b.items.reduce((a, i) => a + i.length + 3, 0);
+    else if (b.type === 'table') n += [b.header, ...b.rows].reduce((a, r) => a + r.join(' | ').length + 1, 0);
+    else if (b.type === 'slide') n += b.title.length + b.body.length + b.notes.length;
+  }
+  return n;
+}
+
+function chunkByKind(doc: ChunkInput, opts: ChunkOptions): ChunkDraft[] {
   const parsed = { title: doc.title, blocks: doc.blocks };
   const chunks = ((): ChunkDraft[] => {
     switch (doc.kind) {

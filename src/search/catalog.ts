@@ -144,22 +144,17 @@ export function createCatalog(): Catalog {
     },
     load(records) {
       // Group by document, then merge with chunks already loaded from earlier batches.
-      const grouped = new Map<string, { doc: LabDocument; chunks: { chunk: Chunk; n: number }[] }>();
+      const grouped = new Map<string, { doc: LabDocument; chunks: Chunk[] }>();
       for (const r of records) {
-        const { doc, chunk, n } = fromChunkMetadata(r.id, r.text, r.metadata);
-        let g = grouped.get(doc.id);
-        if (!g) {
-          g = { doc, chunks: [] };
-          grouped.set(doc.id, g);
-        }
-        g.chunks.push({ chunk, n });
+        const { doc, chunk } = fromChunkMetadata(r.id, r.text, r.metadata);
+        const g = grouped.get(doc.id) ?? { doc, chunks: [] };
+        g.chunks.push(chunk);
+        grouped.set(doc.id, g);
       }
       for (const [docId, g] of grouped) {
-        const existing = docs.get(docId);
-        const earlier = existing ? existing.chunkIds.map((id, i) => ({ chunk: chunks.get(id)!, n: i })) : [];
-        const all = [...earlier.filter((e) => e.chunk), ...g.chunks];
-        all.sort((a, b) => chunkOrdinal(a.chunk.id) - chunkOrdinal(b.chunk.id));
-        putDocument(g.doc, all.map((a) => a.chunk));
+        const earlier = (docs.get(docId)?.chunkIds ?? []).map((id) => chunks.get(id)).filter((c): c is Chunk => c !== undefined);
+        const all = [...earlier, ...g.chunks].sort((a, b) => chunkOrdinal(a.id) - chunkOrdinal(b.id));
+        putDocument(g.doc, all);
       }
     },
     stats() {

@@ -31,7 +31,7 @@ export function toChunkMetadata(doc: LabDocument, chunk: Chunk, n: number): Chun
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-export function fromChunkMetadata(id: string, text: string, m: ChunkMetadata): { doc: LabDocument; chunk: Chunk; n: number } {
+export function fromChunkMetadata(id: string, text: string, m: ChunkMetadata): { doc: LabDocument; chunk: Chunk } {
   const kind = (KINDS as readonly string[]).includes(String(m.kind)) ? (m.kind as Kind) : 'note';
   const docId = str(m.doc_id) ?? id.replace(/#\d+$/, '');
   const doc: LabDocument = {
@@ -58,5 +58,5 @@ export function fromChunkMetadata(id: string, text: string, m: ChunkMetadata): {
     slide: num(m.slide),
     page: num(m.page),
   };
-  return { doc, chunk, n: num(m.chunk_index) ?? 0 };
+  return { doc, chunk };
 }

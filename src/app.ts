@@ -87,7 +87,14 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     chunking: config.chunking,
   };
   const version = indexVersion(versionInput);
-  const store = openChromaStore({ url: chroma.url, base: config.collection, version, efSearch: config.retrieval.hnswEfSearch });
+  const store = openChromaStore({
+    url: chroma.url,
+    base: config.collection,
+    version,
+    efSearch: config.retrieval.hnswEfSearch,
+    m: config.retrieval.hnswM,
+    efConstruction: config.retrieval.hnswEfConstruction,
+  });
   const catalog = createCatalog();
   const chat = await createChatModel(config);
   const reranker = config.rerank

@@ -43,6 +43,10 @@ const fileSchema = z
         k: z.number().int().min(1).max(50).default(8),
         contextChars: z.number().int().min(500).default(6000),
         hnswEfSearch: z.number().int().min(10).max(2000).default(200),
+        // HNSW build settings, used when a collection is created. Measured at 48k chunks:
+        // M=16/200 recall@10 0.986 at 630 chunks/s; M=32/200 0.995 at 508/s; M=16/100 0.971 at 742/s.
+        hnswM: z.number().int().min(4).max(128).default(16),
+        hnswEfConstruction: z.number().int().min(10).max(2000).default(200),
         // Small-to-big for the best hit: measured +0.6 to +1.6 answer-in-context on full papers.
         expandTop: z.number().int().min(0).max(10).default(1),
       })
@@ -56,6 +60,8 @@ const fileSchema = z
         k: 8,
         contextChars: 6000,
         hnswEfSearch: 200,
+        hnswM: 16,
+        hnswEfConstruction: 200,
         expandTop: 1,
       }),
     ingest: z

@@ -4,6 +4,7 @@
 import { detectLanguage, tokenize } from '../search/tokenize.ts';
 import type { Passage } from '../types.ts';
 import { refusalText, type Language } from './messages.ts';
+import { splitSentences } from '../../ingest/chunk/text.ts';
 
 export interface ExtractiveInput {
   question: string;
@@ -177,30 +178,6 @@ interface Sentence {
   covers: Set<string>;
 }
 
-// Abbreviations after which a full stop does not end a sentence.
-const ABBREVIATIONS = new Set([
-  'e.g', 'i.e', 'al', 'etc', 'fig', 'figs', 'approx', 'vs', 'cat', 'no', 'nos', 'dr', 'prof', 'inc', 'ltd', 'co', 'ca',
-  'ref', 'refs', 'eq', 'sect', 'st', 'mr', 'mrs', 'ms', 'vol', 'p', 'pp', 'ej', 'aprox', 'núm', 'sra', 'sr',
-]);
-
-function splitSentences(line: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  for (const m of line.matchAll(/[.!?]+["')\]]*\s+(?=[\p{Lu}\p{N}¿¡("'])/gu)) {
-    const end = (m.index ?? 0) + m[0].length;
-    const before = line.slice(start, m.index ?? 0);
-    const lastWord = before.match(/(\S+)$/)?.[1] ?? '';
-    const bare = lastWord.replace(/^[("']+/, '').toLowerCase();
-    // "A. Okafor", "et al. 2020", "e.g. HEK293T": not sentence ends.
-    if (ABBREVIATIONS.has(bare) || /^\p{Lu}$/u.test(lastWord) || /^(?:\p{L}\.)+\p{L}?$/u.test(bare)) continue;
-    out.push(line.slice(start, end).trim());
-    start = end;
-  }
-  out.push(line.slice(start).trim());
-  return out.filter((s) => s !== '');
-}
-
-/** True for the "<title> — <section>" line a chunk starts with (also inside merged neighbours). */
 function isHeaderLine(line: string, title: string, section: string): boolean {
   const l = line.trim();
   const t = title.trim();

@@ -64,7 +64,7 @@ async function guard<T>(url: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function openChromaStore(opts: { url: string; base: string; version: string; efSearch: number }): VectorStore {
+export function openChromaStore(opts: { url: string; base: string; version: string; efSearch: number; m?: number; efConstruction?: number }): VectorStore {
   const client = new ChromaClient(parseUrl(opts.url));
   const cache = new Map<string, Collection>();
   const nameOf = (group: string) => `${opts.base}${GROUP_SEP}${group}`;
@@ -88,7 +88,7 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
         name,
         embeddingFunction: null,
         metadata: { labbot_index_version: opts.version, labbot_group: group },
-        configuration: { hnsw: { space: 'cosine', ef_construction: 200, ef_search: opts.efSearch, max_neighbors: 32 } },
+        configuration: { hnsw: { space: 'cosine', ef_construction: opts.efConstruction ?? 200, ef_search: opts.efSearch, max_neighbors: opts.m ?? 16 } },
       });
     } else {
       try {

@@ -10,26 +10,16 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createLexicalIndex } from '../src/search/bm25.ts';
 import { tokenize } from '../src/search/tokenize.ts';
+import { mulberry32 } from './prng.ts';
 
 const N = Number(process.argv[2] ?? 100_000);
 const Q = Number(process.argv[3] ?? 1000);
 const K = 50;
-const DATA = '/work/shared/data/pubmedqa';
+const DATA = path.resolve('../shared/data/pubmedqa');
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
-// Deterministic PRNG so runs are comparable.
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rnd = mulberry32(42);
 const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
 

@@ -2,6 +2,7 @@
 // the PubMedQA abstracts (deterministic PRNG), so text statistics are realistic at any size.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { mulberry32 } from './prng.ts';
 
 export function loadSentences(pubmedqaDir: string): string[] {
   const docs = path.join(pubmedqaDir, 'docs');
@@ -24,21 +25,11 @@ export function loadQuestions(pubmedqaDir: string, n: number): string[] {
     .map((l) => (JSON.parse(l) as { question: string }).question);
 }
 
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Writes `count` documents of ~`chars` characters each into dir; returns their total size. */
 export function writeCorpus(dir: string, sentences: string[], opts: { count: number; chars: number; seed: number; prefix: string }): number {
   mkdirSync(dir, { recursive: true });
-  const rand = prng(opts.seed);
+  const rand = mulberry32(opts.seed);
   let total = 0;
   for (let d = 0; d < opts.count; d++) {
     const paras: string[] = [];

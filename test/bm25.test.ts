@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLexicalIndex, type LexicalHit } from '../src/search/bm25.ts';
 import { tokenize } from '../src/search/tokenize.ts';
+import { mulberry32 } from '../bench/prng.ts';
 
-// Deterministic PRNG for reproducible random corpora.
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Words that survive analysis unchanged (no stop words, stems equal to the word).
 const VOCAB = Array.from({ length: 60 }, (_, i) => `w${i}x`);
@@ -95,7 +85,7 @@ describe('createLexicalIndex', () => {
       [3, 60, 40, 2],
       [4, 8, 6, 2], // tiny vocabulary: many exact score ties
     ]) {
-      const r = rng(seed);
+      const r = mulberry32(seed);
       const doc = (n: number) =>
         Array.from({ length: 1 + Math.floor(r() * n) }, () => words[Math.floor(vocab * r() ** skew)]).join(' ');
       const index = createLexicalIndex({ pruningWindow: 64 });
@@ -120,7 +110,7 @@ describe('createLexicalIndex', () => {
   });
 
   it('agrees with an independent naive BM25', () => {
-    const r = rng(7);
+    const r = mulberry32(7);
     const docs = new Map<string, string>();
     const index = createLexicalIndex({ pruningWindow: 32 });
     for (let i = 0; i < 300; i++) {
@@ -177,7 +167,7 @@ describe('createLexicalIndex', () => {
   });
 
   it('scores after removals as a fresh index of the survivors would, before and after compaction', () => {
-    const r = rng(11);
+    const r = mulberry32(11);
     const texts = Array.from({ length: 400 }, () => randomDoc(r, 60, 40));
     const index = createLexicalIndex({ compactDeadFraction: 1, pruningWindow: 32 }); // no automatic compaction here
     texts.forEach((t, i) => index.add(`d${i}`, t));
@@ -222,7 +212,7 @@ describe('createLexicalIndex', () => {
   });
 
   it('filters results without losing the top-k', () => {
-    const r = rng(5);
+    const r = mulberry32(5);
     const index = createLexicalIndex({ pruningWindow: 32 });
     for (let i = 0; i < 1000; i++) index.add(`d${i}`, randomDoc(r, 60, 30));
     const even = (id: string) => Number(id.slice(1)) % 2 === 0;

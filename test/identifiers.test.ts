@@ -29,4 +29,10 @@ describe('exact terms', () => {
     expect(exactMatchFraction('See the Western\n blot  v2 page', m)).toBe(1);
     expect(exactMatchFraction('nothing here', [])).toBe(0);
   });
+
+  it('weights each term, so a common identifier counts for less than a rare one', () => {
+    const m = exactMatchers({ phrases: [], identifiers: ['HEK293T', 'ab32389'] });
+    expect(exactMatchFraction('HEK293T lysate', m, [0.3, 1])).toBeCloseTo(0.15);
+    expect(exactMatchFraction('ab32389 at 1:1000', m, [0.3, 1])).toBeCloseTo(0.5);
+  });
 });

@@ -215,7 +215,8 @@ describe('ingest into real Chroma', () => {
   it('finds an exact catalogue number even when the question is otherwise vague', async () => {
     const r = await app.retrieve('anything about ab32389?', ['public'], 5);
     expect(r.passages[0].text).toContain('ab32389');
-    expect(r.passages[0].debug.exact).toBe(1);
+    // A rare catalogue number keeps most of the exact-match boost (weighted by its idf).
+    expect(r.passages[0].debug.exact).toBeGreaterThan(0.5);
   });
 
   it('hands the best hit over with its neighbouring chunks (small-to-big), without repeating them', async () => {

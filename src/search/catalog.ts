@@ -38,6 +38,8 @@ export interface Catalog {
   idsWithTerm(groups: string[], term: string, limit: number): string[];
   /** BM25 idf of an analysed term: the highest over partitions (rare anywhere is informative). */
   idf(term: string): number;
+  /** Chunks indexed, over all partitions. */
+  readonly chunkCount: number;
   /** Loads records scanned from Chroma (chunks of one document may arrive in several batches). */
   load(records: StoredRecord[]): void;
   stats(): CatalogStats;
@@ -136,6 +138,9 @@ export function createCatalog(): Catalog {
         if (p) out.push(...p.idsWithTerm(term, limit));
       }
       return out.slice(0, limit);
+    },
+    get chunkCount() {
+      return chunks.size;
     },
     idf(term) {
       let best = 0;

@@ -52,10 +52,15 @@ export function exactMatchers(terms: ExactTerms): RegExp[] {
   return out;
 }
 
-/** Fraction of the exact terms present in a text (0 when there are none to match). */
-export function exactMatchFraction(text: string, matchers: RegExp[]): number {
+/**
+ * Weighted fraction of the exact terms present in a text (0 when there are none to match).
+ * Weights default to 1; callers lower them for identifiers common in the corpus.
+ */
+export function exactMatchFraction(text: string, matchers: RegExp[], weights: number[] = []): number {
   if (matchers.length === 0) return 0;
   let hit = 0;
-  for (const m of matchers) if (m.test(text)) hit += 1;
+  matchers.forEach((m, i) => {
+    if (m.test(text)) hit += weights[i] ?? 1;
+  });
   return hit / matchers.length;
 }

@@ -82,6 +82,10 @@ export async function retrieve(
   const terms = extractExactTerms(question);
   const matchers = exactMatchers(terms);
   const candidates = new Map(fused.map((h) => [h.id, { ...h }]));
+  // Matchers are phrases first, then identifiers (see exactMatchers). An identifier common in
+  // the corpus (a cell line every protocol names) says little about which passage answers, so
+  // its boost shrinks with its idf; a rare catalogue number keeps the full boost.
+  const exactWeights = [...terms.phrases.map(() => 1), ...terms.identifiers.map((id) => identifierWeight(id, deps.catalog))];
   if (matchers.length) {
     for (const id of terms.identifiers) {
       for (const term of new Set(tokenize(id))) {
@@ -93,7 +97,7 @@ export async function retrieve(
   }
   const top = fused[0]?.score ?? 1;
   const scored = [...candidates.values()].map((h) => {
-    const exact = exactMatchFraction(deps.catalog.chunk(h.id)?.text ?? '', matchers);
+    const exact = exactMatchFraction(deps.catalog.chunk(h.id)?.text ?? '', matchers, exactWeights);
     return { ...h, exact, score: h.score + EXACT_BOOST * top * exact };
   });
   scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
@@ -139,6 +143,15 @@ export async function retrieve(
     passages,
     timings: { embedMs, denseMs, lexicalMs, fuseMs, rerankMs, totalMs: performance.now() - t0 },
   };
+}
+
+/** An identifier's weight: its idf relative to that of a term found in a single chunk. */
+function identifierWeight(identifier: string, catalog: Catalog): number {
+  const idfs = tokenize(identifier).map((t) => catalog.idf(t));
+  const idf = idfs.length ? Math.max(...idfs) : 0;
+  const n = catalog.chunkCount;
+  const rarest = Math.log(1 + (n - 0.5) / 1.5);
+  return rarest > 0 ? Math.min(1, idf / rarest) : 1;
 }
 
 /** A chunk's text with the bodies of its previous and next chunks, overlaps removed. */

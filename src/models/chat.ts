@@ -1,4 +1,4 @@
-// Chat model provider: any OpenAI-compatible endpoint, or none (extractive answers).
+// Chat model provider: an OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, LM Studio), or none (extractive answers).
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Config } from '../config.ts';
 

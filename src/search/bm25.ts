@@ -74,6 +74,15 @@ export interface LexicalIndex {
   memoryStats(): LexicalMemoryStats;
 }
 
+type TypedArray = Int32Array | Uint16Array | Uint8Array | Float32Array;
+
+/** A new array of `size` entries holding the first `used` entries of `a` (growth by copying). */
+function resized<T extends TypedArray>(a: T, size: number, used: number): T {
+  const out = new (a.constructor as new (n: number) => T)(size);
+  out.set(a.subarray(0, used));
+  return out;
+}
+
 // Terms whose postings fit in this many entries share the pool.
 const POOL_MAX_CAP = 32;
 const MAX_TF = 65535;
@@ -139,15 +148,9 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}): LexicalIndex
     if (need <= docCap) return;
     let cap = docCap;
     while (cap < need) cap *= 2;
-    const dl = new Float32Array(cap);
-    dl.set(docLen.subarray(0, ordCount));
-    docLen = dl;
-    const al = new Uint8Array(cap);
-    al.set(alive.subarray(0, ordCount));
-    alive = al;
-    const fs = new Int32Array(cap + 1);
-    fs.set(fwdStart.subarray(0, ordCount + 1));
-    fwdStart = fs;
+    docLen = resized(docLen, cap, ordCount);
+    alive = resized(alive, cap, ordCount);
+    fwdStart = resized(fwdStart, cap + 1, ordCount + 1);
     docCap = cap;
   }
 
@@ -191,12 +194,8 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}): LexicalIndex
       if (poolUsed + cap > poolDocs.length) {
         let size = poolDocs.length;
         while (poolUsed + cap > size) size *= 2;
-        const d = new Int32Array(size);
-        d.set(poolDocs.subarray(0, poolUsed));
-        poolDocs = d;
-        const f = new Uint16Array(size);
-        f.set(poolTfs.subarray(0, poolUsed));
-        poolTfs = f;
+        poolDocs = resized(poolDocs, size, poolUsed);
+        poolTfs = resized(poolTfs, size, poolUsed);
       }
     }
     const off = poolUsed;
@@ -289,9 +288,7 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}): LexicalIndex
     if (fStart + touched.length > fwd.length) {
       let size = fwd.length * 2;
       while (fStart + touched.length > size) size *= 2;
-      const nf = new Int32Array(size);
-      nf.set(fwd.subarray(0, fStart));
-      fwd = nf;
+      fwd = resized(fwd, size, fStart);
     }
     for (let i = 0; i < touched.length; i++) {
       const t = touched[i];

@@ -226,3 +226,15 @@ describe('createHttpReranker', () => {
     expect(called).toBe(false);
   });
 });
+
+describe('word-family prefixes in coverage', () => {
+  it('gives partial coverage credit to a derivation stemming keeps apart', () => {
+    const q = tokenizeWithPositions('nurse cystoscopist accuracy');
+    const family = passageFeatures(q, 'A trained nurse performed flexible cystoscopy with high accuracy.');
+    const none = passageFeatures(q, 'A trained nurse performed the scan with high accuracy.');
+    const exact = passageFeatures(q, 'The nurse cystoscopist reached high accuracy.');
+    expect(family.coverage).toBeGreaterThan(none.coverage);
+    expect(family.coverage).toBeLessThan(exact.coverage);
+  });
+});
+

@@ -99,6 +99,10 @@ export interface PassageFeatures {
   phrase: number;
 }
 
+/** Shared leading characters that make two terms one word family, and the credit such a match earns. */
+const PREFIX = 6;
+const PREFIX_CREDIT = 0.5;
+
 /** Raw features of one passage for an analysed query (exported for evaluation and tests). */
 export function passageFeatures(queryTokens: Token[], passage: string, opts: Pick<OfflineRerankerOptions, 'idf' | 'proximityWindow'> = {}): PassageFeatures {
   const window = opts.proximityWindow ?? 10;
@@ -117,13 +121,19 @@ export function passageFeatures(queryTokens: Token[], passage: string, opts: Pic
 
   const positions = new Map<string, number[]>();
   for (const t of terms) positions.set(t.term, []);
-  for (const tok of tokenizeWithPositions(passage)) positions.get(tok.term)?.push(tok.position);
+  // Word-family prefixes catch derivations Snowball keeps apart ("cystoscopist" / "cystoscopy").
+  const prefixes = new Set<string>();
+  for (const tok of tokenizeWithPositions(passage)) {
+    positions.get(tok.term)?.push(tok.position);
+    if (tok.term.length >= PREFIX) prefixes.add(tok.term.slice(0, PREFIX));
+  }
 
   let total = 0;
   let covered = 0;
   for (const t of terms) {
     total += t.weight;
     if (positions.get(t.term)!.length > 0) covered += t.weight;
+    else if (t.term.length >= PREFIX && prefixes.has(t.term.slice(0, PREFIX))) covered += PREFIX_CREDIT * t.weight;
   }
 
   let pairTotal = 0;

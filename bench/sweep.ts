@@ -57,6 +57,8 @@ const variants: Variant[] = [
   { name: 'rerank coverage', retrieval: {}, rerank: { fused: 1, coverage: 0.5, proximity: 0.15, phrase: 0.1 } },
   { name: 'rerank proximity', retrieval: {}, rerank: { fused: 1, coverage: 0.25, proximity: 0.4, phrase: 0.1 } },
   { name: 'rerank depth 50', retrieval: { rerankDepth: 50 } },
+  { name: 'rerank coverage 0.25', retrieval: {}, rerank: { fused: 1, coverage: 0.25, proximity: 0.15, phrase: 0.1 } },
+  { name: 'rerank no coverage', retrieval: {}, rerank: { fused: 1, coverage: 0, proximity: 0.15, phrase: 0.1 } },
   { name: 'expand 2', retrieval: { expandTop: 2 } },
 ];
 const chosen = values.variants === 'all' ? variants : variants.filter((v) => v.name === 'default' || values.variants.split(',').includes(v.name));

@@ -25,8 +25,11 @@ function setup(quietLogs = false): { config: Config; log: Logger } {
   return { config, log };
 }
 
-async function withApp<T>(fn: (app: App) => Promise<T>, opts: { quiet?: boolean; loadCatalog?: boolean } = {}): Promise<T> {
-  const { config, log } = setup(opts.quiet);
+async function withApp<T>(
+  fn: (app: App) => Promise<T>,
+  opts: { quiet?: boolean; loadCatalog?: boolean; env?: { config: Config; log: Logger } } = {},
+): Promise<T> {
+  const { config, log } = opts.env ?? setup(opts.quiet);
   const app = await openApp(config, log, { loadCatalog: opts.loadCatalog });
   try {
     return await fn(app);
@@ -106,7 +109,8 @@ export function buildProgram(): Command {
     .option('--rebuild', 'drop the index first and re-ingest (after an embedding or chunking change)')
     .option('--json', 'print the summary as JSON')
     .action(async (paths: string[], opts: { source?: string; kind?: Kind; rebuild?: boolean; json?: boolean }) => {
-      const { config } = setup(opts.json);
+      const env = setup(opts.json);
+      const { config } = env;
       const targets = resolveTargets(config, paths, opts);
       const summaries = await withApp(
         async (app) => {
@@ -122,7 +126,7 @@ export function buildProgram(): Command {
           }
           return out;
         },
-        { quiet: opts.json, loadCatalog: !opts.rebuild },
+        { env, loadCatalog: !opts.rebuild },
       );
       if (opts.json) console.log(JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2));
       else summaries.forEach(printSummary);

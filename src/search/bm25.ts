@@ -131,6 +131,14 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}): LexicalIndex
   const ownDocs: (Int32Array | undefined)[] = [];
   const ownTfs: (Uint16Array | undefined)[] = [];
 
+  /** Where term t's postings live (the shared pool or its own arrays), as entries [start, end). */
+  function postings(t: number): { docs: Int32Array; tfs: Uint16Array; start: number; end: number } {
+    const off = tOff[t];
+    return off >= 0
+      ? { docs: poolDocs, tfs: poolTfs, start: off, end: off + tLen[t] }
+      : { docs: ownDocs[t]!, tfs: ownTfs[t]!, start: 0, end: tLen[t] };
+  }
+
   // Shared pool for small postings lists. Growing a list moves it to the end of the pool; the old
   // block is garbage until the pool is rebuilt.
   let poolDocs = new Int32Array(1 << 16);
@@ -336,11 +344,9 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}): LexicalIndex
     for (let t = 0; t < termCount; t++) {
       const off = tOff[t];
       if (off === -2) continue;
-      const docs = off >= 0 ? poolDocs : ownDocs[t]!;
-      const tfs = off >= 0 ? poolTfs : ownTfs[t]!;
-      const base = off >= 0 ? off : 0;
+      const { docs, tfs, start: base, end } = postings(t);
       let w = base;
-      for (let r = base, end = base + tLen[t]; r < end; r++) {
+      for (let r = base; r < end; r++) {
         const m = remap[docs[r]];
         if (m < 0) continue;
         docs[w] = m;
@@ -392,10 +398,8 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}): LexicalIndex
     let max = 0;
     const off = tOff[t];
     if (off !== -2) {
-      const docs = off >= 0 ? poolDocs : ownDocs[t]!;
-      const tfs = off >= 0 ? poolTfs : ownTfs[t]!;
-      const base = off >= 0 ? off : 0;
-      for (let r = base, end = base + tLen[t]; r < end; r++) {
+      const { docs, tfs, start, end } = postings(t);
+      for (let r = start; r < end; r++) {
         const d = docs[r];
         if (!alive[d]) continue;
         const g = tfPart(tfs[r], docLen[d], avg);
@@ -508,11 +512,8 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}): LexicalIndex
     const hit = new Uint8Array(ordCount);
     for (const q of qs) {
       const t = q.t;
-      const off = tOff[t];
-      const docs = off >= 0 ? poolDocs : ownDocs[t]!;
-      const tfs = off >= 0 ? poolTfs : ownTfs[t]!;
-      const base = off >= 0 ? off : 0;
-      for (let r = base, end = base + tLen[t]; r < end; r++) {
+      const { docs, tfs, start, end } = postings(t);
+      for (let r = start; r < end; r++) {
         const d = docs[r];
         if (!alive[d]) continue;
         const tf = tfs[r];
@@ -564,11 +565,11 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}): LexicalIndex
     const sortedOf = new Int32Array(nq); // canonical index -> sorted index
     for (let i = 0; i < nq; i++) {
       const t = order[i].q.t;
-      const off = tOff[t];
-      docsOf.push(off >= 0 ? poolDocs : ownDocs[t]!);
-      tfsOf.push(off >= 0 ? poolTfs : ownTfs[t]!);
-      pos[i] = off >= 0 ? off : 0;
-      end[i] = pos[i] + tLen[t];
+      const p = postings(t);
+      docsOf.push(p.docs);
+      tfsOf.push(p.tfs);
+      pos[i] = p.start;
+      end[i] = p.end;
       w[i] = order[i].q.w;
       sortedOf[order[i].q.ci] = i;
       cum[i] = (i > 0 ? cum[i - 1] : 0) + order[i].ub;
@@ -710,10 +711,8 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}): LexicalIndex
     }
     const out: string[] = [];
     if (t === undefined || tOff[t] === -2) return out;
-    const off = tOff[t];
-    const docs = off >= 0 ? poolDocs : ownDocs[t]!;
-    const base = off >= 0 ? off : 0;
-    for (let r = base, end = base + tLen[t]; r < end && out.length < limit; r++) {
+    const { docs, start, end } = postings(t);
+    for (let r = start; r < end && out.length < limit; r++) {
       if (alive[docs[r]]) out.push(ordToId[docs[r]]);
     }
     return out;

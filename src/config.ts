@@ -9,13 +9,33 @@ export class ConfigError extends Error {}
 const GROUP = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const groupName = z.string().regex(GROUP, 'an access group is lower-case letters, digits, "_" or "-"');
 
-const sourceSchema = z.object({
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a source id is letters, digits, ".", "_" or "-"'),
-  type: z.literal('folder'),
-  path: z.string().min(1),
-  kind: z.enum(KINDS).optional(),
-  access: groupName.optional(),
-});
+/** "30s", "5m", "1h" -> milliseconds. */
+const duration = z
+  .string()
+  .regex(/^\d+(ms|s|m|h)$/, 'a duration is a number and a unit: "30s", "5m", "1h"')
+  .transform((v) => {
+    const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(v)!;
+    return Number(n) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+  })
+  .refine((ms) => ms >= 10_000, 'poll intervals under 10s would hammer the source');
+
+const sourceSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a source id is letters, digits, ".", "_" or "-"'),
+    type: z.enum(['folder', 'git']),
+    /** Folder to index, or for git the local clone (default: under the data dir). */
+    path: z.string().min(1).optional(),
+    /** git remote to clone and fetch; without it `path` must already be a git work tree. */
+    url: z.string().min(1).optional(),
+    branch: z.string().regex(/^[A-Za-z0-9._/-]+$/, 'a branch name is letters, digits, ".", "_", "/" or "-"').optional(),
+    /** Webhook secret (HMAC for GitHub and generic hooks, token for GitLab). */
+    secret: z.string().min(8, 'a webhook secret must be at least 8 characters').optional(),
+    poll: duration.optional(),
+    kind: z.enum(KINDS).optional(),
+    access: groupName.optional(),
+  })
+  .refine((s) => s.type === 'git' || s.path, { message: 'a folder source needs a path', path: ['path'] })
+  .refine((s) => s.type === 'folder' || s.path || s.url, { message: 'a git source needs a url or a path to an existing clone', path: ['url'] });
 
 const fileSchema = z
   .object({
@@ -67,10 +87,24 @@ const fileSchema = z
     ingest: z
       .object({ maxFileMb: z.number().positive().default(100), embedBatch: z.number().int().min(1).max(5000).default(256) })
       .default({ maxFileMb: 100, embedBatch: 256 }),
+    queue: z
+      .object({
+        concurrency: z.number().int().min(1).max(64).default(2),
+        attempts: z.number().int().min(1).max(50).default(5),
+        backoffMs: z.number().int().min(10).max(600_000).default(1000),
+        keepCompleted: z.number().int().min(0).default(500),
+        keepFailed: z.number().int().min(0).default(5000),
+        webhookMaxKb: z.number().int().min(1).max(10_240).default(1024),
+      })
+      .default({ concurrency: 2, attempts: 5, backoffMs: 1000, keepCompleted: 500, keepFailed: 5000, webhookMaxKb: 1024 }),
+    /** Slack user ids allowed to run admin slash commands (`/labbot reindex`). */
+    admins: z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'a Slack user id looks like U012ABCDEF')).default([]),
   })
   .strict();
 
-export type SourceConfig = z.infer<typeof sourceSchema>;
+type ParsedSource = z.infer<typeof sourceSchema>;
+/** A source with its path resolved (git sources without one clone under the data dir). */
+export type SourceConfig = Omit<ParsedSource, 'path'> & { path: string };
 export type FileConfig = z.infer<typeof fileSchema>;
 
 const envSchema = z.object({
@@ -97,6 +131,16 @@ const envSchema = z.object({
   LABBOT_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LABBOT_HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LABBOT_WORKER: z.enum(['on', 'off']).default('on'),
+  LABBOT_ADMIN_TOKEN: z.string().min(16, 'LABBOT_ADMIN_TOKEN must be at least 16 characters').optional(),
+  LABBOT_ADMINS: z
+    .string()
+    .regex(/^[UW][A-Z0-9]+(,[UW][A-Z0-9]+)*$/, 'LABBOT_ADMINS is a comma-separated list of Slack user ids (U012ABCDEF)')
+    .optional(),
+  SLACK_BOT_TOKEN: z.string().regex(/^xoxb-/, 'SLACK_BOT_TOKEN is a bot token starting with xoxb-').optional(),
+  SLACK_SIGNING_SECRET: z.string().min(8).optional(),
+  SLACK_APP_TOKEN: z.string().regex(/^xapp-/, 'SLACK_APP_TOKEN is an app-level token starting with xapp-').optional(),
+  SLACK_API_URL: z.url({ message: 'SLACK_API_URL must be a URL such as https://slack.com/api/' }).optional(),
 });
 
 export interface Config {
@@ -118,6 +162,15 @@ export interface Config {
   chunking: FileConfig['chunking'];
   retrieval: FileConfig['retrieval'];
   ingest: FileConfig['ingest'];
+  queue: FileConfig['queue'];
+  /** Run a queue worker inside `serve` (LABBOT_WORKER=off for bot-only replicas). */
+  workerInServe: boolean;
+  /** Admin dashboard token; unset means the dashboard is served on 127.0.0.1 only. */
+  adminToken: string | undefined;
+  /** Slack user ids allowed to run admin commands: LABBOT_ADMINS plus the config file's `admins`. */
+  admins: string[];
+  /** Unset when no Slack variables are given: `serve` runs without the bot. */
+  slack: { botToken: string; signingSecret: string | undefined; appToken: string | undefined; apiUrl: string | undefined } | undefined;
 }
 
 function describeIssues(error: z.ZodError, where: string): string {
@@ -126,10 +179,10 @@ function describeIssues(error: z.ZodError, where: string): string {
 }
 
 /** Reads and validates a config file; a missing default file means "no sources". */
-export function readConfigFile(file: string, required: boolean): FileConfig {
+export function readConfigFile(file: string, required: boolean, dataDir = path.resolve('data')): Omit<FileConfig, 'sources'> & { sources: SourceConfig[] } {
   if (!existsSync(file)) {
     if (required) throw new ConfigError(`Config file not found: ${file}`);
-    return fileSchema.parse({});
+    return { ...fileSchema.parse({}), sources: [] };
   }
   let raw: unknown;
   try {
@@ -142,7 +195,10 @@ export function readConfigFile(file: string, required: boolean): FileConfig {
   const base = path.dirname(path.resolve(file));
   return {
     ...parsed.data,
-    sources: parsed.data.sources.map((s) => ({ ...s, path: path.resolve(base, s.path) })),
+    sources: parsed.data.sources.map((s) => ({
+      ...s,
+      path: s.path ? path.resolve(base, s.path) : path.join(dataDir, 'git', s.id),
+    })),
   };
 }
 
@@ -159,7 +215,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('EMBEDDINGS=openai or LLM=openai needs OPENAI_API_KEY or OPENAI_BASE_URL (an OpenAI-compatible endpoint).');
   }
   const configFileExplicit = env.LABBOT_CONFIG !== undefined && env.LABBOT_CONFIG !== '';
-  const file = readConfigFile(path.resolve(e.LABBOT_CONFIG), configFileExplicit);
+  const file = readConfigFile(path.resolve(e.LABBOT_CONFIG), configFileExplicit, path.resolve(e.LABBOT_DATA_DIR));
+  const ids = new Set<string>();
+  for (const s of file.sources) {
+    if (ids.has(s.id)) throw new ConfigError(`Invalid configuration: source id "${s.id}" is used twice`);
+    ids.add(s.id);
+  }
+  if ((e.SLACK_BOT_TOKEN || e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN) && !e.SLACK_BOT_TOKEN) {
+    throw new ConfigError('Slack needs SLACK_BOT_TOKEN (xoxb-...) as well as SLACK_SIGNING_SECRET or SLACK_APP_TOKEN.');
+  }
+  if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
+    throw new ConfigError('SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (Events API over HTTP) nor SLACK_APP_TOKEN (Socket Mode) is.');
+  }
   return {
     dataDir: path.resolve(e.LABBOT_DATA_DIR),
     configFile: existsSync(e.LABBOT_CONFIG) ? path.resolve(e.LABBOT_CONFIG) : undefined,
@@ -182,6 +249,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chunking: file.chunking,
     retrieval: file.retrieval,
     ingest: file.ingest,
+    queue: file.queue,
+    workerInServe: e.LABBOT_WORKER === 'on',
+    adminToken: e.LABBOT_ADMIN_TOKEN,
+    admins: [...new Set([...(e.LABBOT_ADMINS?.split(',') ?? []), ...file.admins])],
+    slack: e.SLACK_BOT_TOKEN
+      ? { botToken: e.SLACK_BOT_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, appToken: e.SLACK_APP_TOKEN, apiUrl: e.SLACK_API_URL }
+      : undefined,
   };
 }
 

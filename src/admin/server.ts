@@ -13,9 +13,18 @@ const askBody = z.object({
   k: z.number().int().min(1).max(50).optional(),
 });
 
-export function createHttpApp(app: App): express.Express {
+export interface HttpMounts {
+  /**
+   * Routers mounted before the JSON body parser: Slack (Bolt verifies signatures over the raw
+   * body), webhooks (HMAC over the raw body) and the dashboard parse their own bodies.
+   */
+  routers?: express.Router[];
+}
+
+export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Express {
   const http = express();
   http.disable('x-powered-by');
+  for (const r of mounts.routers ?? []) http.use(r);
   http.use(express.json({ limit: '64kb' }));
 
   http.get('/healthz', (_req, res) => {

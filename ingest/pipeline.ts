@@ -2,6 +2,7 @@
 // texts -> upsert -> delete stale chunk ids -> update the in-memory catalog.
 // New chunks are always written before stale ones are deleted, so a document is never half gone.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Embeddings } from '@langchain/core/embeddings';
@@ -38,12 +39,57 @@ export type ProgressEvent =
   | { phase: 'file'; done: number; total: number; file: string }
   | { phase: 'embed'; done: number; total: number };
 
+/** What is indexed for a document: enough to skip it, diff its chunks and delete it. */
+export interface IndexedDoc {
+  id: string;
+  source: string;
+  path: string;
+  access: string;
+  kind: Kind;
+  contentHash: string;
+  chunkIds: string[];
+  /** Text hash of each chunk, in chunkIds order. */
+  chunkHashes: string[];
+}
+
+/**
+ * Where the pipeline learns what is already indexed. In one process the in-memory catalog is the
+ * truth; with several workers the shared Redis record is, so this is a parameter.
+ */
+export interface IndexLookup {
+  atPath(source: string, path: string): Promise<IndexedDoc | undefined>;
+  byId(id: string): Promise<IndexedDoc | undefined>;
+  bySource(source: string): Promise<IndexedDoc[]>;
+}
+
+/** Vectors already computed for a chunk text with the current embedding model. */
+export interface EmbeddingCache {
+  get(hashes: string[]): Promise<Map<string, number[]>>;
+  set(entries: { hash: string; vector: number[] }[]): Promise<void>;
+}
+
 export interface IngestDeps {
   store: VectorStore;
   catalog: Catalog;
   embeddings: Embeddings;
+  lookup?: IndexLookup;
+  cache?: EmbeddingCache;
+  /** Called once a document's new chunks are stored and its stale ones deleted. */
+  onPut?: (doc: LabDocument, chunks: Chunk[]) => Promise<void>;
+  /** Called once a document's chunks are deleted from the store. */
+  onRemove?: (doc: IndexedDoc) => Promise<void>;
   log?: Logger;
   onProgress?: (e: ProgressEvent) => void;
+}
+
+export function catalogLookup(catalog: Catalog): IndexLookup {
+  const view = (d: ReturnType<Catalog['doc']>): IndexedDoc | undefined =>
+    d && { ...d, chunkHashes: d.chunkIds.map((id) => catalog.chunk(id)?.hash ?? '') };
+  return {
+    atPath: async (source, p) => view(catalog.docAtPath(source, p)),
+    byId: async (id) => view(catalog.doc(id)),
+    bySource: async (source) => [...catalog.docs()].filter((d) => d.source === source).map((d) => view(d)!),
+  };
 }
 
 export type OutcomeStatus = 'indexed' | 'unchanged' | 'removed' | 'skipped' | 'failed';
@@ -72,7 +118,9 @@ interface Prepared {
   doc: LabDocument;
   chunks: Chunk[];
   warnings: string[];
-  previous?: { id: string; access: string; chunkIds: string[]; hashes: Map<string, string> };
+  previous?: { id: string; access: string; chunkIds: string[]; hashes: Map<string, string>; doc: IndexedDoc };
+  /** Another document that was at this path under a different id: removed once this one is stored. */
+  displaced?: IndexedDoc;
 }
 
 const sha256 = (parts: (string | Uint8Array)[]) => {
@@ -84,8 +132,21 @@ const sha256 = (parts: (string | Uint8Array)[]) => {
 /** Files flushed per write: big enough to amortise Chroma round trips, small enough to bound memory. */
 const FLUSH_CHUNKS = 2000;
 
+/** The hash that decides whether a file changed: its bytes, its sidecars and what the source imposes. */
+export function fileContentHash(bytes: Uint8Array, sidecars: { name: string; text: string }[], target: Pick<IngestTarget, 'kind' | 'access'>, defaultAccess: string): string {
+  return sha256([bytes, ...sidecars.flatMap((s) => [s.name, s.text]), JSON.stringify([target.kind ?? null, target.access ?? null, defaultAccess])]);
+}
+
+/** Removes an indexed document: chunks from the store, then the catalog entry, then hooks. */
+export async function removeIndexed(doc: IndexedDoc, deps: Pick<IngestDeps, 'store' | 'catalog' | 'onRemove'>): Promise<void> {
+  await deps.store.delete(doc.access, doc.chunkIds);
+  deps.catalog.removeDocument(doc.id);
+  await deps.onRemove?.(doc);
+}
+
 export async function ingest(target: IngestTarget, settings: IngestSettings, deps: IngestDeps): Promise<IngestSummary> {
-  const { catalog, store, log } = deps;
+  const { store, log } = deps;
+  const lookup = deps.lookup ?? catalogLookup(deps.catalog);
   const summary: IngestSummary = {
     source: target.sourceId,
     documents: { indexed: 0, unchanged: 0, removed: 0 },
@@ -149,7 +210,7 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
     done += 1;
     seen.add(file.rel);
     try {
-      const outcome = await prepare(file, target, settings, catalog);
+      const outcome = await prepare(file, target, settings, lookup);
       if ('status' in outcome) {
         if (outcome.status === 'unchanged') summary.documents.unchanged += 1;
         record(outcome);
@@ -182,11 +243,10 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
   // A document whose file is gone from a folder we scanned in full is removed from the index.
   for (const dir of scannedDirs) {
     const relDir = path.relative(target.root, dir).split(path.sep).join('/');
-    for (const d of [...catalog.docs()]) {
-      if (d.source !== target.sourceId || seen.has(d.path)) continue;
+    for (const d of await lookup.bySource(target.sourceId)) {
+      if (seen.has(d.path)) continue;
       if (relDir !== '' && !d.path.startsWith(`${relDir}/`)) continue;
-      await store.delete(d.access, d.chunkIds);
-      catalog.removeDocument(d.id);
+      await removeIndexed(d, deps);
       summary.documents.removed += 1;
       summary.chunks.deleted += d.chunkIds.length;
       record({ path: path.join(target.root, d.path), status: 'removed', docId: d.id });
@@ -201,7 +261,7 @@ async function prepare(
   file: SourceFile,
   target: IngestTarget,
   settings: IngestSettings,
-  catalog: Catalog,
+  lookup: IndexLookup,
 ): Promise<Prepared | FileOutcome> {
   if (!isSupported(file.path)) throw new UnsupportedFormatError(`unsupported format "${path.extname(file.path) || '(no extension)'}"`);
   if (file.size > settings.maxFileBytes) {
@@ -218,12 +278,8 @@ async function prepare(
   }
   if (bytes.length > settings.maxFileBytes) throw new FileError(`file grew over the size limit while being read`);
 
-  const contentHash = sha256([
-    bytes,
-    ...sidecars.flatMap((s) => [s.name, s.text]),
-    JSON.stringify([target.kind ?? null, target.access ?? null, settings.defaultAccess]),
-  ]);
-  const existing = catalog.docAtPath(target.sourceId, file.rel);
+  const contentHash = fileContentHash(bytes, sidecars, target, settings.defaultAccess);
+  const existing = await lookup.atPath(target.sourceId, file.rel);
   if (existing && existing.contentHash === contentHash) {
     return { path: file.path, status: 'unchanged', docId: existing.id, kind: existing.kind, chunks: existing.chunkIds.length };
   }
@@ -260,26 +316,25 @@ async function prepare(
     access: meta.access ?? target.access ?? settings.defaultAccess,
     contentHash,
   };
-  const conflict = catalog.doc(docId);
+  const conflict = await lookup.byId(docId);
   if (conflict && (conflict.source !== doc.source || conflict.path !== doc.path)) {
-    throw new FileError(`document id "${docId}" is already used by ${conflict.source}:${conflict.path}`);
+    // A page renamed with a stable front-matter id: its old file is gone, so this is a move.
+    const moved = conflict.source === doc.source && !existsSync(path.join(target.root, conflict.path));
+    if (!moved) throw new FileError(`document id "${docId}" is already used by ${conflict.source}:${conflict.path}`);
   }
 
   const drafts = chunkDocument({ title, kind, blocks: parsed.blocks }, settings.chunking);
   if (drafts.length === 0) throw new FileError('no text to index');
   const chunks: Chunk[] = drafts.map((d, n) => ({ ...d, id: `${docId}#${n}`, docId, hash: sha256([d.text]) }));
 
-  // The previous version may have had another id (front matter id changed) or another group.
-  const prev = existing ?? conflict;
+  // The previous version may have had another id (front matter id changed), another path (a
+  // rename keeping its front-matter id) or another group. Same id first: its chunk ids overlap.
+  const prev = conflict ?? existing;
+  const displaced = existing && conflict && existing.id !== conflict.id ? existing : undefined;
   const previous = prev
-    ? {
-        id: prev.id,
-        access: prev.access,
-        chunkIds: prev.chunkIds,
-        hashes: new Map(prev.chunkIds.map((id) => [catalog.chunk(id)?.hash ?? '', id])),
-      }
+    ? { id: prev.id, access: prev.access, chunkIds: prev.chunkIds, hashes: new Map(prev.chunkIds.map((id, i) => [prev.chunkHashes[i] ?? '', id])), doc: prev }
     : undefined;
-  return { file, doc, chunks, warnings, previous };
+  return { file, doc, chunks, warnings, previous, displaced };
 }
 
 /** Vectors for a batch: reused from the store for unchanged chunk texts, embedded otherwise. */
@@ -308,11 +363,24 @@ async function embedBatch(batch: Prepared[], settings: IngestSettings, deps: Ing
       } else toEmbed.push(l.chunk);
     }
   }
-  const total = toEmbed.length;
-  for (let i = 0; i < toEmbed.length; i += settings.embedBatch) {
-    const slice = toEmbed.slice(i, i + settings.embedBatch);
+  let missing = toEmbed;
+  if (deps.cache && toEmbed.length) {
+    const cached = await deps.cache.get([...new Set(toEmbed.map((c) => c.hash))]);
+    missing = [];
+    for (const c of toEmbed) {
+      const v = cached.get(c.hash);
+      if (v) {
+        vectors.set(c.id, v);
+        summary.chunks.reused += 1;
+      } else missing.push(c);
+    }
+  }
+  const total = missing.length;
+  for (let i = 0; i < missing.length; i += settings.embedBatch) {
+    const slice = missing.slice(i, i + settings.embedBatch);
     const out = await embeddings.embedDocuments(slice.map((c) => c.text));
     slice.forEach((c, j) => vectors.set(c.id, out[j]));
+    await deps.cache?.set(slice.map((c, j) => ({ hash: c.hash, vector: out[j] })));
     summary.chunks.embedded += slice.length;
     deps.onProgress?.({ phase: 'embed', done: Math.min(i + slice.length, total), total });
   }
@@ -339,8 +407,16 @@ async function storeBatch(batch: Prepared[], vectors: Map<string, number[]>, dep
       const stale = p.previous.chunkIds.filter((id) => !keep.has(id));
       await store.delete(p.previous.access, stale);
       summary.chunks.deleted += stale.length;
-      if (p.previous.id !== p.doc.id) catalog.removeDocument(p.previous.id);
+      if (p.previous.id !== p.doc.id) {
+        catalog.removeDocument(p.previous.id);
+        await deps.onRemove?.(p.previous.doc);
+      }
+    }
+    if (p.displaced) {
+      await removeIndexed(p.displaced, deps);
+      summary.chunks.deleted += p.displaced.chunkIds.length;
     }
     catalog.putDocument(p.doc, p.chunks);
+    await deps.onPut?.(p.doc, p.chunks);
   }
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
-import { ingest, type IngestSummary, type IngestTarget, type ProgressEvent } from '../ingest/pipeline.ts';
+import { catalogLookup, ingest, removeIndexed, type IndexedDoc, type IngestDeps, type IngestSummary, type IngestTarget, type ProgressEvent } from '../ingest/pipeline.ts';
 import { answerQuestion, type AskResult, type HistoryTurn } from './answer/answer.ts';
 import { groupsForChannel, type Config, type SourceConfig } from './config.ts';
 import { createChatModel, describeModel } from './models/chat.ts';
@@ -16,12 +16,31 @@ import { retrieve, type RetrievalResult } from './search/retrieve.ts';
 import { startChromaServer, waitForHeartbeat, type ChromaServer } from './store/chroma-server.ts';
 import { openChromaStore, type VectorStore } from './store/chroma-store.ts';
 import { describeIndexVersion, indexVersion } from './store/index-version.ts';
+import { createEmbeddingCache } from './store/embedding-cache.ts';
+import { openIndexEvents, type IndexEvent, type IndexEvents } from './store/index-events.ts';
+import { aliasKey, createRecordStore, liveBase, type RecordStore } from './store/records.ts';
+import type { Redis } from './store/redis.ts';
+
+/** One physical index: Chroma collections of a base name, its lexical catalog and its records. */
+export interface IndexHandle {
+  base: string;
+  store: VectorStore;
+  catalog: Catalog;
+  records: RecordStore | undefined;
+}
 
 export interface App {
   config: Config;
   log: Logger;
-  store: VectorStore;
-  catalog: Catalog;
+  /** The live index's store and catalog (they change on a blue/green switch). */
+  readonly store: VectorStore;
+  readonly catalog: Catalog;
+  readonly records: RecordStore | undefined;
+  readonly base: string;
+  redis: Redis | undefined;
+  /** Redis key namespace of this installation. */
+  ns: string;
+  events: IndexEvents | undefined;
   embeddings: Embeddings;
   chat: BaseChatModel | undefined;
   reranker: Reranker;
@@ -32,6 +51,15 @@ export interface App {
   ask(question: string, opts?: { channel?: string; user?: string; k?: number; history?: HistoryTurn[] }): Promise<AskResult>;
   ingest(target: IngestTarget, onProgress?: (e: ProgressEvent) => void): Promise<IngestSummary>;
   ingestSource(source: SourceConfig, onProgress?: (e: ProgressEvent) => void): Promise<IngestSummary>;
+  /** Removes a document from the live index (its chunks, catalog entry and record). */
+  removeDocument(doc: IndexedDoc): Promise<void>;
+  /** Opens another physical index beside the live one (blue/green rebuild). */
+  openIndex(base: string): Promise<IndexHandle>;
+  /** Ingest deps writing into a given index (the live one by default). */
+  ingestDeps(handle?: IndexHandle, onProgress?: (e: ProgressEvent) => void): IngestDeps;
+  /** Makes `base` the live index here, and for every process when `publish` is set. */
+  switchTo(handle: IndexHandle, publish: boolean): Promise<void>;
+  ingestSettings: { chunking: Config['chunking']; maxFileBytes: number; embedBatch: number; defaultAccess: string };
   /** Drops every collection of this index (used before a full rebuild). */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -77,7 +105,7 @@ async function connectChroma(config: Config, log: Logger): Promise<{ url: string
   };
 }
 
-export async function openApp(config: Config, log: Logger, opts: { loadCatalog?: boolean } = {}): Promise<App> {
+export async function openApp(config: Config, log: Logger, opts: { loadCatalog?: boolean; redis?: Redis } = {}): Promise<App> {
   const chroma = await connectChroma(config, log);
   const embeddings = await createEmbeddings(config);
   const versionInput = {
@@ -87,15 +115,81 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     chunking: config.chunking,
   };
   const version = indexVersion(versionInput);
-  const store = openChromaStore({
-    url: chroma.url,
-    base: config.collection,
-    version,
-    efSearch: config.retrieval.hnswEfSearch,
-    m: config.retrieval.hnswM,
-    efConstruction: config.retrieval.hnswEfConstruction,
+  const redis = opts.redis;
+  const ns = `labbot:${config.collection}`;
+
+  const loadCatalog = async (h: IndexHandle) => {
+    const t0 = performance.now();
+    for (const group of await h.store.groups()) await h.store.scan(group, (records) => h.catalog.load(records));
+    const s = h.catalog.stats();
+    log.debug({ base: h.base, documents: s.documents, chunks: s.chunks, ms: Math.round(performance.now() - t0) }, 'catalog loaded from Chroma');
+  };
+  const openIndex = async (base: string): Promise<IndexHandle> => ({
+    base,
+    store: openChromaStore({
+      url: chroma.url,
+      base,
+      version,
+      efSearch: config.retrieval.hnswEfSearch,
+      m: config.retrieval.hnswM,
+      efConstruction: config.retrieval.hnswEfConstruction,
+    }),
+    catalog: createCatalog(),
+    records: redis ? createRecordStore(redis, ns, base, version) : undefined,
   });
-  const catalog = createCatalog();
+  let live = await openIndex((redis && (await liveBase(redis, ns))) ?? config.collection);
+  const cache = redis ? createEmbeddingCache(redis, ns, `${config.embeddings.provider}.${config.embeddings.model}.${versionInput.dimensions ?? 'd'}`) : undefined;
+  let events: IndexEvents | undefined;
+
+  const applyEvent = async (e: IndexEvent) => {
+    if (e.type === 'switch') {
+      if (e.base === live.base) return;
+      const next = await openIndex(e.base);
+      await loadCatalog(next);
+      const stored = await next.store.storedVersion();
+      if (stored && stored !== version) log.warn({ base: e.base, stored, configured: version }, 'the new live index was built with other settings; restart this process with them');
+      live = next;
+      log.info({ base: e.base }, 'switched to the rebuilt index');
+      return;
+    }
+    if (e.base !== live.base) return;
+    if (e.type === 'put') live.catalog.putDocument(e.doc, e.chunks);
+    else live.catalog.removeDocument(e.docId);
+  };
+  if (redis) {
+    events = await openIndexEvents(
+      redis,
+      ns,
+      {
+        apply: applyEvent,
+        resync: async () => {
+          const base = (await liveBase(redis, ns)) ?? config.collection;
+          const next = await openIndex(base);
+          await loadCatalog(next);
+          live = next;
+        },
+      },
+      log,
+    );
+  }
+
+  const ingestDeps = (h: IndexHandle = live, onProgress?: (e: ProgressEvent) => void): IngestDeps => ({
+    store: h.store,
+    catalog: h.catalog,
+    embeddings,
+    log,
+    onProgress,
+    cache,
+    lookup: h.records ?? catalogLookup(h.catalog),
+    onPut: async (doc, chunks) => {
+      await h.records?.put(doc, chunks);
+      await events?.publish({ type: 'put', base: h.base, doc, chunks });
+    },
+    onRemove: async (doc) => {
+      await h.records?.remove(doc);
+      await events?.publish({ type: 'remove', base: h.base, docId: doc.id });
+    },
+  });
   const chat = await createChatModel(config);
   const reranker = config.rerank
     ? createHttpReranker({
@@ -104,14 +198,9 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
         timeoutMs: config.openai.timeoutMs,
         onError: (err) => log.warn({ err: err.message }, 'rerank endpoint failed; keeping the fused order'),
       })
-    : createOfflineReranker({ idf: (t) => catalog.idf(t) });
+    : createOfflineReranker({ idf: (t) => live.catalog.idf(t) });
 
-  if (opts.loadCatalog !== false) {
-    const t0 = performance.now();
-    for (const group of await store.groups()) await store.scan(group, (records) => catalog.load(records));
-    const s = catalog.stats();
-    log.debug({ documents: s.documents, chunks: s.chunks, ms: Math.round(performance.now() - t0) }, 'catalog loaded from Chroma');
-  }
+  if (opts.loadCatalog !== false) await loadCatalog(live);
 
   const doRetrieve = (question: string, groups: string[], k?: number) =>
     retrieve(
@@ -119,8 +208,8 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
       groups,
       config.retrieval,
       {
-        catalog,
-        dense: (group, vector, n) => store.query(group, vector, n),
+        catalog: live.catalog,
+        dense: (group, vector, n) => live.store.query(group, vector, n),
         embedQuery: (q) => embeddings.embedQuery(q),
         reranker,
         onDenseError: (err) => log.warn({ err: err.message }, 'query embedding failed; answering from lexical retrieval only'),
@@ -134,14 +223,37 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     embedBatch: config.ingest.embedBatch,
     defaultAccess: config.access.default,
   };
-  const runIngest = (target: IngestTarget, onProgress?: (e: ProgressEvent) => void) =>
-    ingest(target, ingestSettings, { store, catalog, embeddings, log, onProgress });
+  const runIngest = (target: IngestTarget, onProgress?: (e: ProgressEvent) => void) => ingest(target, ingestSettings, ingestDeps(live, onProgress));
 
   return {
     config,
     log,
-    store,
-    catalog,
+    get store() {
+      return live.store;
+    },
+    get catalog() {
+      return live.catalog;
+    },
+    get records() {
+      return live.records;
+    },
+    get base() {
+      return live.base;
+    },
+    redis,
+    ns,
+    events,
+    ingestSettings,
+    openIndex,
+    ingestDeps,
+    removeDocument: (doc) => removeIndexed(doc, ingestDeps(live)),
+    switchTo: async (h, publish) => {
+      if (publish && redis) {
+        await redis.set(aliasKey(ns), h.base);
+        await events?.publish({ type: 'switch', base: h.base });
+      }
+      live = h;
+    },
     embeddings,
     chat,
     reranker,
@@ -164,10 +276,12 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     ingestSource: (source, onProgress) =>
       runIngest({ sourceId: source.id, root: source.path, kind: source.kind, access: source.access }, onProgress),
     reset: async () => {
-      await store.dropAll();
-      for (const d of [...catalog.docs()]) catalog.removeDocument(d.id);
+      await live.store.dropAll();
+      await live.records?.drop();
+      for (const d of [...live.catalog.docs()]) live.catalog.removeDocument(d.id);
     },
     close: async () => {
+      await events?.close();
       await chroma.server?.stop();
     },
   };

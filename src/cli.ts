@@ -1,4 +1,4 @@
-// `labbot` commands: ingest, ask, eval, status, serve.
+// `labbot` commands: ingest, ask, eval, status, serve, worker, reindex.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -9,7 +9,11 @@ import { toAskJson } from './answer/ask-json.ts';
 import { openApp, type App } from './app.ts';
 import { ConfigError, groupsForChannel, loadConfig, type Config } from './config.ts';
 import { createLogger } from './log.ts';
-import { listen, createHttpApp } from './admin/server.ts';
+import { startServe } from './serve.ts';
+import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
+import { describeOutcome, followSync } from './queue/progress.ts';
+import { startQueueRuntime } from './queue/runtime.ts';
+import { closeRedis, tryConnectRedis } from './store/redis.ts';
 import { parseQuestions, scoreQuestion, summarize, type EvalPassage } from './search/evaluate.ts';
 import { KINDS, type Kind } from './types.ts';
 
@@ -30,11 +34,15 @@ async function withApp<T>(
   opts: { quiet?: boolean; loadCatalog?: boolean; env?: { config: Config; log: Logger } } = {},
 ): Promise<T> {
   const { config, log } = opts.env ?? setup(opts.quiet);
-  const app = await openApp(config, log, { loadCatalog: opts.loadCatalog });
+  // With Redis, the CLI sees the live index after a blue/green switch, and its ingests update the
+  // records and every running bot's lexical index. Without it, it works on its own.
+  const redis = await tryConnectRedis(config.redisUrl, 1000);
+  const app = await openApp(config, log, { loadCatalog: opts.loadCatalog, redis });
   try {
     return await fn(app);
   } finally {
     await app.close();
+    if (redis) await closeRedis(redis);
   }
 }
 
@@ -231,35 +239,105 @@ export function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('index configured sources if needed, then serve the ask API')
+    .description('index configured sources if needed, then serve the ask API, webhooks and a queue worker')
     .action(async () => {
       const { config, log } = setup();
-      const app = await openApp(config, log);
-      for (const source of config.sources) {
-        const s = await app.ingestSource(source);
-        log.info({ source: s.source, ...s.documents, chunks: s.chunks.written, skipped: s.skipped.length, failed: s.failed.length }, 'source synced');
-        for (const f of s.failed) log.warn({ file: f.path, reason: f.reason }, 'file failed to index');
-      }
-      const server = await listen(createHttpApp(app), config.port, config.host);
-      const addr = server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : config.port;
-      log.info({ url: `http://${config.host}:${port}` }, 'labbot is serving POST /api/ask and GET /healthz; Slack is not configured');
-      let closing = false;
-      const shutdown = async (signal: string) => {
-        if (closing) return;
-        closing = true;
-        log.info({ signal }, 'shutting down');
-        const forced = setTimeout(() => process.exit(1), 10_000);
-        forced.unref();
-        server.close();
+      const running = await startServe(config, log);
+      log.info(
+        { url: running.url, worker: Boolean(running.queue?.worker) },
+        'labbot is serving POST /api/ask, GET /healthz and POST /hooks/wiki/<source>; Slack is not configured',
+      );
+      onShutdown(log, () => running.close());
+    });
+
+  program
+    .command('worker')
+    .description('run a queue worker: sync sources, index and delete documents, rebuild')
+    .action(async () => {
+      const { config, log } = setup();
+      const redis = await tryConnectRedis(config.redisUrl);
+      if (!redis) throw new ConfigError(`The worker needs Redis; nothing answers at ${config.redisUrl} (REDIS_URL).`);
+      const app = await openApp(config, log, { redis });
+      const runtime = await startQueueRuntime(app, { worker: true });
+      log.info({ concurrency: config.queue.concurrency, queue: 'labbot-index' }, 'worker started');
+      onShutdown(log, async () => {
+        await runtime.close();
         await app.close();
-        process.exit(0);
-      };
-      process.on('SIGINT', () => void shutdown('SIGINT'));
-      process.on('SIGTERM', () => void shutdown('SIGTERM'));
+        await closeRedis(redis);
+      });
+    });
+
+  program
+    .command('reindex')
+    .description('queue a re-sync of sources (or a blue/green rebuild) and follow it')
+    .option('--source <id>', 'only this source')
+    .option('--full', 'compare every file, not only the git diff since the last sync')
+    .option('--rebuild', 'build a new index beside the live one, then switch to it')
+    .option('--no-wait', 'return once queued')
+    .option('--json', 'print JSON')
+    .action(async (opts: { source?: string; full?: boolean; rebuild?: boolean; wait: boolean; json?: boolean }) => {
+      const { config, log } = setup(true);
+      const sources = opts.source ? config.sources.filter((s) => s.id === opts.source) : config.sources;
+      if (opts.source && sources.length === 0) throw new ConfigError(`No source "${opts.source}"; configured: ${config.sources.map((s) => s.id).join(', ') || 'none'}`);
+      const redis = await tryConnectRedis(config.redisUrl);
+      if (!redis) throw new ConfigError(`reindex needs Redis (the queue); nothing answers at ${config.redisUrl}. Use \`labbot ingest\` to index in-process.`);
+      const app = await openApp(config, log, { redis, loadCatalog: false });
+      const runtime = await startQueueRuntime(app, { worker: false });
+      try {
+        if (opts.rebuild) {
+          const id = await enqueueRebuild(runtime.queue, { reason: 'labbot reindex --rebuild' });
+          if (!opts.json) console.log(`queued rebuild (job ${id}); a worker builds the new index and switches to it`);
+          else console.log(JSON.stringify({ queued: [id] }));
+          return;
+        }
+        const results = [];
+        for (const s of sources) {
+          const id = await enqueueSync(runtime.queue, { source: s.id, full: opts.full, reason: 'labbot reindex' });
+          if (!opts.wait) {
+            results.push({ source: s.id, job: id });
+            continue;
+          }
+          const outcome = await followSync(runtime.queue, id, s.id, (o) => {
+            if (!opts.json && process.stderr.isTTY) process.stderr.write(`\r${s.id}: ${o.done}/${o.total} documents`);
+          });
+          if (!opts.json && process.stderr.isTTY) process.stderr.write('\n');
+          results.push(outcome);
+          if (!opts.json) console.log(describeOutcome(outcome));
+          if (outcome.error || outcome.failed.length) process.exitCode = 1;
+        }
+        if (opts.json) console.log(JSON.stringify(results, null, 2));
+        else if (!opts.wait) for (const r of results) console.log(`queued sync of ${r.source}`);
+      } finally {
+        await runtime.close();
+        await app.close();
+        await closeRedis(redis);
+      }
     });
 
   return program;
+}
+
+/** SIGTERM/SIGINT: stop taking work, let in-flight work finish, exit within a bounded time. */
+function onShutdown(log: Logger, close: () => Promise<void>): void {
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down');
+    const forced = setTimeout(() => {
+      log.warn('shutdown took over 20 s; exiting anyway');
+      process.exit(1);
+    }, 20_000);
+    forced.unref();
+    try {
+      await close();
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'error while shutting down');
+    }
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 export async function main(argv: string[]): Promise<void> {

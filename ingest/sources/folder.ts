@@ -18,7 +18,7 @@ export interface Listing {
   ignored: { path: string; reason: string }[];
 }
 
-const SIDECAR_EXT = ['.bib', '.yaml', '.yml'];
+export const SIDECAR_EXT = ['.bib', '.yaml', '.yml'];
 const SKIP_DIRS = new Set(['node_modules', '.git', '.svn', '__pycache__']);
 
 /** Lists documents under `target` (a file or a folder inside `root`). Symlinks are not followed. */

@@ -23,3 +23,30 @@ export async function closeRedis(redis: Redis): Promise<void> {
     redis.disconnect();
   }
 }
+
+/** BullMQ connection options from a redis:// URL (BullMQ opens and closes its own connections). */
+export function bullConnection(url: string): { host: string; port: number; username?: string; password?: string; db?: number; tls?: object; maxRetriesPerRequest: null } {
+  const u = new URL(url);
+  return {
+    host: u.hostname || '127.0.0.1',
+    port: Number(u.port || 6379),
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : undefined,
+    tls: u.protocol === 'rediss:' ? {} : undefined,
+    maxRetriesPerRequest: null,
+  };
+}
+
+/** A connection if Redis answers within the timeout, else undefined (callers degrade and say so). */
+export async function tryConnectRedis(url: string, timeoutMs = 2000): Promise<Redis | undefined> {
+  const redis = connectRedis(url);
+  redis.on('error', () => undefined);
+  const ok = await Promise.race([
+    redis.ping().then(() => true, () => false),
+    new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref()),
+  ]);
+  if (ok) return redis;
+  redis.disconnect();
+  return undefined;
+}

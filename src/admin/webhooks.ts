@@ -1,0 +1,117 @@
+// POST /hooks/wiki/<source-id>: GitHub (push, gollum; X-Hub-Signature-256), GitLab (push, wiki
+// page; X-Gitlab-Token) and a generic signed JSON body ({changed, deleted}; X-Labbot-Signature).
+// Signatures are checked over the raw body before anything is parsed; each delivery is accepted
+// once (Redis SET NX), so a replayed or retried delivery enqueues nothing.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import express, { type Request, type Response } from 'express';
+import type { Queue } from 'bullmq';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { SourceConfig } from '../config.ts';
+import { enqueueSync } from '../queue/jobs.ts';
+import { safeRelativePath } from '../queue/sync-source.ts';
+import type { Redis } from '../store/redis.ts';
+
+export interface WebhookDeps {
+  sources: SourceConfig[];
+  queue: Queue;
+  redis: Redis;
+  ns: string;
+  maxBodyKb: number;
+  log: Logger;
+}
+
+const safeEqual = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+export function verifyHmac(secret: string, body: Buffer, header: string | undefined): boolean {
+  if (!header || !header.startsWith('sha256=')) return false;
+  const expected = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  return safeEqual(expected, header.trim());
+}
+
+const genericBody = z
+  .object({
+    changed: z.array(z.string()).max(10_000).default([]),
+    deleted: z.array(z.string()).max(10_000).default([]),
+  })
+  .strict();
+
+type Verdict =
+  | { ok: false; status: number; error: string }
+  | { ok: true; kind: 'github' | 'gitlab' | 'generic'; event: string; delivery: string; sync: boolean; changed?: string[]; deleted?: string[] };
+
+/** Pure: decides what a delivery means from its headers and raw body. */
+export function judgeDelivery(source: SourceConfig, headers: Record<string, string | undefined>, body: Buffer): Verdict {
+  const secret = source.secret;
+  if (!secret) return { ok: false, status: 403, error: `webhooks are off for source "${source.id}": set a secret in its config` };
+  const bodyId = createHash('sha256').update(body).digest('hex');
+  if (headers['x-github-event']) {
+    if (!verifyHmac(secret, body, headers['x-hub-signature-256'])) return { ok: false, status: 401, error: 'bad or missing X-Hub-Signature-256' };
+    const event = headers['x-github-event'];
+    return { ok: true, kind: 'github', event, delivery: headers['x-github-delivery'] ?? bodyId, sync: event === 'push' || event === 'gollum' };
+  }
+  if (headers['x-gitlab-event']) {
+    const token = headers['x-gitlab-token'];
+    if (!token || !safeEqual(token, secret)) return { ok: false, status: 401, error: 'bad or missing X-Gitlab-Token' };
+    const event = headers['x-gitlab-event'];
+    return { ok: true, kind: 'gitlab', event, delivery: headers['x-gitlab-event-uuid'] ?? bodyId, sync: event === 'Push Hook' || event === 'Wiki Page Hook' };
+  }
+  if (!verifyHmac(secret, body, headers['x-labbot-signature'])) return { ok: false, status: 401, error: 'bad or missing X-Labbot-Signature' };
+  let parsed: z.infer<typeof genericBody>;
+  try {
+    const r = genericBody.safeParse(JSON.parse(body.toString('utf8')));
+    if (!r.success) return { ok: false, status: 400, error: `body must be {"changed": [paths], "deleted": [paths]}: ${r.error.issues[0]?.message}` };
+    parsed = r.data;
+  } catch {
+    return { ok: false, status: 400, error: 'body is not JSON' };
+  }
+  const bad = [...parsed.changed, ...parsed.deleted].find((p) => safeRelativePath(p) === undefined);
+  if (bad !== undefined) return { ok: false, status: 400, error: `path ${JSON.stringify(bad.slice(0, 200))} is not a relative path inside the source` };
+  return { ok: true, kind: 'generic', event: 'change', delivery: headers['x-labbot-delivery'] ?? bodyId, sync: true, changed: parsed.changed, deleted: parsed.deleted };
+}
+
+export function webhookRouter(deps: WebhookDeps): express.Router {
+  const router = express.Router();
+  router.post(
+    '/hooks/wiki/:source',
+    express.raw({ type: () => true, limit: `${deps.maxBodyKb}kb` }),
+    async (req: Request<{ source: string }>, res: Response) => {
+      const source = deps.sources.find((s) => s.id === req.params.source);
+      if (!source) {
+        res.status(404).json({ error: `no source "${String(req.params.source).slice(0, 100)}"` });
+        return;
+      }
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+      const verdict = judgeDelivery(source, headers, body);
+      if (!verdict.ok) {
+        deps.log.warn({ source: source.id, status: verdict.status, error: verdict.error }, 'webhook refused');
+        res.status(verdict.status).json({ error: verdict.error });
+        return;
+      }
+      if (!verdict.sync) {
+        res.status(202).json({ ignored: `event ${verdict.event} does not change pages` });
+        return;
+      }
+      const first = await deps.redis.set(`${deps.ns}:delivery:${source.id}:${verdict.delivery}`, '1', 'EX', 86_400, 'NX');
+      if (first !== 'OK') {
+        res.status(200).json({ duplicate: true, delivery: verdict.delivery });
+        return;
+      }
+      // Git sources always diff commits (the payload is only a trigger); folders can take paths.
+      const paths = source.type === 'folder' && verdict.kind === 'generic' && (verdict.changed?.length || verdict.deleted?.length);
+      const job = await enqueueSync(
+        deps.queue,
+        { source: source.id, reason: `${verdict.kind} webhook`, ...(paths ? { changed: verdict.changed, deleted: verdict.deleted } : {}) },
+        verdict.delivery,
+      );
+      deps.log.info({ source: source.id, kind: verdict.kind, event: verdict.event, job }, 'webhook accepted');
+      res.status(202).json({ queued: job, delivery: verdict.delivery });
+    },
+  );
+  return router;
+}

@@ -1,0 +1,76 @@
+// Following a sync from the outside (CLI `reindex`, Slack `/labbot reindex`): wait for the
+// sync-source job, then for the document jobs it enqueued, reporting progress as they finish.
+import type { Job, Queue } from 'bullmq';
+import type { SyncResult } from './sync-source.ts';
+
+export interface SyncOutcome {
+  source: string;
+  mode?: SyncResult['mode'];
+  commit?: string;
+  unchanged: number;
+  done: number;
+  total: number;
+  failed: { job: string; reason: string }[];
+  error?: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function settled(job: Job | undefined): Promise<'done' | 'failed' | 'pending'> {
+  if (!job) return 'done'; // collapsed into another job, or already trimmed after completing
+  const state = await job.getState();
+  if (state === 'completed') return 'done';
+  if (state === 'failed') return 'failed';
+  return 'pending';
+}
+
+export async function followSync(
+  queue: Queue,
+  syncJobId: string,
+  source: string,
+  onUpdate: (o: SyncOutcome) => void = () => undefined,
+  opts: { pollMs?: number; timeoutMs?: number } = {},
+): Promise<SyncOutcome> {
+  const pollMs = opts.pollMs ?? 250;
+  const deadline = Date.now() + (opts.timeoutMs ?? 30 * 60_000);
+  const outcome: SyncOutcome = { source, unchanged: 0, done: 0, total: 0, failed: [] };
+  let sync: Job | undefined;
+  for (;;) {
+    sync = await queue.getJob(syncJobId);
+    const state = await settled(sync);
+    if (state === 'failed') return { ...outcome, error: sync?.failedReason ?? 'sync failed' };
+    if (state === 'done') break;
+    if (Date.now() > deadline) return { ...outcome, error: 'timed out waiting for the sync job' };
+    await sleep(pollMs);
+  }
+  const result = sync?.returnvalue as SyncResult | undefined;
+  if (!result) return outcome;
+  Object.assign(outcome, { mode: result.mode, commit: result.commit, unchanged: result.unchanged, total: result.jobIds.length });
+  onUpdate({ ...outcome });
+  let pending = [...new Set(result.jobIds)];
+  while (pending.length) {
+    const still: string[] = [];
+    for (const id of pending) {
+      const job = await queue.getJob(id);
+      const state = await settled(job);
+      if (state === 'pending') still.push(id);
+      else {
+        outcome.done += 1;
+        if (state === 'failed') outcome.failed.push({ job: id, reason: job?.failedReason ?? 'failed' });
+      }
+    }
+    if (still.length !== pending.length) onUpdate({ ...outcome, failed: [...outcome.failed] });
+    pending = still;
+    if (!pending.length) break;
+    if (Date.now() > deadline) return { ...outcome, error: `timed out with ${pending.length} jobs still running` };
+    await sleep(pollMs);
+  }
+  return outcome;
+}
+
+export function describeOutcome(o: SyncOutcome): string {
+  if (o.error) return `${o.source}: sync failed: ${o.error}`;
+  const changed = o.total === 0 ? 'nothing changed' : `${o.done - o.failed.length}/${o.total} changed documents done`;
+  const failed = o.failed.length ? `; ${o.failed.length} failed: ${o.failed.slice(0, 5).map((f) => f.reason).join('; ')}` : '';
+  return `${o.source}: ${changed}, ${o.unchanged} unchanged${o.commit ? ` (at ${o.commit.slice(0, 8)})` : ''}${failed}`;
+}

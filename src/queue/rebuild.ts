@@ -1,0 +1,70 @@
+// Blue/green rebuild: index every source into a new physical index beside the live one, check it,
+// then point the alias at it (one Redis SET) and drop the old one. Questions keep being answered
+// from the old index until the switch.
+import type { Job } from 'bullmq';
+import { ingest } from '../../ingest/pipeline.ts';
+import { updateClone } from '../../ingest/sources/git.ts';
+import type { App } from '../app.ts';
+import type { RebuildData } from './jobs.ts';
+
+export interface RebuildResult {
+  from: string;
+  to: string;
+  documents: number;
+  chunks: number;
+  embedded: number;
+}
+
+export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Promise<RebuildResult> {
+  const from = app.base;
+  const to = `${app.config.collection}-v${Date.now().toString(36)}`;
+  app.log.info({ from, to, reason: data.reason }, 'rebuilding the index beside the live one');
+  const next = await app.openIndex(to);
+  let embedded = 0;
+  const commits = new Map<string, string>();
+  try {
+    const sources = app.config.sources;
+    for (const [i, source] of sources.entries()) {
+      if (source.type === 'git') commits.set(source.id, await updateClone(source));
+      const summary = await ingest(
+        { sourceId: source.id, root: source.path, kind: source.kind, access: source.access },
+        app.ingestSettings,
+        app.ingestDeps(next, (e) => {
+          if (e.phase === 'file' && job) void job.updateProgress({ source: source.id, sources: sources.length, at: i + 1, files: e.done, total: e.total }).catch(() => undefined);
+        }),
+      );
+      embedded += summary.chunks.embedded;
+      for (const o of [...summary.failed, ...summary.skipped]) {
+        await next.records?.setProblem(source.id, o.path, { status: o.status === 'failed' ? 'failed' : 'skipped', reason: o.reason ?? '' });
+      }
+    }
+    await check(app, next);
+  } catch (err) {
+    // The live index is untouched; the half-built one is dropped.
+    await next.store.dropAll().catch(() => undefined);
+    await next.records?.drop().catch(() => undefined);
+    throw err;
+  }
+  for (const [id, commit] of commits) await next.records?.setSourceState(id, { commit, lastSyncAt: new Date().toISOString() });
+  const stats = next.catalog.stats();
+  const old = await app.openIndex(from);
+  await app.switchTo(next, true);
+  await old.store.dropAll();
+  await old.records?.drop();
+  app.log.info({ from, to, documents: stats.documents, chunks: stats.chunks }, 'switched to the rebuilt index');
+  return { from, to, documents: stats.documents, chunks: stats.chunks, embedded };
+}
+
+/** The new index must hold documents if the old one did, and answer a query with its own chunk. */
+async function check(app: App, next: Awaited<ReturnType<App['openIndex']>>): Promise<void> {
+  const stats = next.catalog.stats();
+  const before = app.catalog.stats().documents;
+  if (stats.documents === 0 && before > 0) throw new Error(`the rebuilt index holds no documents (the live one has ${before}); keeping the live one`);
+  const sample = next.catalog.docs().next().value;
+  if (!sample) return;
+  const chunk = next.catalog.chunk(sample.chunkIds[0]);
+  if (!chunk) throw new Error('the rebuilt index lost a chunk text');
+  const vector = await app.embeddings.embedQuery(chunk.text);
+  const hits = await next.store.query(sample.access, vector, 5);
+  if (!hits.some((h) => h.id === chunk.id)) throw new Error(`sample query on the rebuilt index did not find chunk ${chunk.id}; keeping the live one`);
+}

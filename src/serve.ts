@@ -1,0 +1,86 @@
+// `labbot serve`: the ask API, webhooks, (later) Slack and the dashboard on one port, plus a
+// queue worker unless LABBOT_WORKER=off. Returned as a handle so tests run it in-process.
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import type express from 'express';
+import { updateClone } from '../ingest/sources/git.ts';
+import { createHttpApp, listen } from './admin/server.ts';
+import { webhookRouter } from './admin/webhooks.ts';
+import { openApp, type App } from './app.ts';
+import type { Config, SourceConfig } from './config.ts';
+import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
+import { startQueueRuntime, type QueueRuntime } from './queue/runtime.ts';
+import { closeRedis, tryConnectRedis, type Redis } from './store/redis.ts';
+
+export interface Running {
+  app: App;
+  url: string;
+  server: Server;
+  queue: QueueRuntime | undefined;
+  redis: Redis | undefined;
+  close(): Promise<void>;
+}
+
+/** First run for a source: index it in-process (batched, fast) so the first answer has material. */
+async function initialIngest(app: App, source: SourceConfig): Promise<void> {
+  const commit = source.type === 'git' ? await updateClone(source) : undefined;
+  const s = await app.ingestSource(source);
+  await app.records?.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
+  for (const o of [...s.failed, ...s.skipped]) {
+    const rel = o.path.startsWith(source.path) ? o.path.slice(source.path.length + 1) : o.path;
+    await app.records?.setProblem(source.id, rel, { status: o.status === 'failed' ? 'failed' : 'skipped', reason: o.reason ?? '' });
+  }
+  app.log.info({ source: s.source, ...s.documents, chunks: s.chunks.written, skipped: s.skipped.length, failed: s.failed.length }, 'source indexed');
+  for (const f of s.failed) app.log.warn({ file: f.path, reason: f.reason }, 'file failed to index');
+}
+
+export interface ServeOptions {
+  /** Extra routers (Slack, dashboard) built from the running app. */
+  routers?: (ctx: { app: App; queue: QueueRuntime | undefined; redis: Redis | undefined }) => Promise<express.Router[]>;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+}
+
+export async function startServe(config: Config, log: Logger, opts: ServeOptions = {}): Promise<Running> {
+  const redis = await tryConnectRedis(config.redisUrl);
+  if (!redis) log.warn({ redis: config.redisUrl }, 'Redis is not reachable: no queue, webhooks or wiki freshness; sources are indexed once at start');
+  const app = await openApp(config, log, { redis });
+  const stored = await app.store.storedVersion();
+  const versionChanged = stored !== undefined && stored !== app.version;
+
+  const queue = redis ? await startQueueRuntime(app, { worker: config.workerInServe, ...opts }) : undefined;
+  if (versionChanged) {
+    if (queue) {
+      await enqueueRebuild(queue.queue, { reason: `index version ${stored} -> ${app.version}` });
+      log.warn({ stored, configured: app.version }, 'settings changed the index version: a blue/green rebuild is queued; the old index answers until it is done');
+    } else log.error({ stored, configured: app.version }, 'settings changed the index version: run `labbot ingest --rebuild`');
+  } else {
+    for (const source of config.sources) {
+      const indexed = app.catalog.stats().bySource[source.id]?.documents ?? 0;
+      if (indexed === 0 || !queue) await initialIngest(app, source).catch((err: Error) => log.error({ source: source.id, err: err.message }, 'source could not be indexed'));
+      // Catch up with whatever changed while we were down.
+      else await enqueueSync(queue.queue, { source: source.id, reason: 'start-up' });
+    }
+  }
+
+  const routers: express.Router[] = [];
+  if (queue && redis) routers.push(webhookRouter({ sources: config.sources, queue: queue.queue, redis, ns: app.ns, maxBodyKb: config.queue.webhookMaxKb, log }));
+  if (opts.routers) routers.push(...(await opts.routers({ app, queue, redis })));
+  const server = await listen(createHttpApp(app, { routers }), config.port, config.host);
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  return {
+    app,
+    url,
+    server,
+    queue,
+    redis,
+    async close() {
+      await new Promise<void>((r) => server.close(() => r()));
+      await queue?.close();
+      await app.close();
+      if (redis) await closeRedis(redis);
+    },
+  };
+}

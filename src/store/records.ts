@@ -1,0 +1,139 @@
+// The shared record of what is indexed, in Redis: per document its content hash, chunk ids and
+// chunk hashes, when and with which index version it was indexed; per source its last sync. Every
+// worker on every machine reads and writes this, so no process relies on its own memory to know
+// what a sync must change.
+import type { IndexedDoc, IndexLookup } from '../../ingest/pipeline.ts';
+import type { Chunk, LabDocument } from '../types.ts';
+import type { Redis } from './redis.ts';
+
+export interface DocRecord extends IndexedDoc {
+  title: string;
+  indexedAt: string;
+  version: string;
+}
+
+export interface SourceState {
+  lastSyncAt?: string;
+  /** Last commit indexed (git sources). */
+  commit?: string;
+  lastError?: string;
+}
+
+/** A file that could not be indexed (or was skipped), with the reason, until it indexes cleanly. */
+export interface FileProblem {
+  path: string;
+  status: 'skipped' | 'failed';
+  reason: string;
+  at: string;
+}
+
+export interface RecordStore extends IndexLookup {
+  readonly base: string;
+  put(doc: LabDocument, chunks: Chunk[]): Promise<void>;
+  remove(doc: IndexedDoc): Promise<void>;
+  count(): Promise<number>;
+  sourceState(source: string): Promise<SourceState>;
+  setSourceState(source: string, patch: SourceState): Promise<void>;
+  setProblem(source: string, path: string, problem: Omit<FileProblem, 'path' | 'at'> | undefined): Promise<void>;
+  problems(source: string): Promise<FileProblem[]>;
+  /** Drops every record of this index (after a blue/green switch away from it). */
+  drop(): Promise<void>;
+}
+
+const SEP = '\u0000';
+
+/** `ns` isolates one labbot installation (and each test); `base` is one physical index. */
+export function createRecordStore(redis: Redis, ns: string, base: string, version: string): RecordStore {
+  const k = (s: string) => `${ns}:idx:${base}:${s}`;
+  const srcKey = (source: string) => k(`src:${source}`);
+  const parse = (json: string | null | undefined): DocRecord | undefined => (json ? (JSON.parse(json) as DocRecord) : undefined);
+
+  async function atPath(source: string, p: string): Promise<DocRecord | undefined> {
+    return parse(await redis.hget(srcKey(source), p));
+  }
+  async function byId(id: string): Promise<DocRecord | undefined> {
+    const where = await redis.hget(k('ids'), id);
+    if (!where) return undefined;
+    const [source, p] = where.split(SEP);
+    const rec = await atPath(source, p);
+    return rec?.id === id ? rec : undefined;
+  }
+
+  return {
+    base,
+    atPath,
+    byId,
+    async bySource(source) {
+      const all = await redis.hgetall(srcKey(source));
+      return Object.values(all).map((j) => JSON.parse(j) as DocRecord);
+    },
+    async put(doc, chunks) {
+      const rec: DocRecord = {
+        id: doc.id,
+        source: doc.source,
+        path: doc.path,
+        access: doc.access,
+        kind: doc.kind,
+        title: doc.title,
+        contentHash: doc.contentHash,
+        chunkIds: chunks.map((c) => c.id),
+        chunkHashes: chunks.map((c) => c.hash),
+        indexedAt: new Date().toISOString(),
+        version,
+      };
+      const before = await redis.hget(k('ids'), doc.id);
+      const tx = redis.multi();
+      // A renamed page keeping its id: its old path no longer holds it.
+      if (before && before !== `${doc.source}${SEP}${doc.path}`) {
+        const [s, p] = before.split(SEP);
+        tx.hdel(srcKey(s), p);
+      }
+      tx.hset(srcKey(doc.source), doc.path, JSON.stringify(rec));
+      tx.hset(k('ids'), doc.id, `${doc.source}${SEP}${doc.path}`);
+      tx.sadd(k('sources'), doc.source);
+      await tx.exec();
+    },
+    async remove(doc) {
+      const current = await atPath(doc.source, doc.path);
+      const tx = redis.multi();
+      if (current?.id === doc.id) tx.hdel(srcKey(doc.source), doc.path);
+      if ((await redis.hget(k('ids'), doc.id)) === `${doc.source}${SEP}${doc.path}`) tx.hdel(k('ids'), doc.id);
+      await tx.exec();
+    },
+    count: () => redis.hlen(k('ids')),
+    async sourceState(source) {
+      const raw = await redis.hgetall(k(`state:${source}`));
+      return {
+        lastSyncAt: raw.lastSyncAt,
+        commit: raw.commit,
+        lastError: raw.lastError || undefined,
+      };
+    },
+    async setSourceState(source, patch) {
+      const fields: Record<string, string> = {};
+      if (patch.lastSyncAt !== undefined) fields.lastSyncAt = patch.lastSyncAt;
+      if (patch.commit !== undefined) fields.commit = patch.commit;
+      if (patch.lastError !== undefined) fields.lastError = patch.lastError;
+      if (Object.keys(fields).length) await redis.multi().hset(k(`state:${source}`), fields).sadd(k('sources'), source).exec();
+    },
+    async setProblem(source, p, problem) {
+      if (problem) await redis.hset(k(`problems:${source}`), p, JSON.stringify({ ...problem, path: p, at: new Date().toISOString() }));
+      else await redis.hdel(k(`problems:${source}`), p);
+    },
+    async problems(source) {
+      return Object.values(await redis.hgetall(k(`problems:${source}`))).map((j) => JSON.parse(j) as FileProblem);
+    },
+    async drop() {
+      const sources = await redis.smembers(k('sources'));
+      const keys = [k('ids'), k('sources'), ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)])];
+      await redis.del(...keys);
+    },
+  };
+}
+
+/** The Redis key naming the live physical index (blue/green alias). */
+export const aliasKey = (ns: string) => `${ns}:live`;
+
+export async function liveBase(redis: Redis, ns: string): Promise<string | undefined> {
+  return (await redis.get(aliasKey(ns))) ?? undefined;
+}

@@ -294,6 +294,9 @@ async function prepare(
   // Front matter (inside parsed.meta for Markdown) beats sidecars; sidecars beat PDF info dictionaries.
   const meta = parsed.format === 'markdown' ? mergeMeta(parsed.meta, ...sidecarMeta) : mergeMeta(...sidecarMeta, parsed.meta);
 
+  if (parsed.meta.unreadableFrontMatter) {
+    throw new FileError(`front matter is not valid YAML (${parsed.meta.unreadableFrontMatter}); not indexed, since its access group cannot be known`);
+  }
   const invalidAccess = parsed.meta.invalidAccess ?? sidecarMeta.find((m) => m.invalidAccess)?.invalidAccess;
   if (invalidAccess) {
     throw new FileError(`access ${invalidAccess} is not a valid group name; not indexed, so it cannot leak into the wrong channel`);

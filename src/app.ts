@@ -14,7 +14,7 @@ import { createCatalog, type Catalog } from './search/catalog.ts';
 import { createHttpReranker, createOfflineReranker, type Reranker } from './search/rerank.ts';
 import { retrieve, type RetrievalResult } from './search/retrieve.ts';
 import { startChromaServer, waitForHeartbeat, type ChromaServer } from './store/chroma-server.ts';
-import { openChromaStore, type VectorStore } from './store/chroma-store.ts';
+import { ChromaUnavailableError, openChromaStore, type VectorStore } from './store/chroma-store.ts';
 import { describeIndexVersion, indexVersion } from './store/index-version.ts';
 import { createEmbeddingCache } from './store/embedding-cache.ts';
 import { openIndexEvents, type IndexEvent, type IndexEvents } from './store/index-events.ts';
@@ -60,9 +60,17 @@ export interface App {
   /** Makes `base` the live index here, and for every process when `publish` is set. */
   switchTo(handle: IndexHandle, publish: boolean): Promise<void>;
   ingestSettings: { chunking: Config['chunking']; maxFileBytes: number; embedBatch: number; defaultAccess: string };
+  /** Called after every ask (metrics); errors are passed too. */
+  onAsked(listener: (e: AskedEvent) => void): void;
   /** Drops every collection of this index (used before a full rebuild). */
   reset(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface AskedEvent {
+  result?: AskResult;
+  error?: Error;
+  totalMs: number;
 }
 
 /** Shared by every process using the same data dir, so a CLI run next to `serve` reuses its Chroma. */
@@ -191,6 +199,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     },
   });
   const chat = await createChatModel(config);
+  const askListeners: ((e: AskedEvent) => void)[] = [];
   const reranker = config.rerank
     ? createHttpReranker({
         ...config.rerank,
@@ -209,7 +218,14 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
       config.retrieval,
       {
         catalog: live.catalog,
-        dense: (group, vector, n) => live.store.query(group, vector, n),
+        // An outage must reach the user ("index unavailable"); any other dense failure (a
+        // collection built with other vector dimensions, mid-switch) leaves lexical retrieval.
+        dense: (group, vector, n) =>
+          live.store.query(group, vector, n).catch((err: Error) => {
+            if (err instanceof ChromaUnavailableError) throw err;
+            log.warn({ group, err: err.message }, 'dense search failed; answering from lexical retrieval');
+            return [];
+          }),
         embedQuery: (q) => embeddings.embedQuery(q),
         reranker,
         onDenseError: (err) => log.warn({ err: err.message }, 'query embedding failed; answering from lexical retrieval only'),
@@ -261,17 +277,27 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     versionDescription: describeIndexVersion(versionInput),
     chromaUrl: chroma.url,
     retrieve: doRetrieve,
-    ask: (question, o = {}) =>
-      answerQuestion(
-        question,
-        {
-          retrieve: (q) => doRetrieve(q, groupsForChannel(config.access, o.channel, o.user), o.k),
-          chat,
-          modelName: describeModel(config),
-          log,
-        },
-        o.history,
-      ),
+    ask: async (question, o = {}) => {
+      const t0 = performance.now();
+      try {
+        const result = await answerQuestion(
+          question,
+          {
+            retrieve: (q) => doRetrieve(q, groupsForChannel(config.access, o.channel, o.user), o.k),
+            chat,
+            modelName: describeModel(config),
+            log,
+          },
+          o.history,
+        );
+        for (const l of askListeners) l({ result, totalMs: performance.now() - t0 });
+        return result;
+      } catch (err) {
+        for (const l of askListeners) l({ error: err as Error, totalMs: performance.now() - t0 });
+        throw err;
+      }
+    },
+    onAsked: (l) => void askListeners.push(l),
     ingest: runIngest,
     ingestSource: (source, onProgress) =>
       runIngest({ sourceId: source.id, root: source.path, kind: source.kind, access: source.access }, onProgress),

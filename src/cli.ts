@@ -243,10 +243,9 @@ export function buildProgram(): Command {
     .action(async () => {
       const { config, log } = setup();
       const running = await startServe(config, log);
-      log.info(
-        { url: running.url, worker: Boolean(running.queue?.worker) },
-        'labbot is serving POST /api/ask, GET /healthz and POST /hooks/wiki/<source>; Slack is not configured',
-      );
+      const slack = running.slack ? `Slack over ${running.slack.mode === 'socket' ? 'Socket Mode' : `${running.url}/slack/events`}` : 'Slack is not configured (no SLACK_BOT_TOKEN)';
+      const admin = running.dashboardRefused ? 'no dashboard' : `dashboard ${running.url}/admin${config.adminToken ? '' : ' (no LABBOT_ADMIN_TOKEN: this machine only)'}`;
+      log.info({ url: running.url, worker: Boolean(running.queue?.worker) }, `labbot is serving: POST /api/ask, /hooks/wiki/<source>, ${admin}; ${slack}`);
       onShutdown(log, () => running.close());
     });
 

@@ -95,8 +95,10 @@ const fileSchema = z
         keepCompleted: z.number().int().min(0).default(500),
         keepFailed: z.number().int().min(0).default(5000),
         webhookMaxKb: z.number().int().min(1).max(10_240).default(1024),
+        // A job whose worker died is retried after its lock expires (stalled-job check every half).
+        lockMs: z.number().int().min(1000).max(600_000).default(30_000),
       })
-      .default({ concurrency: 2, attempts: 5, backoffMs: 1000, keepCompleted: 500, keepFailed: 5000, webhookMaxKb: 1024 }),
+      .default({ concurrency: 2, attempts: 5, backoffMs: 1000, keepCompleted: 500, keepFailed: 5000, webhookMaxKb: 1024, lockMs: 30_000 }),
     /** Slack user ids allowed to run admin slash commands (`/labbot reindex`). */
     admins: z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'a Slack user id looks like U012ABCDEF')).default([]),
   })

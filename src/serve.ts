@@ -1,5 +1,6 @@
-// `labbot serve`: the ask API, webhooks, (later) Slack and the dashboard on one port, plus a
-// queue worker unless LABBOT_WORKER=off. Returned as a handle so tests run it in-process.
+// `labbot serve`: the ask API, webhooks, Slack (Events API on /slack/events, or Socket Mode), the
+// admin dashboard, /readyz and /metrics on one port, plus a queue worker unless LABBOT_WORKER=off.
+// Returned as a handle so tests run it in-process.
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type express from 'express';
@@ -11,6 +12,12 @@ import type { Config, SourceConfig } from './config.ts';
 import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { startQueueRuntime, type QueueRuntime } from './queue/runtime.ts';
 import { closeRedis, tryConnectRedis, type Redis } from './store/redis.ts';
+import { createAdminRouter, dashboardStartCheck } from './admin/dashboard.ts';
+import { createMetrics, type Metrics } from './admin/metrics.ts';
+import { createSlackBot, type SlackBot } from './slack/bot.ts';
+import { createBackgroundReindexer } from './slack/reindexer.ts';
+import { createQueueReindexer } from './queue/reindexer.ts';
+import { createActivityStore, type ActivityStore } from './store/activity.ts';
 
 export interface Running {
   app: App;
@@ -18,6 +25,11 @@ export interface Running {
   server: Server;
   queue: QueueRuntime | undefined;
   redis: Redis | undefined;
+  metrics: Metrics;
+  activity: ActivityStore | undefined;
+  slack: SlackBot | undefined;
+  /** Why the dashboard is not served, if it is not. */
+  dashboardRefused: string | undefined;
   close(): Promise<void>;
 }
 
@@ -65,8 +77,29 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
 
   const routers: express.Router[] = [];
   if (queue && redis) routers.push(webhookRouter({ sources: config.sources, queue: queue.queue, redis, ns: app.ns, maxBodyKb: config.queue.webhookMaxKb, log }));
+  const metrics = createMetrics({ app, queue: queue?.queue, worker: queue?.worker });
+  const activity = redis ? createActivityStore(redis, `${app.ns}:`) : undefined;
+
+  let slack: SlackBot | undefined;
+  if (config.slack && redis && activity) {
+    const reindexer = queue ? createQueueReindexer(app, queue.queue) : createBackgroundReindexer(app);
+    slack = await createSlackBot({ app, config, redis, activity, reindexer, log, keyPrefix: `${app.ns}:` });
+    if (slack.router) routers.push(slack.router);
+  } else if (config.slack) {
+    log.error('Slack is configured but Redis is not reachable: the bot needs Redis to answer each event once; Slack is off');
+  }
+
+  const dashboardRefused = dashboardStartCheck(config);
+  if (dashboardRefused) {
+    log.error(dashboardRefused);
+    // /readyz and /metrics are still wanted by orchestrators when the dashboard is refused.
+    routers.push(metrics.router);
+  } else {
+    routers.push(await createAdminRouter({ app, queue: queue?.queue, redis, activity, metrics, log }));
+  }
   if (opts.routers) routers.push(...(await opts.routers({ app, queue, redis })));
-  const server = await listen(createHttpApp(app, { routers }), config.port, config.host);
+  const server = await listen(createHttpApp(app, { routers, activity }), config.port, config.host);
+  await slack?.start();
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host}:${port}`;
@@ -76,8 +109,17 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
     server,
     queue,
     redis,
+    metrics,
+    activity,
+    slack,
+    dashboardRefused,
     async close() {
-      await new Promise<void>((r) => server.close(() => r()));
+      // Stop taking events first, then let in-flight jobs finish or be released.
+      await slack?.stop().catch(() => undefined);
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      await closed;
+      await metrics.close();
       await queue?.close();
       await app.close();
       if (redis) await closeRedis(redis);

@@ -18,6 +18,8 @@ export interface DocMeta {
   language?: string;
   /** An `access:` value that is not a valid group name: the document must not be indexed at all. */
   invalidAccess?: string;
+  /** Front matter that could not be read: its access group is unknown, so it must not be indexed. */
+  unreadableFrontMatter?: string;
 }
 
 /** A structural unit of a parsed file. Parsers emit these; chunkers consume them. */

@@ -73,9 +73,10 @@ describe('Markdown front matter', () => {
     expect(r.warnings.join('\n')).toMatch(/unknown kind "poster"/);
   });
 
-  it('survives broken YAML: warning, body still parsed, no front matter text in blocks', () => {
+  it('survives broken YAML: warning, flagged unreadable, body still parsed, no front matter text in blocks', () => {
     const r = parseMarkdown('---\ntitle: [unclosed\nauthors: : :\n---\n# Heading\n\nBody text here.\n');
-    expect(r.meta).toEqual({});
+    expect(r.meta.title).toBeUndefined();
+    expect(r.meta.unreadableFrontMatter).toBeTruthy();
     expect(r.warnings[0]).toMatch(/front matter ignored/);
     expect(r.blocks).toEqual([
       { type: 'heading', level: 1, text: 'Heading' },

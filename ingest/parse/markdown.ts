@@ -199,8 +199,10 @@ function blocksFrom(tokens: Token[], out: Block[], warnings: string[], depth: nu
 /** Parse a Markdown document (already decoded). */
 export function parseMarkdown(text: string): ParsedFile {
   const fm = splitFrontMatter(text.replace(/^\uFEFF/, ''));
-  const { meta, warnings: metaWarnings } = normalizeMeta(fm.data);
+  const { meta: normalized, warnings: metaWarnings } = normalizeMeta(fm.data);
   const warnings = [...fm.warnings, ...metaWarnings.map((w) => `front matter ${w}`)];
+  const broken = fm.warnings.find((w) => w.startsWith('front matter ignored'));
+  const meta = broken ? { ...normalized, unreadableFrontMatter: broken.replace(/^front matter ignored: /, '') } : normalized;
 
   const deep = tooDeep(fm.body);
   if (deep) {

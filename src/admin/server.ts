@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { App } from '../app.ts';
 import { toAskJson } from '../answer/ask-json.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
+import type { ActivityStore } from '../store/activity.ts';
 
 const askBody = z.object({
   question: z.string().trim().min(1, 'question must not be empty').max(4000, 'question is over 4000 characters'),
@@ -19,6 +20,8 @@ export interface HttpMounts {
    * body), webhooks (HMAC over the raw body) and the dashboard parse their own bodies.
    */
   routers?: express.Router[];
+  /** Where /api/ask questions are recorded for the dashboard's activity view. */
+  activity?: ActivityStore;
 }
 
 export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Express {
@@ -38,8 +41,22 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
       return;
     }
     try {
+      const t0 = performance.now();
       const result = await app.ask(parsed.data.question, { channel: parsed.data.channel, k: parsed.data.k });
       res.json(toAskJson(result));
+      await mounts.activity
+        ?.recordQuestion({
+          source: 'api',
+          channel: parsed.data.channel,
+          question: parsed.data.question,
+          answer: result.answer,
+          refused: result.refused,
+          citations: result.citations.map((c) => ({ label: c.label, doc_id: c.doc_id, title: c.title })),
+          topScore: result.passages[0]?.score,
+          latencyMs: Math.round(performance.now() - t0),
+          model: result.model,
+        })
+        .catch((err: Error) => app.log.warn({ err: err.message }, 'could not record the question'));
     } catch (err) {
       if (err instanceof ChromaUnavailableError) {
         res.status(503).json({ error: 'The index is unavailable right now; try again shortly.' });

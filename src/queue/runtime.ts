@@ -27,8 +27,8 @@ export async function startQueueRuntime(
         prefix,
         concurrency: app.config.queue.concurrency,
         log: app.log,
-        lockDurationMs: opts.lockDurationMs,
-        stalledIntervalMs: opts.stalledIntervalMs,
+        lockDurationMs: opts.lockDurationMs ?? app.config.queue.lockMs,
+        stalledIntervalMs: opts.stalledIntervalMs ?? Math.max(500, Math.round(app.config.queue.lockMs / 2)),
       })
     : undefined;
   // Polling: one job scheduler per source (BullMQ 6 ignores `repeat` on add).

@@ -78,9 +78,18 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
     }
   }
 
-  async function collection(group: string, create: boolean): Promise<Collection | undefined> {
+  /**
+   * Writes, vector reads and queries need the collection's vectors to match our settings (strict);
+   * scanning texts, counting and deleting do not, so a process with new settings can still load
+   * the lexical index and serve while a blue/green rebuild runs.
+   */
+  async function collection(group: string, create: boolean, strict = true): Promise<Collection | undefined> {
     const hit = cache.get(group);
-    if (hit) return hit;
+    if (hit) {
+      const v = hit.metadata?.labbot_index_version;
+      if (strict && v !== undefined && v !== opts.version) throw versionError(String(v));
+      return hit;
+    }
     const name = nameOf(group);
     let col: Collection | undefined;
     if (create) {
@@ -98,9 +107,9 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
         throw err;
       }
     }
-    const stored = col.metadata?.labbot_index_version;
-    if (stored !== undefined && stored !== opts.version) throw versionError(String(stored));
     cache.set(group, col);
+    const stored = col.metadata?.labbot_index_version;
+    if (strict && stored !== undefined && stored !== opts.version) throw versionError(String(stored));
     return col;
   }
 
@@ -145,7 +154,7 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
     delete: (group, ids) =>
       guard(opts.url, async () => {
         if (ids.length === 0) return;
-        const col = await collection(group, false);
+        const col = await collection(group, false, false);
         if (!col) return;
         for (let i = 0; i < ids.length; i += MAX_UPSERT) await col.delete({ ids: ids.slice(i, i + MAX_UPSERT) });
       }),
@@ -175,7 +184,7 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
       }),
     scan: (group, onBatch, batchSize = 2000) =>
       guard(opts.url, async () => {
-        const col = await collection(group, false);
+        const col = await collection(group, false, false);
         if (!col) return;
         for (let offset = 0; ; offset += batchSize) {
           const res = await col.get({ limit: batchSize, offset, include: ['documents', 'metadatas'] });
@@ -190,7 +199,7 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
       }),
     count: (group) =>
       guard(opts.url, async () => {
-        const col = await collection(group, false);
+        const col = await collection(group, false, false);
         return col ? col.count() : 0;
       }),
     dropAll: () =>

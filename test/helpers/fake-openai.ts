@@ -18,6 +18,10 @@ export interface FakeOpenAI {
   rerankFavours: string;
   /** HTTP statuses to return before answering normally (e.g. [429, 500]). */
   failures: number[];
+  /** Delay before answering /embeddings (to catch a job in the middle). */
+  embedDelayMs: number;
+  /** Texts embedded by /embeddings so far (documents and queries). */
+  embedded: string[];
   close(): Promise<void>;
 }
 
@@ -34,6 +38,8 @@ export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promi
     reply: () => 'The answer is in the first passage [S1].',
     failures: [],
     rerankFavours: '',
+    embedDelayMs: 0,
+    embedded: [],
   };
   const server: Server = createServer(async (req, res) => {
     const body: Record<string, unknown> = await readBody(req).catch(() => ({}));
@@ -50,6 +56,8 @@ export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promi
     }
     if (req.method === 'POST' && url.endsWith('/embeddings')) {
       const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input)];
+      if (state.embedDelayMs) await new Promise((r) => setTimeout(r, state.embedDelayMs));
+      state.embedded.push(...input);
       const vectors = await embedder.embedDocuments(input);
       send(200, {
         object: 'list',

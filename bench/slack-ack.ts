@@ -1,0 +1,118 @@
+// How fast the Slack bot acks (HTTP response) and answers (chat.update seen by the fake Slack)
+// under a burst of 50 signed mentions: real Bolt, Redis and Chroma, offline models, sample corpus.
+// Run: npx tsx bench/slack-ack.ts [count]
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { openApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/log.ts';
+import { startChromaServer } from '../src/store/chroma-server.ts';
+import { startFakeSlack } from '../test/helpers/fake-slack.ts';
+import { SIGNING_SECRET, slackEnv, startTestBot } from '../test/helpers/slack-bot.ts';
+import { eventRequest, mentionEnvelope } from '../test/helpers/slack-request.ts';
+
+const COUNT = Number(process.argv[2] ?? 50);
+const QUESTIONS = [
+  'What antibody dilution is used for the Western blot primary antibody?',
+  'How long is the TRIzol incubation?',
+  'How do I book the confocal microscope?',
+  'Where is the -80 freezer rack for plasmids?',
+  'What did Okafor et al. find about USP7 under hypoxia?',
+];
+
+function pct(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+
+interface Sent {
+  status: number;
+  ms: number;
+  /** performance.timeOrigin + performance.now() at send: comparable across threads. */
+  sentAt: number;
+}
+
+// The load generator runs in a worker thread so its own fetch/JSON work does not sit on the bot's
+// event loop and inflate the ack times being measured. Plain JS (eval): tsx does not load in workers.
+const CLIENT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { url, requests } = workerData;
+Promise.all(requests.map(async (req) => {
+  const sentAt = performance.timeOrigin + performance.now();
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', headers: req.headers, body: req.body });
+  await res.text();
+  return { status: res.status, ms: performance.now() - t0, sentAt };
+})).then((out) => parentPort.postMessage(out));
+`;
+
+function burst(url: string, requests: { body: string; headers: Record<string, string> }[]): Promise<Sent[]> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(CLIENT, { eval: true, workerData: { url, requests } });
+    w.once('message', (m: Sent[]) => {
+      resolve(m);
+      void w.terminate();
+    });
+    w.once('error', reject);
+  });
+}
+
+async function main() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-bench-slack-'));
+  const chroma = await startChromaServer(path.join(dir, 'chroma'));
+  const fake = await startFakeSlack();
+  const configFile = path.join(dir, 'labbot.config.json');
+  writeFileSync(configFile, JSON.stringify({ sources: [{ id: 'lab', type: 'folder', path: path.resolve('examples/lab') }] }));
+  const config = loadConfig({
+    CHROMA_URL: chroma.url,
+    LABBOT_COLLECTION: `bench-slack-${process.pid}`,
+    LABBOT_DATA_DIR: path.join(dir, 'data'),
+    LABBOT_CONFIG: configFile,
+    LOG_LEVEL: 'silent',
+    ...slackEnv(fake.apiUrl),
+  });
+  const app = await openApp(config, createLogger('silent'));
+  await app.ingestSource(config.sources[0]);
+  const concurrency = process.env.BENCH_CONCURRENCY ? Number(process.env.BENCH_CONCURRENCY) : undefined;
+  const bot = await startTestBot(app, { concurrency });
+  try {
+    // A warm-up burst, so JIT and connection setup are not what is measured.
+    const warm = await burst(bot.url, Array.from({ length: COUNT }, (_, i) => eventRequest(SIGNING_SECRET, mentionEnvelope({ text: QUESTIONS[i % QUESTIONS.length], channel: `CW${i}` }))));
+    await Promise.all(warm.map((_, i) => fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === `CW${i}`), 120_000)));
+
+    const requests = Array.from({ length: COUNT }, (_, i) => eventRequest(SIGNING_SECRET, mentionEnvelope({ text: QUESTIONS[i % QUESTIONS.length], channel: `CB${i}` })));
+    const acks = await burst(bot.url, requests);
+    const bad = acks.filter((a) => a.status !== 200);
+    if (bad.length) throw new Error(`${bad.length} requests were not acked with 200`);
+    const abs = (at: number) => performance.timeOrigin + at;
+    const answers = await Promise.all(
+      Array.from({ length: COUNT }, (_, i) =>
+        fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === `CB${i}`), 120_000).then((c) => abs(c.at) - acks[i].sentAt),
+      ),
+    );
+    const ackMs = acks.map((a) => a.ms);
+    const placeholders = Array.from({ length: COUNT }, (_, i) => abs(fake.callsOf('chat.postMessage').find((c) => c.body.channel === `CB${i}`)!.at) - acks[i].sentAt);
+    const f = (n: number) => `${n.toFixed(1)} ms`;
+    console.log(`${COUNT} concurrent signed mentions (HTTP mode, offline models, examples/lab: ${app.catalog.chunkCount} chunks, answer concurrency ${concurrency ?? 'default'})`);
+    console.log(`  HTTP ack:          p50 ${f(pct(ackMs, 50))}  p99 ${f(pct(ackMs, 99))}  max ${f(Math.max(...ackMs))}`);
+    console.log(`  placeholder post:  p50 ${f(pct(placeholders, 50))}  p99 ${f(pct(placeholders, 99))}`);
+    console.log(`  final answer:      p50 ${f(pct(answers, 50))}  p99 ${f(pct(answers, 99))}  max ${f(Math.max(...answers))}`);
+    const dupes = fake.callsOf('chat.update').length - 2 * COUNT;
+    console.log(`  chat.update calls beyond one per mention: ${dupes}`);
+    const sample = fake.callsOf('chat.update').find((c) => c.body.channel === 'CB0')!;
+    if (process.env.SHOW_SAMPLE) console.log(JSON.stringify(sample.body.blocks, null, 2));
+  } finally {
+    await bot.close();
+    await app.close();
+    await fake.close();
+    await chroma.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

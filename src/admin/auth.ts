@@ -1,0 +1,227 @@
+// Authentication and CSRF protection for /admin.
+//
+// - LABBOT_ADMIN_TOKEN as `Authorization: Bearer <token>` (scripts), or the login form, which
+//   creates a random session id stored (hashed) in Redis with a TTL (in memory without Redis) and
+//   sets it as an HttpOnly, SameSite=Strict cookie. The token itself never goes into a cookie.
+// - Without a token the dashboard is only served when bound to a loopback address, and only to
+//   requests whose Host header is a loopback name (a DNS-rebinding page cannot reach it).
+// - State-changing requests from a browser session carry the session's CSRF token (hidden field
+//   `_csrf` or header `x-csrf-token`) and, when the browser sends one, a same-origin Origin.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Config } from '../config.ts';
+import type { Redis } from '../store/redis.ts';
+
+export const SESSION_COOKIE = 'labbot_admin';
+const SESSION_TTL_S = 8 * 3600;
+
+export interface Session {
+  id: string;
+  csrf: string;
+  createdAt: string;
+}
+
+export type AuthVia = 'bearer' | 'session' | 'local';
+
+export interface AuthState {
+  via: AuthVia;
+  session?: Session;
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+
+export function isLoopback(host: string): boolean {
+  const h = host.trim().toLowerCase();
+  return LOOPBACK_NAMES.has(h) || /^127(\.\d{1,3}){3}$/.test(h) || h.endsWith('.localhost');
+}
+
+/** Why the dashboard must not start with this config, or undefined when it may. */
+export function dashboardStartCheck(config: Pick<Config, 'adminToken' | 'host'>): string | undefined {
+  if (config.adminToken) return undefined;
+  if (isLoopback(config.host)) return undefined;
+  return (
+    `The admin dashboard refuses to start: labbot listens on ${config.host} (LABBOT_HOST) and LABBOT_ADMIN_TOKEN is not set, ` +
+    'so anyone who can reach this port could re-index or read every document. Set LABBOT_ADMIN_TOKEN (16+ random characters), ' +
+    'or bind to 127.0.0.1.'
+  );
+}
+
+/** Constant-time string comparison (lengths are hidden by hashing both sides first). */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}
+
+export interface SessionStore {
+  create(): Promise<Session>;
+  get(id: string): Promise<Session | undefined>;
+  destroy(id: string): Promise<void>;
+}
+
+const hashId = (id: string) => createHash('sha256').update(id).digest('hex');
+
+export function createSessionStore(redis: Redis | undefined, ns: string, ttlSeconds = SESSION_TTL_S): SessionStore {
+  const key = (id: string) => `${ns}:admin:session:${hashId(id)}`;
+  const memory = new Map<string, { session: Session; expires: number }>();
+  return {
+    async create() {
+      const session: Session = { id: randomBytes(32).toString('base64url'), csrf: randomBytes(32).toString('base64url'), createdAt: new Date().toISOString() };
+      if (redis) await redis.set(key(session.id), JSON.stringify({ csrf: session.csrf, createdAt: session.createdAt }), 'EX', ttlSeconds);
+      else {
+        const now = Date.now();
+        for (const [k, v] of memory) if (v.expires < now) memory.delete(k);
+        memory.set(hashId(session.id), { session, expires: now + ttlSeconds * 1000 });
+      }
+      return session;
+    },
+    async get(id) {
+      if (!/^[A-Za-z0-9_-]{20,100}$/.test(id)) return undefined;
+      if (redis) {
+        const raw = await redis.get(key(id));
+        if (!raw) return undefined;
+        const v = JSON.parse(raw) as { csrf: string; createdAt: string };
+        return { id, csrf: v.csrf, createdAt: v.createdAt };
+      }
+      const m = memory.get(hashId(id));
+      return m && m.expires > Date.now() ? m.session : undefined;
+    },
+    async destroy(id) {
+      if (redis) await redis.del(key(id));
+      else memory.delete(hashId(id));
+    },
+  };
+}
+
+export function readCookie(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(i + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+export function sessionCookie(req: Request, value: string, maxAge = SESSION_TTL_S): string {
+  const secure = req.secure ? '; Secure' : '';
+  return `${SESSION_COOKIE}=${encodeURIComponent(value)}; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`;
+}
+
+/** The Host name without its port. */
+function hostName(req: Request): string {
+  const host = req.headers.host ?? '';
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
+}
+
+/** False when the browser says the request comes from another origin (or an opaque one). */
+export function sameOrigin(req: Request): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  if (origin === 'null') return false;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+export interface Auth {
+  sessions: SessionStore;
+  /** Who this request is, or undefined (not authenticated). */
+  identify(req: Request): Promise<AuthState | undefined>;
+  /** Middleware: authenticated or 401 (`onDenied` renders the answer). */
+  require(onDenied: (req: Request, res: Response, status: 401 | 403, message: string) => void): (req: Request, res: Response, next: NextFunction) => void;
+  /** Middleware for POST/PUT/DELETE: CSRF token of the session and same Origin. */
+  requireCsrf(onDenied: (req: Request, res: Response, message: string) => void): (req: Request, res: Response, next: NextFunction) => void;
+  login(req: Request, res: Response, token: string): Promise<boolean>;
+  logout(req: Request, res: Response): Promise<void>;
+  tokenConfigured: boolean;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by Auth.require on /admin routes. */
+      adminAuth?: AuthState;
+    }
+  }
+}
+
+export function createAuth(opts: { adminToken: string | undefined; redis: Redis | undefined; ns: string }): Auth {
+  const sessions = createSessionStore(opts.redis, opts.ns);
+  const token = opts.adminToken;
+
+  async function identify(req: Request): Promise<AuthState | undefined> {
+    const authz = req.headers.authorization;
+    if (authz !== undefined) {
+      const m = /^Bearer\s+(.+)$/i.exec(authz);
+      // A wrong bearer token is a failure even when a cookie is also present.
+      return token && m && safeEqual(m[1].trim(), token) ? { via: 'bearer' } : undefined;
+    }
+    const sid = readCookie(req, SESSION_COOKIE);
+    const session = sid ? await sessions.get(sid) : undefined;
+    if (token) return session ? { via: 'session', session } : undefined;
+    // No token: loopback only, and only for requests addressed to a loopback name.
+    if (!isLoopback(hostName(req))) return undefined;
+    return session ? { via: 'session', session } : { via: 'local' };
+  }
+
+  return {
+    sessions,
+    identify,
+    tokenConfigured: Boolean(token),
+    require(onDenied) {
+      return (req, res, next) => {
+        identify(req)
+          .then(async (state) => {
+            if (!state) {
+              if (!token) onDenied(req, res, 403, 'Without LABBOT_ADMIN_TOKEN the dashboard only answers requests addressed to localhost.');
+              else onDenied(req, res, 401, 'Sign in with the admin token.');
+              return;
+            }
+            if (state.via === 'local' && req.method === 'GET' && (req.headers.accept ?? '').includes('text/html')) {
+              // No token configured: give the browser a session so its forms get a CSRF token.
+              const session = await sessions.create();
+              res.append('Set-Cookie', sessionCookie(req, session.id));
+              state = { via: 'session', session };
+            }
+            req.adminAuth = state;
+            next();
+          })
+          .catch(next);
+      };
+    },
+    requireCsrf(onDenied) {
+      return (req, res, next) => {
+        const state = req.adminAuth;
+        if (!sameOrigin(req)) return onDenied(req, res, 'cross-origin request refused');
+        if (state?.via === 'bearer') return next();
+        const body = req.body as Record<string, unknown> | undefined;
+        const sent = (typeof req.headers['x-csrf-token'] === 'string' ? req.headers['x-csrf-token'] : undefined) ?? (typeof body?._csrf === 'string' ? body._csrf : undefined);
+        if (!state?.session || !sent || !safeEqual(sent, state.session.csrf)) return onDenied(req, res, 'missing or wrong CSRF token; reload the page and try again');
+        next();
+      };
+    },
+    async login(req, res, given) {
+      if (!token || !safeEqual(given, token)) return false;
+      const old = readCookie(req, SESSION_COOKIE);
+      if (old) await sessions.destroy(old);
+      const session = await sessions.create();
+      res.append('Set-Cookie', sessionCookie(req, session.id));
+      return true;
+    },
+    async logout(req, res) {
+      const sid = readCookie(req, SESSION_COOKIE);
+      if (sid) await sessions.destroy(sid);
+      res.append('Set-Cookie', sessionCookie(req, '', 0));
+    },
+  };
+}

@@ -1,0 +1,181 @@
+// The dashboard's pages: server-rendered HTML through `html` (every value escaped). The ask box
+// is the only part that needs JavaScript (static/admin.js); everything else works without it.
+import type { FileProblem, SourceState } from '../../store/records.ts';
+import type { QuestionRecord } from '../../store/activity.ts';
+import type { GapGroup } from '../gaps.ts';
+import { html, raw, type Html } from './html.ts';
+
+export interface SourceView {
+  id: string;
+  type: string;
+  location: string;
+  state: SourceState | undefined;
+  documents: number;
+  chunks: number;
+  byKind: { kind: string; documents: number; chunks: number }[];
+  problems: FileProblem[];
+  docs: { title: string; kind: string; path: string; chunks: number }[];
+  moreDocs: number;
+}
+
+export interface DashboardView {
+  csrf: string;
+  localMode: boolean;
+  signedIn: boolean;
+  version: string;
+  versionDescription: string;
+  embeddings: string;
+  base: string;
+  collection: string;
+  queueCounts: Record<string, number> | undefined;
+  sources: SourceView[];
+  channels: { value: string; label: string }[];
+  recent: QuestionRecord[] | undefined;
+  chart: Html;
+  gaps: GapGroup[];
+  flash?: string;
+  errors: string[];
+}
+
+const QUEUE_STATES = ['waiting', 'active', 'completed', 'failed', 'delayed'];
+
+export function layout(title: string, body: Html, opts: { css?: boolean; js?: boolean } = {}): string {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title}</title>${opts.css === false ? '' : raw('<link rel="stylesheet" href="/admin/static/admin.css">')}
+${opts.js ? raw('<script src="/admin/static/admin.js" defer></script>') : ''}</head>
+<body>${body}</body></html>`.value;
+}
+
+const when = (iso: string | undefined) => (iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)} UTC</time>` : html`<span class="muted">never</span>`);
+
+export function loginPage(opts: { message?: string; next?: string }): string {
+  return layout(
+    'labbot admin: sign in',
+    html`<main class="narrow"><h1>labbot admin</h1>
+${opts.message ? html`<p class="error" role="alert">${opts.message}</p>` : ''}
+<form method="post" action="/admin/login">
+<label for="token">Admin token (LABBOT_ADMIN_TOKEN)</label>
+<input id="token" name="token" type="password" autocomplete="current-password" required>
+<input type="hidden" name="next" value="${opts.next ?? '/admin'}">
+<button type="submit">Sign in</button></form></main>`,
+  );
+}
+
+export function messagePage(title: string, message: string, back = '/admin'): string {
+  return layout(title, html`<main class="narrow"><h1>${title}</h1><p>${message}</p><p><a href="${back}">Back</a></p></main>`);
+}
+
+export function confirmRebuildPage(csrf: string): string {
+  return layout(
+    'Confirm rebuild',
+    html`<main class="narrow"><h1>Rebuild the whole index?</h1>
+<p>A blue/green rebuild re-reads every source and re-embeds every chunk into a new collection; the current index keeps answering until the new one is complete. It can take a long time on a large corpus.</p>
+<form method="post" action="/admin/actions/rebuild">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="confirm" value="yes">
+<button type="submit" class="danger">Yes, rebuild the index</button> <a href="/admin#actions">Cancel</a></form></main>`,
+  );
+}
+
+function indexSection(v: DashboardView): Html {
+  return html`<section id="index"><h2>Index</h2>
+<p>Index version <code>${v.version}</code> (${v.versionDescription}); embeddings <code>${v.embeddings}</code>; live collection <code>${v.base}</code>${v.base !== v.collection ? html` (configured name <code>${v.collection}</code>)` : ''}.</p>
+<table><thead><tr><th>Source</th><th>Type</th><th>Last sync</th><th>Commit</th><th>Documents</th><th>Chunks</th><th>By kind</th><th>Problems</th></tr></thead><tbody>
+${v.sources.map(
+  (s) => html`<tr><td><strong>${s.id}</strong><br><small class="muted">${s.location}</small></td><td>${s.type}</td><td>${when(s.state?.lastSyncAt)}${s.state?.lastError ? html`<br><span class="error">${s.state.lastError}</span>` : ''}</td>
+<td>${s.state?.commit ? html`<code>${s.state.commit.slice(0, 12)}</code>` : html`<span class="muted">-</span>`}</td><td class="num">${s.documents}</td><td class="num">${s.chunks}</td>
+<td>${s.byKind.length ? s.byKind.map((k) => html`<span class="pill">${k.kind}: ${k.documents} / ${k.chunks}</span> `) : html`<span class="muted">empty</span>`}</td>
+<td class="num">${s.problems.length}</td></tr>`,
+)}
+</tbody></table>
+<p class="muted"><small>By kind: documents / chunks.</small></p>
+${v.sources.map((s) =>
+  s.problems.length
+    ? html`<details open><summary>${s.id}: ${s.problems.length} file(s) skipped or failed</summary><table class="problems"><thead><tr><th>File</th><th>Status</th><th>Reason</th><th>When</th></tr></thead><tbody>
+${s.problems.map((p) => html`<tr><td><code>${p.path}</code></td><td class="${p.status}">${p.status}</td><td>${p.reason}</td><td>${when(p.at)}</td></tr>`)}</tbody></table></details>`
+    : '',
+)}
+${v.sources.map(
+  (s) => html`<details><summary>${s.id}: documents (${s.documents})</summary><table class="docs"><thead><tr><th>Title</th><th>Kind</th><th>Path</th><th>Chunks</th></tr></thead><tbody>
+${s.docs.map((d) => html`<tr><td>${d.title}</td><td>${d.kind}</td><td><code>${d.path}</code></td><td class="num">${d.chunks}</td></tr>`)}</tbody></table>${s.moreDocs ? html`<p class="muted">and ${s.moreDocs} more</p>` : ''}</details>`,
+)}
+</section>`;
+}
+
+function queueSection(v: DashboardView): Html {
+  return html`<section id="queue"><h2>Queue</h2>
+${
+  v.queueCounts
+    ? html`<ul class="counts" id="queue-counts">${QUEUE_STATES.map((s) => html`<li><span class="n" data-state="${s}">${v.queueCounts?.[s] ?? 0}</span> ${s}</li>`)}</ul>
+<p><a href="/admin/queues">Open the queue board</a> (jobs, progress, errors; retry or remove failed jobs).</p>`
+    : html`<p class="error">Redis is not reachable: no queue in this process.</p>`
+}</section>`;
+}
+
+function askSection(v: DashboardView): Html {
+  return html`<section id="ask"><h2>Ask</h2>
+<form id="ask-form" method="post" action="/admin/api/ask" data-csrf="${v.csrf}">
+<label for="question">Question</label><textarea id="question" name="question" rows="2" maxlength="4000" required></textarea>
+<label for="channel">As seen from channel</label><select id="channel" name="channel">${v.channels.map((c) => html`<option value="${c.value}">${c.label}</option>`)}</select>
+<button type="submit">Ask</button> <span id="ask-status" role="status"></span></form>
+<div id="ask-result" hidden><h3>Answer</h3><p class="meta" id="ask-meta"></p><div id="ask-answer" class="answer"></div>
+<h3>Retrieved passages</h3><p class="muted"><small>Highlighted rows were sent to the model (S1..Sn). Ranks are 1-based; "-" means the retriever did not find it.</small></p>
+<table id="ask-passages"><thead><tr><th>#</th><th>Sent</th><th>Document / section</th><th>Dense rank</th><th>BM25 rank</th><th>Fused</th><th>Rerank</th><th>Text</th></tr></thead><tbody></tbody></table></div>
+</section>`;
+}
+
+function activitySection(v: DashboardView): Html {
+  return html`<section id="activity"><h2>Activity</h2>
+${v.chart}
+${
+  v.recent === undefined
+    ? html`<p class="muted">No activity store (Redis not reachable).</p>`
+    : v.recent.length === 0
+      ? html`<p class="muted">No questions yet.</p>`
+      : html`<table><thead><tr><th>When</th><th>Via</th><th>Channel</th><th>Question</th><th>Latency</th><th>Citations</th><th>Refused</th><th>Feedback</th></tr></thead><tbody>
+${v.recent.map(
+  (q) => html`<tr><td>${when(q.ts)}</td><td>${q.source}</td><td>${q.channel ?? 'public'}</td><td>${q.question}</td><td class="num">${(q.latencyMs / 1000).toFixed(2)} s</td>
+<td class="num" title="${q.citations.map((c) => c.title).join('; ')}">${q.citations.length}</td><td>${q.refused ? html`<span class="error">refused</span>` : 'no'}</td><td>👍 ${q.feedback.up} 👎 ${q.feedback.down}</td></tr>`,
+)}</tbody></table>`
+}</section>`;
+}
+
+function gapsSection(v: DashboardView): Html {
+  return html`<section id="gaps"><h2>Knowledge gaps</h2>
+<p class="muted">Questions refused or answered from weak evidence (no citations, or more 👎 than 👍), grouped by shared terms. <a href="/admin/gaps.csv">Download CSV</a></p>
+${
+  v.gaps.length
+    ? html`<table><thead><tr><th>Topic</th><th>Questions</th><th>Refused</th><th>Weak</th><th>Channels</th><th>Examples</th></tr></thead><tbody>
+${v.gaps.slice(0, 30).map(
+  (g) => html`<tr><td><strong>${g.topic}</strong></td><td class="num">${g.count}</td><td class="num">${g.refused}</td><td class="num">${g.weak}</td>
+<td>${Object.entries(g.channels).map(([c, n]) => html`<span class="pill">${c}: ${n}</span> `)}</td><td><ul class="examples">${g.questions.slice(0, 3).map((q) => html`<li>${q.question} <small class="muted">(${q.reason})</small></li>`)}</ul></td></tr>`,
+)}</tbody></table>`
+    : html`<p class="muted">No gaps in the recent questions.</p>`
+}</section>`;
+}
+
+function actionsSection(v: DashboardView): Html {
+  return html`<section id="actions"><h2>Actions</h2>
+${
+  v.queueCounts
+    ? html`<div class="actions">${v.sources.map(
+        (s) => html`<form method="post" action="/admin/actions/sync"><input type="hidden" name="_csrf" value="${v.csrf}"><input type="hidden" name="source" value="${s.id}">
+<button type="submit" data-action="sync">Re-sync ${s.id}</button> <label><input type="checkbox" name="full" value="1"> full</label></form>`,
+      )}
+<form method="post" action="/admin/actions/rebuild"><input type="hidden" name="_csrf" value="${v.csrf}"><button type="submit" class="danger">Rebuild the index…</button></form></div>`
+    : html`<p class="muted">Actions need the queue (Redis).</p>`
+}</section>`;
+}
+
+export function dashboardPage(v: DashboardView): string {
+  return layout(
+    'labbot admin',
+    html`<header><h1>labbot admin</h1><nav><a href="#index">Index</a><a href="#queue">Queue</a><a href="#ask">Ask</a><a href="#activity">Activity</a><a href="#gaps">Gaps</a><a href="#actions">Actions</a><a href="/admin/queues">Queue board</a></nav>
+${v.signedIn ? html`<form method="post" action="/admin/logout" class="logout"><input type="hidden" name="_csrf" value="${v.csrf}"><button type="submit">Sign out</button></form>` : ''}</header>
+${v.localMode ? html`<p class="notice" id="local-mode">No LABBOT_ADMIN_TOKEN is set: this dashboard is served only on localhost, without a login.</p>` : ''}
+${v.flash ? html`<p class="flash" role="status">${v.flash}</p>` : ''}
+${v.errors.map((e) => html`<p class="error">${e}</p>`)}
+<main>${indexSection(v)}${queueSection(v)}${actionsSection(v)}${askSection(v)}${activitySection(v)}${gapsSection(v)}</main>`,
+    { js: true },
+  );
+}

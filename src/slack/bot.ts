@@ -1,0 +1,173 @@
+// The Slack bot: Bolt over the Events API (an express Router at POST /slack/events, mounted by the
+// server before its JSON parser) or Socket Mode when SLACK_APP_TOKEN is set. Handlers live in
+// mentions.ts, slash.ts and feedback.ts; this file wires them to Bolt.
+import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
+import type express from 'express';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { App } from '../app.ts';
+import type { Config } from '../config.ts';
+import type { ActivityStore, Vote } from '../store/activity.ts';
+import { createDeduper } from './dedupe.ts';
+import { handleFeedback } from './feedback.ts';
+import { FEEDBACK_DOWN, FEEDBACK_UP } from './format.ts';
+import { answerSlackQuestion } from './mentions.ts';
+import type { Reindexer } from './reindexer.ts';
+import { createLimiter } from './limiter.ts';
+import { handleSlashCommand } from './slash.ts';
+import type { HandlerDeps } from './types.ts';
+
+export interface SlackBotDeps {
+  app: App;
+  config: Config;
+  redis: Redis;
+  activity: ActivityStore;
+  reindexer: Reindexer;
+  log: Logger;
+  /** Redis key prefix for event dedupe (default "labbot:"). */
+  keyPrefix?: string;
+  /** Questions answered at once by this process; more wait their turn (default 4). */
+  concurrency?: number;
+}
+
+export interface SlackBot {
+  /** HTTP mode: mount with createHttpApp(app, { routers: [bot.router] }). Undefined in Socket Mode. */
+  router?: express.Router;
+  mode: 'http' | 'socket';
+  /** Socket Mode: opens the WebSocket. HTTP mode: nothing to do (the server owns the port). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Bolt's logger interface on top of pino, so Slack logs land in the same stream. */
+function boltLogger(log: Logger): BoltLogger {
+  const child = log.child({ component: 'bolt' });
+  const text = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+  let level = LogLevel.INFO;
+  return {
+    debug: (...msg: unknown[]) => child.debug(text(msg)),
+    info: (...msg: unknown[]) => child.info(text(msg)),
+    warn: (...msg: unknown[]) => child.warn(text(msg)),
+    error: (...msg: unknown[]) => child.error(text(msg)),
+    setLevel: (l: LogLevel) => {
+      level = l;
+    },
+    getLevel: () => level,
+    setName: () => {},
+  };
+}
+
+export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
+  const slack = deps.config.slack;
+  if (!slack) throw new Error('Slack is not configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN).');
+  const log = deps.log.child({ component: 'slack' });
+  const logger = boltLogger(deps.log);
+  const handlerDeps: HandlerDeps = {
+    app: deps.app,
+    config: deps.config,
+    activity: deps.activity,
+    reindexer: deps.reindexer,
+    dedupe: createDeduper(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
+    log,
+  };
+  const clientOptions = {
+    // WebClient builds `${slackApiUrl}${method}`: the trailing slash matters.
+    ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : {}),
+    // 429s are retried after Retry-After by the WebClient; this bounds other transient failures.
+    retryConfig: { retries: 3, factor: 2, minTimeout: 200, maxTimeout: 5000 },
+  };
+
+  const limit = createLimiter(deps.concurrency ?? 4);
+
+  let bolt: BoltApp;
+  let router: express.Router | undefined;
+  if (slack.appToken) {
+    const receiver = new SocketModeReceiver({ appToken: slack.appToken, logger, installerOptions: { clientOptions } });
+    bolt = new BoltApp({ token: slack.botToken, receiver, logger, clientOptions });
+  } else {
+    if (!slack.signingSecret) throw new Error('HTTP mode needs SLACK_SIGNING_SECRET.');
+    const receiver = new ExpressReceiver({
+      signingSecret: slack.signingSecret,
+      endpoints: '/slack/events',
+      // Ack first, work after: the HTTP response goes out when ack() runs, not when the answer is ready.
+      processBeforeResponse: false,
+      logger,
+    });
+    bolt = new BoltApp({ token: slack.botToken, receiver, logger, clientOptions });
+    router = receiver.router as express.Router;
+  }
+
+  bolt.event('app_mention', async ({ event, body, client, context }) => {
+    if (!(await handlerDeps.dedupe.claim(body.event_id))) {
+      log.info({ eventId: body.event_id }, 'duplicate app_mention ignored');
+      return;
+    }
+    await limit(() => answerSlackQuestion(client, handlerDeps, {
+      eventId: body.event_id,
+      channel: event.channel,
+      threadTs: event.thread_ts ?? event.ts,
+      inThread: event.thread_ts !== undefined && event.thread_ts !== event.ts,
+      eventTs: event.ts,
+      user: event.user,
+      text: event.text,
+      botUserId: context.botUserId,
+      source: 'slack',
+      // Only the channel: a user's own grants must not widen what a shared channel sees.
+      access: { channel: event.channel },
+    }));
+  });
+
+  bolt.event('message', async ({ event, body, client, context }) => {
+    if (event.channel_type !== 'im') return;
+    if (event.subtype !== undefined) return;
+    if (event.bot_id || !event.user) return;
+    if (!(await handlerDeps.dedupe.claim(body.event_id))) {
+      log.info({ eventId: body.event_id }, 'duplicate direct message ignored');
+      return;
+    }
+    await limit(() => answerSlackQuestion(client, handlerDeps, {
+      eventId: body.event_id,
+      channel: event.channel,
+      threadTs: event.thread_ts,
+      inThread: event.thread_ts !== undefined && event.thread_ts !== event.ts,
+      eventTs: event.ts,
+      user: event.user,
+      text: event.text ?? '',
+      botUserId: context.botUserId,
+      source: 'dm',
+      access: { user: event.user! },
+    }));
+  });
+
+  bolt.command('/labbot', async ({ ack, command, respond }) => {
+    await ack();
+    await limit(() => handleSlashCommand(handlerDeps, command, respond));
+  });
+
+  const votes: [string, Vote][] = [
+    [FEEDBACK_UP, 'up'],
+    [FEEDBACK_DOWN, 'down'],
+  ];
+  for (const [actionId, vote] of votes) {
+    bolt.action(actionId, async ({ ack, action, body, respond }) => {
+      await ack();
+      if (action.type !== 'button') return;
+      await handleFeedback(handlerDeps, vote, action.value ?? '', body.user.id, respond);
+    });
+  }
+
+  bolt.error(async (err) => {
+    log.error({ err: err.message, code: err.code }, 'unhandled error in a Slack handler');
+  });
+
+  return {
+    router,
+    mode: slack.appToken ? 'socket' : 'http',
+    async start() {
+      if (slack.appToken) await bolt.start();
+    },
+    async stop() {
+      if (slack.appToken) await bolt.stop();
+    },
+  };
+}

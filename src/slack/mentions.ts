@@ -1,0 +1,181 @@
+// Answering a question asked in Slack (an @mention in a channel or a direct message): post a
+// placeholder at once, gather the thread, ask, then replace the placeholder with the answer.
+// Whoever asked always gets an answer or a reason, in their language.
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import type { webApi } from '@slack/bolt';
+import type { HistoryTurn } from '../answer/answer.ts';
+import { messages, type Language } from '../answer/messages.ts';
+import { detectLanguage } from '../search/tokenize.ts';
+import { ChromaUnavailableError } from '../store/chroma-store.ts';
+import type { ActivitySource } from '../store/activity.ts';
+import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
+import { answerMessages, escapeMrkdwn, noticeMessage, splitText, type SlackMessage } from './format.ts';
+import { slackText } from './messages.ts';
+import type { HandlerDeps } from './types.ts';
+
+type WebClient = webApi.WebClient;
+
+export interface SlackQuestion {
+  eventId: string;
+  channel: string;
+  /** Thread to answer in; undefined posts at the top level (a DM that is not in a thread). */
+  threadTs: string | undefined;
+  /** Set when the question is itself inside a thread: earlier turns are history. */
+  inThread: boolean;
+  eventTs: string;
+  user: string | undefined;
+  text: string;
+  botUserId: string | undefined;
+  source: Extract<ActivitySource, 'slack' | 'dm'>;
+  /** Access is decided by the channel for mentions and by the user for DMs, never both. */
+  access: { channel?: string; user?: string };
+}
+
+const MAX_HISTORY = 20;
+
+/** Removes mentions of the bot ("<@U123>" or "<@U123|labbot>") and a leading mention of anyone. */
+export function stripMention(text: string, botUserId: string | undefined): string {
+  let t = text;
+  if (botUserId) t = t.replace(new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, 'g'), ' ');
+  return t.replace(/^\s*<@[A-Z0-9]+(?:\|[^>]*)?>/, ' ').replace(/\s+/g, ' ').trim();
+}
+
+function slackError(err: unknown): string {
+  const e = err as { data?: { error?: string; response_metadata?: { messages?: string[] } }; message?: string };
+  return [e.data?.error ?? e.message ?? String(err), ...(e.data?.response_metadata?.messages ?? [])].join(' ');
+}
+
+/** Earlier turns of the thread, oldest first, without the current message and our placeholder. */
+export async function threadHistory(
+  client: WebClient,
+  q: Pick<SlackQuestion, 'channel' | 'threadTs' | 'eventTs' | 'botUserId'>,
+  skipTs: string[],
+): Promise<HistoryTurn[]> {
+  if (!q.threadTs) return [];
+  const res = await client.conversations.replies({ channel: q.channel, ts: q.threadTs, limit: 50 });
+  const turns: HistoryTurn[] = [];
+  for (const m of res.messages ?? []) {
+    if (!m.ts || m.ts === q.eventTs || skipTs.includes(m.ts)) continue;
+    const text = (m.text ?? '').trim();
+    if (!text) continue;
+    const fromBot = Boolean(m.bot_id) || (q.botUserId !== undefined && m.user === q.botUserId);
+    turns.push({ role: fromBot ? 'assistant' : 'user', text: fromBot ? text : stripMention(text, q.botUserId) });
+  }
+  return turns.slice(-MAX_HISTORY);
+}
+
+/** Asks the chat model (when there is one) to make the follow-up standalone; carry-over otherwise. */
+async function rewrite(deps: HandlerDeps, question: string, history: HistoryTurn[]): Promise<FollowUpRewrite> {
+  const fallback = rewriteFollowUp(question, history);
+  const chat = deps.app.chat;
+  if (!chat || !history.some((t) => t.role === 'user')) return fallback;
+  try {
+    const transcript = history.map((t) => `${t.role === 'user' ? 'User' : 'Assistant'}: ${t.text.slice(0, 1500)}`).join('\n');
+    const reply = await chat.invoke(
+      [
+        new SystemMessage(
+          'Rewrite the last question of a conversation as one standalone search question, in the same language. ' +
+            'Keep names, identifiers and numbers exactly. Reply with the question only.',
+        ),
+        new HumanMessage(`${transcript}\n\nLast question: ${question}`),
+      ],
+      { signal: AbortSignal.timeout(15_000) },
+    );
+    const text = (typeof reply.content === 'string' ? reply.content : reply.content.map((c) => ('text' in c ? c.text : '')).join(''))
+      .trim()
+      .replace(/^["“]|["”]$/g, '');
+    if (!text || text.length > 1000) return fallback;
+    return { question: text, rewritten: text !== question, carried: [] };
+  } catch (err) {
+    deps.log.warn({ err: (err as Error).message }, 'follow-up rewrite by the model failed; using keyword carry-over');
+    return fallback;
+  }
+}
+
+/** Posts (or, when there is a placeholder, updates to) the messages; falls back to plain text on a platform error. */
+export async function deliver(
+  client: WebClient,
+  deps: HandlerDeps,
+  where: { channel: string; threadTs: string | undefined; placeholderTs: string | undefined; eventId: string },
+  msgs: SlackMessage[],
+): Promise<void> {
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i];
+    const update = i === 0 && where.placeholderTs !== undefined;
+    try {
+      if (update) await client.chat.update({ channel: where.channel, ts: where.placeholderTs!, text: m.text, blocks: m.blocks });
+      else await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text: m.text, blocks: m.blocks, unfurl_links: false });
+    } catch (err) {
+      deps.log.error({ eventId: where.eventId, err: slackError(err), method: update ? 'chat.update' : 'chat.postMessage' }, 'Slack rejected a reply');
+      // Never silent: the blocks were refused (or the update failed), so send the text alone.
+      const text = splitText(m.blocks.map((b) => (b.type === 'section' ? b.text.text : '')).join('\n\n') || m.text)[0] ?? m.text;
+      try {
+        await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text });
+      } catch (err2) {
+        deps.log.error({ eventId: where.eventId, err: slackError(err2) }, 'could not post even a plain-text reply');
+      }
+    }
+  }
+}
+
+export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, q: SlackQuestion): Promise<void> {
+  const { app, log } = deps;
+  const question = stripMention(q.text, q.botUserId);
+  let lang: Language = detectLanguage(question);
+  const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs: undefined as string | undefined, eventId: q.eventId };
+  if (!question) {
+    await deliver(client, deps, where, [noticeMessage(escapeMrkdwn(messages(lang).emptyQuestion))]);
+    return;
+  }
+  try {
+    const placeholder = await client.chat.postMessage({ channel: q.channel, thread_ts: q.threadTs, ...noticeMessage(messages(lang).working) });
+    where.placeholderTs = placeholder.ts;
+  } catch (err) {
+    log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not post the placeholder; the answer will be a new message');
+  }
+
+  const t0 = performance.now();
+  try {
+    if (app.catalog.chunkCount === 0) {
+      await deliver(client, deps, where, [noticeMessage(slackText(lang).indexEmpty)]);
+      return;
+    }
+    let history: HistoryTurn[] = [];
+    if (q.inThread) {
+      try {
+        history = await threadHistory(client, q, where.placeholderTs ? [where.placeholderTs] : []);
+      } catch (err) {
+        log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not read the thread; answering without its history');
+      }
+    }
+    const rewritten = history.length ? await rewrite(deps, question, history) : { question, rewritten: false, carried: [] };
+    if (rewritten.rewritten) log.debug({ eventId: q.eventId, question, rewritten: rewritten.question }, 'follow-up rewritten');
+    const result = await app.ask(rewritten.question, { ...q.access, history });
+    lang = result.language;
+    let recordId: string | undefined;
+    try {
+      recordId = await deps.activity.recordQuestion({
+        source: q.source,
+        channel: q.channel,
+        user: q.user,
+        question,
+        searchedAs: rewritten.question,
+        answer: result.answer,
+        refused: result.refused,
+        citations: result.citations,
+        topScore: result.passages[0]?.score,
+        latencyMs: performance.now() - t0,
+        model: result.model,
+      });
+    } catch (err) {
+      // Losing a log line must not cost the user their answer; only the vote buttons go.
+      log.warn({ eventId: q.eventId, err: (err as Error).message }, 'could not record the question');
+    }
+    await deliver(client, deps, where, answerMessages(result, { recordId }));
+  } catch (err) {
+    const down = err instanceof ChromaUnavailableError;
+    log.error({ eventId: q.eventId, err }, down ? 'Chroma unavailable while answering' : 'answering failed');
+    const text = down ? slackText(lang).chromaDown : escapeMrkdwn(messages(lang).error);
+    await deliver(client, deps, where, [noticeMessage(text)]);
+  }
+}

@@ -1,0 +1,100 @@
+// What `/labbot reindex` and `/labbot status` talk to. The interface lets a queue-backed version
+// (BullMQ, later) replace the in-process one below without touching the Slack handlers.
+import type { App } from '../app.ts';
+import type { IngestSummary, ProgressEvent } from '../../ingest/pipeline.ts';
+import type { SourceConfig } from '../config.ts';
+
+export interface Reindexer {
+  /** Queues (or starts) a re-sync; returns at once with a human line of what was queued. onUpdate gets progress lines and then the final result line. */
+  reindex(target: string /* source id or 'all' */, requestedBy: string, onUpdate: (text: string) => void): Promise<{ queued: string[]; message: string }>;
+  status(): Promise<{ lastSync: Record<string, string /*ISO*/>; queue?: Record<string, number> }>;
+}
+
+export function summaryLine(id: string, s: IngestSummary, ms: number): string {
+  const d = s.documents;
+  return (
+    `${id}: done in ${(ms / 1000).toFixed(1)} s: ${d.indexed} indexed, ${d.unchanged} unchanged, ${d.removed} removed` +
+    `${s.skipped.length ? `, ${s.skipped.length} skipped` : ''}, ${s.failed.length} failed` +
+    (s.failed.length ? ` (${s.failed.slice(0, 3).map((f) => f.path).join(', ')}${s.failed.length > 3 ? ', …' : ''})` : '')
+  );
+}
+
+/**
+ * Runs app.ingestSource in this process, one sync at a time per source: a request for a source
+ * that is already syncing is chained after the running one (a change may have landed mid-run).
+ */
+export function createBackgroundReindexer(app: App, opts: { throttleMs?: number } = {}): Reindexer {
+  const throttleMs = opts.throttleMs ?? 5000;
+  const tails = new Map<string, Promise<void>>();
+  const running = new Set<string>();
+  const waiting = new Map<string, number>();
+  const lastSync: Record<string, string> = {};
+
+  function resolveTargets(target: string): SourceConfig[] {
+    const sources = app.config.sources;
+    const known = sources.map((s) => s.id);
+    if (sources.length === 0) throw new Error('No sources are configured (add them to labbot.config.json).');
+    if (target === '' || target === 'all') return sources;
+    const found = sources.find((s) => s.id === target);
+    if (!found) throw new Error(`Unknown source "${target}". Known sources: ${known.join(', ')} (or "all").`);
+    return [found];
+  }
+
+  async function run(source: SourceConfig, requestedBy: string, onUpdate: (text: string) => void): Promise<void> {
+    waiting.set(source.id, (waiting.get(source.id) ?? 1) - 1);
+    running.add(source.id);
+    const t0 = performance.now();
+    let lastUpdate = 0;
+    const progress = (e: ProgressEvent) => {
+      const now = performance.now();
+      // Slack's response_url allows few posts (5 per 30 min): progress is throttled hard.
+      if (now - lastUpdate < throttleMs) return;
+      lastUpdate = now;
+      if (e.phase === 'file') onUpdate(`${source.id}: ${e.done}/${e.total} files…`);
+      else if (e.phase === 'embed') onUpdate(`${source.id}: embedding ${e.done}/${e.total} chunks…`);
+    };
+    lastUpdate = performance.now();
+    try {
+      app.log.info({ source: source.id, requestedBy }, 'reindex started');
+      const summary = await app.ingestSource(source, progress);
+      lastSync[source.id] = new Date().toISOString();
+      onUpdate(summaryLine(source.id, summary, performance.now() - t0));
+    } catch (err) {
+      app.log.error({ err, source: source.id }, 'reindex failed');
+      onUpdate(`${source.id}: failed: ${(err as Error).message}`);
+    } finally {
+      running.delete(source.id);
+    }
+  }
+
+  return {
+    async reindex(target, requestedBy, onUpdate) {
+      const targets = resolveTargets(target.trim());
+      const queued: string[] = [];
+      const behind: string[] = [];
+      for (const source of targets) {
+        if (running.has(source.id)) behind.push(source.id);
+        waiting.set(source.id, (waiting.get(source.id) ?? 0) + 1);
+        const prev = tails.get(source.id) ?? Promise.resolve();
+        const next = prev.then(() => run(source, requestedBy, onUpdate));
+        tails.set(source.id, next);
+        void next.finally(() => {
+          if (tails.get(source.id) === next) tails.delete(source.id);
+        });
+        queued.push(source.id);
+      }
+      const message =
+        `Re-sync queued for ${queued.join(', ')}` +
+        (behind.length ? ` (${behind.join(', ')} will start after the sync already running)` : '') +
+        '. I will post progress and the result here.';
+      return { queued, message };
+    },
+    async status() {
+      const queue: Record<string, number> = {
+        running: running.size,
+        waiting: [...waiting.values()].reduce((a, b) => a + Math.max(0, b), 0),
+      };
+      return { lastSync: { ...lastSync }, queue };
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// `/labbot ask|reindex|status|help`. Bolt's ack() is called before anything else (Slack gives 3 s);
+// answers and progress then go to the command's response_url via respond().
+import type { RespondFn, SlashCommand } from '@slack/bolt';
+import { messages, type Language } from '../answer/messages.ts';
+import { detectLanguage } from '../search/tokenize.ts';
+import { ChromaUnavailableError } from '../store/chroma-store.ts';
+import { answerMessages, escapeMrkdwn, noticeMessage, type SlackMessage } from './format.ts';
+import { slackText } from './messages.ts';
+import type { HandlerDeps } from './types.ts';
+
+async function ephemeral(respond: RespondFn, deps: HandlerDeps, msg: SlackMessage): Promise<void> {
+  try {
+    await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });
+  } catch (err) {
+    deps.log.error({ err: (err as Error).message }, 'response_url post failed');
+  }
+}
+
+const notice = (respond: RespondFn, deps: HandlerDeps, mrkdwn: string) => ephemeral(respond, deps, noticeMessage(mrkdwn));
+
+/** Channels decide access; in a DM with the bot (channel id D…) the user's own grants apply. */
+function accessFor(command: SlashCommand): { channel?: string; user?: string } {
+  return command.channel_id.startsWith('D') ? { user: command.user_id } : { channel: command.channel_id };
+}
+
+async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, question: string): Promise<void> {
+  const { app } = deps;
+  let lang: Language = detectLanguage(question);
+  if (!question) return notice(respond, deps, escapeMrkdwn(messages(lang).emptyQuestion));
+  if (app.catalog.chunkCount === 0) return notice(respond, deps, slackText(lang).indexEmpty);
+  const t0 = performance.now();
+  try {
+    const result = await app.ask(question, accessFor(command));
+    lang = result.language;
+    let recordId: string | undefined;
+    try {
+      recordId = await deps.activity.recordQuestion({
+        source: 'slash',
+        channel: command.channel_id,
+        user: command.user_id,
+        question,
+        answer: result.answer,
+        refused: result.refused,
+        citations: result.citations,
+        topScore: result.passages[0]?.score,
+        latencyMs: performance.now() - t0,
+        model: result.model,
+      });
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message }, 'could not record the question');
+    }
+    for (const m of answerMessages(result, { recordId })) await ephemeral(respond, deps, m);
+  } catch (err) {
+    const down = err instanceof ChromaUnavailableError;
+    deps.log.error({ err, command: command.command, trigger: command.trigger_id }, 'slash ask failed');
+    await notice(respond, deps, down ? slackText(lang).chromaDown : escapeMrkdwn(messages(lang).error));
+  }
+}
+
+async function reindex(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, target: string): Promise<void> {
+  const lang = detectLanguage(command.text);
+  if (!deps.config.admins.includes(command.user_id)) {
+    deps.log.warn({ user: command.user_id }, 'non-admin tried /labbot reindex');
+    return notice(respond, deps, slackText(lang).reindexAdminsOnly);
+  }
+  try {
+    const { message } = await deps.reindexer.reindex(target || 'all', command.user_id, (text) => {
+      void notice(respond, deps, escapeMrkdwn(text));
+    });
+    await notice(respond, deps, escapeMrkdwn(message));
+  } catch (err) {
+    await notice(respond, deps, escapeMrkdwn((err as Error).message));
+  }
+}
+
+export async function statusText(deps: HandlerDeps): Promise<string> {
+  const { app } = deps;
+  const stats = app.catalog.stats();
+  const st = await deps.reindexer.status().catch((err: Error) => {
+    deps.log.warn({ err: err.message }, 'reindexer status failed');
+    return { lastSync: {} as Record<string, string>, queue: undefined };
+  });
+  const ids = new Set([...Object.keys(stats.bySource), ...deps.config.sources.map((s) => s.id)]);
+  const lines = [`*Index* \`${escapeMrkdwn(app.version)}\`: ${stats.documents} documents, ${stats.chunks} chunks`];
+  for (const id of [...ids].sort()) {
+    const s = stats.bySource[id];
+    const last = st.lastSync[id] ? `last sync ${st.lastSync[id]}` : 'no sync since start';
+    lines.push(`• *${escapeMrkdwn(id)}*: ${s?.documents ?? 0} documents, ${s?.chunks ?? 0} chunks (${last})`);
+  }
+  if (st.queue) lines.push(`Queue: ${Object.entries(st.queue).map(([k, v]) => `${escapeMrkdwn(k)} ${v}`).join(', ') || 'empty'}`);
+  return lines.join('\n');
+}
+
+export async function handleSlashCommand(deps: HandlerDeps, command: SlashCommand, respond: RespondFn): Promise<void> {
+  const text = command.text.trim();
+  const [sub = '', ...rest] = text.split(/\s+/);
+  const arg = rest.join(' ').trim();
+  switch (sub.toLowerCase()) {
+    case 'ask':
+      return ask(deps, command, respond, arg);
+    case 'reindex':
+      return reindex(deps, command, respond, arg);
+    case 'status':
+      return notice(respond, deps, await statusText(deps));
+    default:
+      return notice(respond, deps, slackText(detectLanguage(text)).help);
+  }
+}

@@ -1,0 +1,16 @@
+// What every Slack handler receives: the labbot App and the stores, passed in (no globals).
+import type { Logger } from 'pino';
+import type { App } from '../app.ts';
+import type { Config } from '../config.ts';
+import type { ActivityStore } from '../store/activity.ts';
+import type { Deduper } from './dedupe.ts';
+import type { Reindexer } from './reindexer.ts';
+
+export interface HandlerDeps {
+  app: App;
+  config: Config;
+  activity: ActivityStore;
+  reindexer: Reindexer;
+  dedupe: Deduper;
+  log: Logger;
+}

@@ -1,0 +1,290 @@
+// A small fake Slack on 127.0.0.1 speaking the real wire protocol: the Web API methods labbot
+// uses (form-encoded or JSON bodies), response_url endpoints, and a minimal WebSocket server for
+// Socket Mode (apps.connections.open points at it). It records every call and enforces Slack's
+// Block Kit limits, so a bot that breaks them gets the same ok:false invalid_blocks Slack sends.
+import { createHash, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface SlackCall {
+  method: string;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+export interface ResponseUrlCall {
+  id: string;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+export type Failure = { status: 429; retryAfter: number } | { error: string };
+
+export interface FakeSlack {
+  /** Base URL for SLACK_API_URL, ending in /api/. */
+  apiUrl: string;
+  calls: SlackCall[];
+  responses: ResponseUrlCall[];
+  /** Messages returned by conversations.replies, keyed "<channel>:<thread ts>". */
+  threads: Map<string, { ts: string; user?: string; bot_id?: string; text: string }[]>;
+  /** Failures to return for the next calls of a method, in order. */
+  failNext(method: string, failure: Failure): void;
+  responseUrl(id?: string): string;
+  callsOf(method: string): SlackCall[];
+  /** Resolves when `predicate` holds (checked on every call), or rejects after `timeoutMs`. */
+  waitFor<T>(predicate: () => T | undefined | false, timeoutMs?: number): Promise<T>;
+  /** Socket Mode: WebSocket frames received from the bot (parsed JSON). */
+  wsReceived: Record<string, unknown>[];
+  /** Socket Mode: sends an envelope to the connected bot; returns its envelope_id. */
+  sendEnvelope(type: 'events_api' | 'slash_commands' | 'interactive', payload: Record<string, unknown>): string;
+  wsConnected(): boolean;
+  close(): Promise<void>;
+}
+
+const LIMITS = { blocks: 50, sectionText: 3000, contextElements: 10, actionElements: 25, buttonText: 75, buttonValue: 2000, text: 40_000 };
+
+/** Returns an error string when blocks break a Block Kit limit Slack enforces, else undefined. */
+export function validateBlocks(blocks: unknown): string | undefined {
+  if (blocks === undefined) return undefined;
+  if (!Array.isArray(blocks)) return 'invalid_blocks_format';
+  if (blocks.length > LIMITS.blocks) return 'invalid_blocks';
+  for (const b of blocks as Record<string, unknown>[]) {
+    const type = b.type;
+    if (type === 'section') {
+      const text = (b.text as { text?: unknown } | undefined)?.text;
+      if (typeof text !== 'string' || text.length === 0 || text.length > LIMITS.sectionText) return 'invalid_blocks';
+    } else if (type === 'context') {
+      const els = b.elements as unknown[];
+      if (!Array.isArray(els) || els.length === 0 || els.length > LIMITS.contextElements) return 'invalid_blocks';
+    } else if (type === 'actions') {
+      const els = b.elements as { text?: { text?: string }; value?: string; action_id?: string }[];
+      if (!Array.isArray(els) || els.length === 0 || els.length > LIMITS.actionElements) return 'invalid_blocks';
+      for (const e of els) {
+        if ((e.text?.text ?? '').length > LIMITS.buttonText || (e.value ?? '').length > LIMITS.buttonValue || !e.action_id) return 'invalid_blocks';
+      }
+    } else if (type !== 'divider' && type !== 'header') return 'invalid_blocks';
+  }
+  return undefined;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseBody(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if (!raw) return {};
+  if (contentType?.includes('application/json')) return JSON.parse(raw) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    // The WebClient JSON-encodes structured arguments inside the form.
+    out[k] = (k === 'blocks' || k === 'attachments' || k === 'metadata') && /^[[{]/.test(v) ? JSON.parse(v) : v;
+  }
+  return out;
+}
+
+// --- a minimal RFC 6455 server side: enough for undici's WebSocket client ---
+function encodeFrame(opcode: number, payload: Buffer): Buffer {
+  const len = payload.length;
+  const head = len < 126 ? Buffer.from([0x80 | opcode, len]) : len < 65536 ? Buffer.alloc(4) : Buffer.alloc(10);
+  if (len >= 126 && len < 65536) {
+    head[0] = 0x80 | opcode;
+    head[1] = 126;
+    head.writeUInt16BE(len, 2);
+  } else if (len >= 65536) {
+    head[0] = 0x80 | opcode;
+    head[1] = 127;
+    head.writeBigUInt64BE(BigInt(len), 2);
+  }
+  return Buffer.concat([head, payload]);
+}
+
+function makeFrameReader(onFrame: (opcode: number, payload: Buffer) => void): (chunk: Buffer) => void {
+  let buf = Buffer.alloc(0);
+  return (chunk) => {
+    buf = Buffer.concat([buf, chunk]);
+    for (;;) {
+      if (buf.length < 2) return;
+      const opcode = buf[0] & 0x0f;
+      const masked = (buf[1] & 0x80) !== 0;
+      let len = buf[1] & 0x7f;
+      let off = 2;
+      if (len === 126) {
+        if (buf.length < 4) return;
+        len = buf.readUInt16BE(2);
+        off = 4;
+      } else if (len === 127) {
+        if (buf.length < 10) return;
+        len = Number(buf.readBigUInt64BE(2));
+        off = 10;
+      }
+      const maskLen = masked ? 4 : 0;
+      if (buf.length < off + maskLen + len) return;
+      const mask = masked ? buf.subarray(off, off + 4) : undefined;
+      const payload = Buffer.from(buf.subarray(off + maskLen, off + maskLen + len));
+      if (mask) for (let i = 0; i < payload.length; i++) payload[i] ^= mask[i % 4];
+      buf = buf.subarray(off + maskLen + len);
+      onFrame(opcode, payload);
+    }
+  };
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const calls: SlackCall[] = [];
+  const responses: ResponseUrlCall[] = [];
+  const threads = new Map<string, { ts: string; user?: string; bot_id?: string; text: string }[]>();
+  const failures = new Map<string, Failure[]>();
+  const waiters = new Set<() => void>();
+  const wsReceived: Record<string, unknown>[] = [];
+  let socket: Socket | undefined;
+  let tsCounter = 0;
+  const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++tsCounter).padStart(6, '0')}`;
+  const notify = () => {
+    for (const w of [...waiters]) w();
+  };
+  let port = 0;
+
+  const send = (res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(payload));
+  };
+
+  function answer(method: string, body: Record<string, unknown>): Record<string, unknown> {
+    const channel = String(body.channel ?? 'C0');
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, url: 'https://lab.slack.com/', team: 'Lab', user: 'labbot', team_id: 'T0LAB', user_id: 'UBOT', bot_id: 'BBOT' };
+      case 'chat.postMessage':
+      case 'chat.update': {
+        const bad = validateBlocks(body.blocks);
+        if (bad) return { ok: false, error: bad };
+        if (!body.text && !body.blocks) return { ok: false, error: 'no_text' };
+        if (typeof body.text === 'string' && body.text.length > LIMITS.text) return { ok: false, error: 'msg_too_long' };
+        const ts = method === 'chat.update' ? String(body.ts) : nextTs();
+        return { ok: true, channel, ts, message: { text: body.text, ts, bot_id: 'BBOT', user: 'UBOT' } };
+      }
+      case 'chat.postEphemeral':
+        return validateBlocks(body.blocks) ? { ok: false, error: 'invalid_blocks' } : { ok: true, message_ts: nextTs() };
+      case 'reactions.add':
+        return { ok: true };
+      case 'conversations.replies':
+        return { ok: true, messages: threads.get(`${channel}:${String(body.ts)}`) ?? [], has_more: false };
+      case 'apps.connections.open':
+        return { ok: true, url: `ws://127.0.0.1:${port}/ws?ticket=${randomUUID()}` };
+      default:
+        return { ok: false, error: 'unknown_method' };
+    }
+  }
+
+  const server: Server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    let body: Record<string, unknown>;
+    try {
+      body = parseBody(raw, req.headers['content-type']);
+    } catch {
+      send(res, 400, { ok: false, error: 'invalid_json' });
+      return;
+    }
+    if (url.pathname.startsWith('/response/')) {
+      responses.push({ id: url.pathname.slice('/response/'.length), body, at: performance.now() });
+      send(res, 200, { ok: true });
+      notify();
+      return;
+    }
+    const method = url.pathname.replace(/^\/api\//, '');
+    calls.push({ method, body, at: performance.now() });
+    const failure = failures.get(method)?.shift();
+    if (failure && 'status' in failure) {
+      send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
+    } else if (failure) {
+      send(res, 200, { ok: false, error: failure.error });
+    } else {
+      send(res, 200, answer(method, body));
+    }
+    notify();
+  });
+
+  server.on('upgrade', (req: IncomingMessage, sock: Socket) => {
+    const key = req.headers['sec-websocket-key'];
+    if (!key || !req.url?.startsWith('/ws')) {
+      sock.destroy();
+      return;
+    }
+    const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    sock.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    socket = sock;
+    sock.on('data', makeFrameReader((opcode, payload) => {
+      if (opcode === 0x9) sock.write(encodeFrame(0xa, payload));
+      else if (opcode === 0x8) {
+        if (!sock.destroyed) sock.end(encodeFrame(0x8, payload.subarray(0, 2)));
+      } else if (opcode === 0x1) {
+        try {
+          wsReceived.push(JSON.parse(payload.toString('utf8')) as Record<string, unknown>);
+        } catch {
+          wsReceived.push({ raw: payload.toString('utf8') });
+        }
+        notify();
+      }
+    }));
+    sock.on('error', () => {});
+    sock.on('close', () => {
+      if (socket === sock) socket = undefined;
+    });
+    // Slack greets every new connection; the Socket Mode client waits for this before it is "connected".
+    sock.write(encodeFrame(0x1, Buffer.from(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake' }, connection_info: { app_id: 'A0LAB' } }))));
+    notify();
+  });
+
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api/`,
+    calls,
+    responses,
+    threads,
+    wsReceived,
+    failNext(method, failure) {
+      failures.set(method, [...(failures.get(method) ?? []), failure]);
+    },
+    responseUrl(id = randomUUID()) {
+      return `http://127.0.0.1:${port}/response/${id}`;
+    },
+    callsOf(method) {
+      return calls.filter((c) => c.method === method);
+    },
+    waitFor<T>(predicate: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const v = predicate();
+          if (v !== undefined && v !== false) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(v);
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`fake Slack: condition not met within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    sendEnvelope(type, payload) {
+      if (!socket) throw new Error('no Socket Mode connection');
+      const envelope_id = randomUUID();
+      socket.write(encodeFrame(0x1, Buffer.from(JSON.stringify({ envelope_id, type, payload, accepts_response_payload: type !== 'events_api', retry_attempt: 0, retry_reason: '' }))));
+      return envelope_id;
+    },
+    wsConnected: () => socket !== undefined,
+    close: () =>
+      new Promise<void>((r) => {
+        socket?.destroy();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}

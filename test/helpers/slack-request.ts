@@ -1,0 +1,138 @@
+// Correctly signed Slack requests (v0=HMAC-SHA256(secret, "v0:{ts}:{raw body}")) for the Events
+// API (JSON), slash commands and block actions (form-encoded), sent to a running server.
+import { createHmac, randomUUID } from 'node:crypto';
+
+export interface SignedRequest {
+  body: string;
+  headers: Record<string, string>;
+}
+
+export function sign(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+  const sig = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  return { 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': sig };
+}
+
+export function eventRequest(secret: string, envelope: Record<string, unknown>, opts: { timestamp?: number; retryNum?: number } = {}): SignedRequest {
+  const body = JSON.stringify(envelope);
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...sign(secret, body, opts.timestamp) };
+  if (opts.retryNum !== undefined) {
+    headers['x-slack-retry-num'] = String(opts.retryNum);
+    headers['x-slack-retry-reason'] = 'http_timeout';
+  }
+  return { body, headers };
+}
+
+let seq = 0;
+
+export interface MentionOptions {
+  text: string;
+  channel?: string;
+  user?: string;
+  ts?: string;
+  threadTs?: string;
+  eventId?: string;
+  botUserId?: string;
+}
+
+/** An app_mention envelope as Slack sends it (event_callback). */
+export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
+  seq += 1;
+  const ts = o.ts ?? `${Math.floor(Date.now() / 1000)}.${String(900000 + seq).padStart(6, '0')}`;
+  const bot = o.botUserId ?? 'UBOT';
+  return {
+    token: 'legacy',
+    team_id: 'T0LAB',
+    api_app_id: 'A0LAB',
+    type: 'event_callback',
+    event_id: o.eventId ?? `Ev${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: 'T0LAB', user_id: bot, is_bot: true }],
+    event: {
+      type: 'app_mention',
+      user: o.user ?? 'UASKER',
+      text: `<@${bot}> ${o.text}`,
+      ts,
+      channel: o.channel ?? 'CGENERAL',
+      event_ts: ts,
+      ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
+    },
+  };
+}
+
+/** A direct message (message.im) envelope. */
+export function dmEnvelope(o: { text: string; user?: string; channel?: string; eventId?: string; botId?: string; subtype?: string }): Record<string, unknown> {
+  seq += 1;
+  const ts = `${Math.floor(Date.now() / 1000)}.${String(800000 + seq).padStart(6, '0')}`;
+  return {
+    token: 'legacy',
+    team_id: 'T0LAB',
+    api_app_id: 'A0LAB',
+    type: 'event_callback',
+    event_id: o.eventId ?? `Ev${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: 'T0LAB', user_id: 'UBOT', is_bot: true }],
+    event: {
+      type: 'message',
+      channel_type: 'im',
+      channel: o.channel ?? 'DUSER1',
+      user: o.user ?? 'UASKER',
+      text: o.text,
+      ts,
+      event_ts: ts,
+      ...(o.botId ? { bot_id: o.botId } : {}),
+      ...(o.subtype ? { subtype: o.subtype } : {}),
+    },
+  };
+}
+
+export function slashRequest(
+  secret: string,
+  o: { text: string; user?: string; channel?: string; responseUrl: string; command?: string; timestamp?: number },
+): SignedRequest {
+  const body = new URLSearchParams({
+    token: 'legacy',
+    team_id: 'T0LAB',
+    team_domain: 'lab',
+    channel_id: o.channel ?? 'CGENERAL',
+    channel_name: 'general',
+    user_id: o.user ?? 'UASKER',
+    user_name: 'asker',
+    command: o.command ?? '/labbot',
+    text: o.text,
+    api_app_id: 'A0LAB',
+    response_url: o.responseUrl,
+    trigger_id: `trig.${randomUUID()}`,
+  }).toString();
+  return { body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(secret, body, o.timestamp) } };
+}
+
+export function blockActionRequest(
+  secret: string,
+  o: { actionId: string; value: string; user?: string; channel?: string; responseUrl: string },
+): SignedRequest {
+  const payload = {
+    type: 'block_actions',
+    team: { id: 'T0LAB', domain: 'lab' },
+    user: { id: o.user ?? 'UASKER', username: 'asker', team_id: 'T0LAB' },
+    api_app_id: 'A0LAB',
+    token: 'legacy',
+    container: { type: 'message', message_ts: '1700000000.000100', channel_id: o.channel ?? 'CGENERAL', is_ephemeral: false },
+    trigger_id: `trig.${randomUUID()}`,
+    channel: { id: o.channel ?? 'CGENERAL', name: 'general' },
+    message: { type: 'message', ts: '1700000000.000100', text: 'answer', bot_id: 'BBOT' },
+    response_url: o.responseUrl,
+    actions: [
+      { type: 'button', action_id: o.actionId, block_id: 'labbot_feedback', value: o.value, text: { type: 'plain_text', text: 'x' }, action_ts: String(Date.now() / 1000) },
+    ],
+  };
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  return { body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(secret, body) } };
+}
+
+/** POSTs a signed request; returns status, body and the time to the HTTP response. */
+export async function post(url: string, req: SignedRequest): Promise<{ status: number; text: string; ms: number }> {
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', headers: req.headers, body: req.body });
+  const text = await res.text();
+  return { status: res.status, text, ms: performance.now() - t0 };
+}

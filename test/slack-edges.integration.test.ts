@@ -1,0 +1,170 @@
+// The Slack bot at its edges: answers longer than Slack's limits, a model-written follow-up, an
+// empty index, a Chroma outage, and Socket Mode over a local WebSocket.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApp, type App } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/log.ts';
+import { startChromaServer, type ChromaServer } from '../src/store/chroma-server.ts';
+import { openTestApp, testEnv } from './helpers/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { startFakeSlack, validateBlocks, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
+import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
+import { eventRequest, mentionEnvelope, post } from './helpers/slack-request.ts';
+
+const LAB = path.resolve('examples/lab');
+const fileConfig = {
+  sources: [{ id: 'lab', type: 'folder', path: LAB }],
+  access: { default: 'public', channels: { CPI: ['pi-only'] } },
+};
+
+function sectionTexts(c: SlackCall): string[] {
+  return ((c.body.blocks as { type: string; text?: { text: string } }[]) ?? []).filter((b) => b.type === 'section').map((b) => b.text!.text);
+}
+
+describe('answers longer than Slack allows (model via a fake OpenAI endpoint)', () => {
+  let app: App;
+  let fake: FakeSlack;
+  let openai: FakeOpenAI;
+  let bot: RunningBot;
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+    openai = await startFakeOpenAI();
+    app = await openTestApp({
+      fileConfig,
+      env: slackEnv(fake.apiUrl, { EMBEDDINGS: 'hash', LLM: 'openai', OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'fake-chat', MODEL_MAX_RETRIES: '0' }),
+    });
+    await app.ingestSource(app.config.sources[0]);
+    bot = await startTestBot(app);
+  });
+  afterAll(async () => {
+    await bot?.close();
+    await app?.close();
+    await openai?.close();
+    await fake?.close();
+  });
+
+  it('splits a ~200,000-character answer into valid messages of <= 50 blocks, nothing lost', async () => {
+    const paragraph = (i: number) => `**Point ${i}.** ${'The Western blot uses a blocking step with milk in TBST. '.repeat(30)}[S1]`;
+    const long = Array.from({ length: 120 }, (_, i) => paragraph(i)).join('\n\n');
+    openai.reply = (msgs) => (msgs.some((m) => m.content.includes('Rewrite the last question')) ? 'standalone question' : long);
+    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Tell me everything about the Western blot blocking step', channel: 'CLONG' })));
+    const thread = await fake.waitFor(() => {
+      const calls = fake.calls.filter((c) => c.body.channel === 'CLONG' && (c.method === 'chat.update' || c.method === 'chat.postMessage'));
+      // placeholder + update + at least one continuation, and the last one carries the buttons
+      const last = calls[calls.length - 1];
+      return calls.length >= 3 && JSON.stringify(last?.body.blocks ?? []).includes('labbot_feedback_up') ? calls : undefined;
+    }, 30_000);
+    const answerCalls = thread.slice(1);
+    for (const c of answerCalls) {
+      expect(validateBlocks(c.body.blocks)).toBeUndefined();
+      expect((c.body.blocks as unknown[]).length).toBeLessThanOrEqual(50);
+      for (const t of sectionTexts(c)) expect(t.length).toBeLessThanOrEqual(3000);
+      expect(String(c.body.text).length).toBeGreaterThan(0);
+    }
+    expect(answerCalls[0].method).toBe('chat.update');
+    expect(answerCalls.length).toBeGreaterThanOrEqual(2);
+    const all = answerCalls.flatMap(sectionTexts).join('\n');
+    for (let i = 0; i < 120; i++) expect(all).toContain(`*Point ${i}.*`);
+    expect(all.match(/blocking step with milk/g)?.length).toBe(120 * 30);
+    expect(fake.calls.some((c) => c.body.channel === 'CLONG' && c.method.startsWith('chat.') && c.body.blocks === undefined && c !== thread[0])).toBe(false);
+    expect(JSON.stringify(answerCalls[answerCalls.length - 1].body.blocks)).toContain('Answered by fake-chat');
+  });
+
+  it('asks the model to rewrite a thread follow-up when a model is configured', async () => {
+    openai.requests.length = 0;
+    openai.reply = (msgs) =>
+      msgs.some((m) => m.content.includes('Rewrite the last question')) ? 'What is the primary antibody dilution for the Western blot?' : 'Use 1:1000 [S1].';
+    const parent = '1700000200.000100';
+    fake.threads.set(`CMODEL:${parent}`, [
+      { ts: parent, user: 'UASKER', text: '<@UBOT> Western blot primary antibody dilution?' },
+      { ts: '1700000201.000100', user: 'UASKER', text: '<@UBOT> and the secondary?' },
+    ]);
+    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'and the secondary?', channel: 'CMODEL', ts: '1700000201.000100', threadTs: parent })));
+    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CMODEL'));
+    expect(sectionTexts(update).join('\n')).toContain('1:1000');
+    const rewriteCall = openai.requests.find((r) => JSON.stringify(r.body).includes('Rewrite the last question'));
+    expect(JSON.stringify(rewriteCall?.body)).toContain('Western blot primary antibody dilution?');
+  });
+});
+
+describe('never silent: empty index and Chroma outage', () => {
+  let fake: FakeSlack;
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+  });
+  afterAll(async () => fake?.close());
+
+  it('says the index is empty and how to fix it', async () => {
+    const app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
+    const bot = await startTestBot(app);
+    try {
+      await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What dilution?', channel: 'CEMPTY' })));
+      const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CEMPTY'));
+      expect(String(update.body.text)).toMatch(/index is empty.*\/labbot reindex/);
+      await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '¿Qué dilución se usa para el anticuerpo primario?', channel: 'CEMPTYES' })));
+      const es = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CEMPTYES'));
+      expect(String(es.body.text)).toMatch(/índice está vacío/);
+    } finally {
+      await bot.close();
+      await app.close();
+    }
+  });
+
+  it('says the index is unavailable when Chroma is down', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-chroma-outage-'));
+    let chroma: ChromaServer | undefined = await startChromaServer(dir);
+    const config = loadConfig({ ...testEnv({ fileConfig, env: slackEnv(fake.apiUrl) }), CHROMA_URL: chroma.url });
+    const app = await openApp(config, createLogger('silent'));
+    const bot = await startTestBot(app);
+    try {
+      await app.ingestSource(app.config.sources[0]);
+      await chroma.stop();
+      chroma = undefined;
+      await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What antibody dilution for the Western blot?', channel: 'CDOWN' })));
+      const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CDOWN'), 30_000);
+      expect(String(update.body.text)).toMatch(/index is unavailable right now/);
+    } finally {
+      await bot.close();
+      await app.close();
+      await chroma?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Socket Mode', () => {
+  let app: App;
+  let fake: FakeSlack;
+  let bot: RunningBot;
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+    app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl, { SLACK_APP_TOKEN: 'xapp-1-test' }) });
+    await app.ingestSource(app.config.sources[0]);
+    bot = await startTestBot(app);
+  });
+  afterAll(async () => {
+    await bot?.close();
+    await app?.close();
+    await fake?.close();
+  });
+
+  it('connects via apps.connections.open, acks the envelope and answers', async () => {
+    expect(bot.bot.mode).toBe('socket');
+    expect(bot.bot.router).toBeUndefined();
+    expect(fake.callsOf('apps.connections.open')).toHaveLength(1);
+    await fake.waitFor(() => fake.wsConnected());
+    const envelope = mentionEnvelope({ text: 'What antibody dilution is used for the Western blot primary antibody?', channel: 'CSOCK' });
+    const id = fake.sendEnvelope('events_api', envelope);
+    await fake.waitFor(() => fake.wsReceived.find((m) => m.envelope_id === id));
+    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CSOCK'));
+    expect(sectionTexts(update).join('\n')).toMatch(/\[S\d+\]/);
+    // The same event delivered again over the socket is acked but not answered twice.
+    const again = fake.sendEnvelope('events_api', envelope);
+    await fake.waitFor(() => fake.wsReceived.find((m) => m.envelope_id === again));
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(fake.calls.filter((c) => c.body.channel === 'CSOCK' && c.method === 'chat.postMessage')).toHaveLength(1);
+  });
+});

@@ -8,7 +8,7 @@ import type { Queue } from 'bullmq';
 import { fileContentHash, type IndexedDoc } from '../../ingest/pipeline.ts';
 import { isSupported } from '../../ingest/parse/index.ts';
 import { SIDECAR_EXT, listFolder, type SourceFile } from '../../ingest/sources/folder.ts';
-import { changedFiles, hasCommit, updateClone } from '../../ingest/sources/git.ts';
+import { changedFiles, updateClone } from '../../ingest/sources/git.ts';
 import type { App } from '../app.ts';
 import type { SourceConfig } from '../config.ts';
 import { enqueueDoc, type SyncSourceData } from './jobs.ts';
@@ -72,8 +72,8 @@ export async function syncSource(app: App, queue: Queue, data: SyncSourceData): 
     commit = await updateClone(source);
     result.commit = commit;
     const last = (await records.sourceState(source.id)).commit;
-    if (!data.full && last && last !== commit && (await hasCommit(source.path, last))) {
-      const changes = await changedFiles(source.path, last, commit);
+    const changes = !data.full && last && last !== commit ? await changedFiles(source.path, last, commit) : undefined;
+    if (changes) {
       candidates = await documentsFor(source.path, changes.flatMap((c) => (c.from ? [c.from, c.path] : [c.path])));
       // A renamed sidecar or document also leaves its old path behind.
       for (const c of changes) if (c.from && known.has(c.from)) candidates.push(c.from);

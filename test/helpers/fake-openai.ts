@@ -20,8 +20,12 @@ export interface FakeOpenAI {
   failures: number[];
   /** Delay before answering /embeddings (to catch a job in the middle). */
   embedDelayMs: number;
+  /** Delay before answering /chat/completions (a model that hangs); a client that gives up ends it early. */
+  chatDelayMs: number;
   /** Texts embedded by /embeddings so far (documents and queries). */
   embedded: string[];
+  /** Texts sent as document batches (an array input), not single query strings. */
+  embeddedDocuments: string[];
   close(): Promise<void>;
 }
 
@@ -39,7 +43,9 @@ export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promi
     failures: [],
     rerankFavours: '',
     embedDelayMs: 0,
+    chatDelayMs: 0,
     embedded: [],
+    embeddedDocuments: [],
   };
   const server: Server = createServer(async (req, res) => {
     const body: Record<string, unknown> = await readBody(req).catch(() => ({}));
@@ -58,6 +64,7 @@ export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promi
       const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input)];
       if (state.embedDelayMs) await new Promise((r) => setTimeout(r, state.embedDelayMs));
       state.embedded.push(...input);
+      if (Array.isArray(body.input)) state.embeddedDocuments.push(...input);
       const vectors = await embedder.embedDocuments(input);
       send(200, {
         object: 'list',
@@ -69,6 +76,16 @@ export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promi
     }
     if (req.method === 'POST' && url.endsWith('/chat/completions')) {
       const messages = (body.messages as ChatMessage[]) ?? [];
+      if (state.chatDelayMs) {
+        await new Promise<void>((r) => {
+          const timer = setTimeout(r, state.chatDelayMs);
+          res.once('close', () => {
+            clearTimeout(timer);
+            r();
+          });
+        });
+        if (res.destroyed || res.writableEnded) return;
+      }
       send(200, {
         id: 'chatcmpl-fake',
         object: 'chat.completion',

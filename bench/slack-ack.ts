@@ -4,7 +4,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
+import express from 'express';
 import { openApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
@@ -39,13 +41,14 @@ interface Sent {
 const CLIENT = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { url, requests } = workerData;
-Promise.all(requests.map(async (req) => {
+// A fresh thread's first fetch loads and compiles undici: do that before the clock starts.
+fetch(url, { method: 'GET' }).then((r) => r.text(), () => undefined).then(() => Promise.all(requests.map(async (req) => {
   const sentAt = performance.timeOrigin + performance.now();
   const t0 = performance.now();
   const res = await fetch(url, { method: 'POST', headers: req.headers, body: req.body });
   await res.text();
   return { status: res.status, ms: performance.now() - t0, sentAt };
-})).then((out) => parentPort.postMessage(out));
+}))).then((out) => parentPort.postMessage(out));
 `;
 
 function burst(url: string, requests: { body: string; headers: Record<string, string> }[]): Promise<Sent[]> {
@@ -93,10 +96,18 @@ async function main() {
       ),
     );
     const ackMs = acks.map((a) => a.ms);
+    // The floor: the same client and burst against an endpoint that answers 200 and does nothing.
+    const bare = express().post('/slack/events', (_req, res) => void res.status(200).end());
+    const bareServer = bare.listen(0, '127.0.0.1');
+    await new Promise((r) => bareServer.once('listening', r));
+    const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/slack/events`;
+    const floor = (await burst(bareUrl, requests)).map((a) => a.ms);
+    bareServer.close();
     const placeholders = Array.from({ length: COUNT }, (_, i) => abs(fake.callsOf('chat.postMessage').find((c) => c.body.channel === `CB${i}`)!.at) - acks[i].sentAt);
     const f = (n: number) => `${n.toFixed(1)} ms`;
     console.log(`${COUNT} concurrent signed mentions (HTTP mode, offline models, examples/lab: ${app.catalog.chunkCount} chunks, answer concurrency ${concurrency ?? 'default'})`);
     console.log(`  HTTP ack:          p50 ${f(pct(ackMs, 50))}  p99 ${f(pct(ackMs, 99))}  max ${f(Math.max(...ackMs))}`);
+    console.log(`  floor (bare 200):  p50 ${f(pct(floor, 50))}  p99 ${f(pct(floor, 99))}  (same client, an endpoint doing nothing; load average ${os.loadavg()[0].toFixed(1)})`);
     console.log(`  placeholder post:  p50 ${f(pct(placeholders, 50))}  p99 ${f(pct(placeholders, 99))}`);
     console.log(`  final answer:      p50 ${f(pct(answers, 50))}  p99 ${f(pct(answers, 99))}  max ${f(Math.max(...answers))}`);
     const dupes = fake.callsOf('chat.update').length - 2 * COUNT;

@@ -2,7 +2,7 @@
 // server before its JSON parser) or Socket Mode when SLACK_APP_TOKEN is set. Handlers live in
 // mentions.ts, slash.ts and feedback.ts; this file wires them to Bolt.
 import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
-import type express from 'express';
+import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { App } from '../app.ts';
@@ -14,6 +14,7 @@ import { FEEDBACK_DOWN, FEEDBACK_UP } from './format.ts';
 import { answerSlackQuestion } from './mentions.ts';
 import type { Reindexer } from './reindexer.ts';
 import { createLimiter } from './limiter.ts';
+import { fastEventAck } from './fast-ack.ts';
 import { handleSlashCommand } from './slash.ts';
 import type { HandlerDeps } from './types.ts';
 
@@ -94,7 +95,9 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       logger,
     });
     bolt = new BoltApp({ token: slack.botToken, receiver, logger, clientOptions });
-    router = receiver.router as express.Router;
+    router = express.Router();
+    router.use(fastEventAck({ bolt, signingSecret: slack.signingSecret, log }));
+    router.use(receiver.router as express.Router);
   }
 
   bolt.event('app_mention', async ({ event, body, client, context }) => {

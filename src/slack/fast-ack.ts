@@ -1,0 +1,50 @@
+// Events API acks before Bolt. Bolt acknowledges an event only after reading the body, verifying
+// it, authorising and building listener arguments, in the same event loop that is answering the
+// previous mentions; 50 mentions at once then wait ~150 ms for their 200. Events carry nothing to
+// send back, so we verify the signature (Bolt's own check), answer 200 at once, and hand the
+// event to Bolt on the next turn. Commands and interactivity (whose ack may carry a body) go
+// through Bolt's receiver with the raw body we already read.
+import type { App as BoltApp } from '@slack/bolt';
+import { isValidSlackRequest } from '@slack/bolt';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+
+type WithRawBody = Request & { rawBody?: Buffer };
+
+export function fastEventAck(deps: { bolt: BoltApp; signingSecret: string; log: Logger; path?: string }): express.Router {
+  const router = express.Router();
+  router.post(deps.path ?? '/slack/events', express.raw({ type: () => true, limit: '1mb' }), (req: WithRawBody, res: Response, next: NextFunction) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    // Bolt's receiver reads req.rawBody when present instead of the (consumed) stream.
+    req.rawBody = raw;
+    if (!(req.headers['content-type'] ?? '').includes('application/json')) return next();
+    const text = raw.toString('utf8');
+    let body: { type?: string };
+    try {
+      body = JSON.parse(text) as { type?: string };
+    } catch {
+      return next();
+    }
+    if (body.type !== 'event_callback') return next();
+    const signature = req.headers['x-slack-signature'];
+    const timestamp = Number(req.headers['x-slack-request-timestamp']);
+    if (typeof signature !== 'string' || !isValidSlackRequest({ signingSecret: deps.signingSecret, body: text, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } })) {
+      res.status(401).end();
+      return;
+    }
+    res.status(200).end();
+    const retryNum = Number(req.headers['x-slack-retry-num']);
+    const retryReason = req.headers['x-slack-retry-reason'];
+    setImmediate(() => {
+      deps.bolt
+        .processEvent({
+          body: body as Record<string, unknown>,
+          ack: async () => undefined,
+          retryNum: Number.isFinite(retryNum) ? retryNum : undefined,
+          retryReason: typeof retryReason === 'string' ? retryReason : undefined,
+        })
+        .catch((err: Error) => deps.log.error({ err: err.message }, 'Slack event failed after ack'));
+    });
+  });
+  return router;
+}

@@ -1,8 +1,10 @@
-// `npm run bench [-- --sizes 10000,100000 --queries 200 --naive-queries 40 --skip-naive]`
+// `npm run bench [-- --sizes 10000,100000 --queries 200 --naive-queries 40 --skip-naive --skip-service]`
 // Ingest throughput into real Chroma (hash embeddings), hybrid retrieval latency and peak RSS of a
 // fresh labbot process at each size, HNSW recall@10 against an exact scan, and the naive LangChain
 // pipeline (RecursiveCharacterTextSplitter + BM25Retriever + Chroma via EnsembleRetriever) on the
-// same documents in the same run. Prints a table and writes bench/RESULTS.md.
+// same documents in the same run; then, each in its own process, the Slack ack burst
+// (bench/slack-ack.ts) and wiki edit-to-searchable time (bench/wiki-freshness.ts). Prints a table
+// and writes bench/RESULTS.md.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -27,6 +29,8 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '200' },
     'naive-queries': { type: 'string', default: '40' },
     'skip-naive': { type: 'boolean' },
+    'skip-service': { type: 'boolean' },
+    'wiki-pages': { type: 'string', default: '1000' },
     pubmedqa: { type: 'string', default: '../shared/data/pubmedqa' },
   },
 });
@@ -189,6 +193,27 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
+/** Runs another bench script in its own process (so its RSS and event loop are its own). */
+function serviceBench(script: string, args: string[]): string {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { encoding: 'utf8', timeout: 20 * 60_000 });
+  if (r.status !== 0) return `(${script} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ')})`;
+  return r.stdout.trim();
+}
+const service = values['skip-service']
+  ? []
+  : [
+      '## Slack: 50 signed mentions at once (`npx tsx bench/slack-ack.ts`)',
+      '',
+      '```',
+      serviceBench('bench/slack-ack.ts', []),
+      '```',
+      '',
+      '## Wiki: push webhook to searchable (`npx tsx bench/wiki-freshness.ts`)',
+      '',
+      serviceBench('bench/wiki-freshness.ts', ['--pages', values['wiki-pages'], '--edits', '5']),
+      '',
+    ];
+
 const cpus = os.cpus();
 const lines = [
   '# labbot benchmark results',
@@ -218,6 +243,7 @@ const lines = [
   '',
   `Command: \`npm run bench -- --sizes ${values.sizes} --queries ${nQueries} --naive-queries ${nNaive}\``,
   '',
+  ...service,
 ];
 mkdirSync('bench', { recursive: true });
 writeFileSync('bench/RESULTS.md', lines.join('\n'));

@@ -15,7 +15,9 @@ import { startServe } from '../src/serve.ts';
 import { startFakeOpenAI } from '../test/helpers/fake-openai.ts';
 import { createGitWiki, githubPush, wikiPage } from '../test/helpers/git-wiki.ts';
 
-const { values } = parseArgs({ options: { pages: { type: 'string', default: '1000' }, edits: { type: 'string', default: '5' }, out: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { pages: { type: 'string', default: '1000' }, edits: { type: 'string', default: '5' }, out: { type: 'string' }, verbose: { type: 'boolean' } },
+});
 const pages = Number(values.pages);
 const edits = Number(values.edits);
 const SECRET = 'bench-secret-0123';
@@ -58,7 +60,7 @@ const running = await startServe(config, createLogger('warn'));
 const fullMs = performance.now() - t0;
 const fullTexts = fake.embeddedDocuments.length;
 const stats = running.app.catalog.stats();
-console.log(`initial index: ${stats.documents} pages, ${stats.chunks} chunks, ${fullTexts} texts embedded in ${(fullMs / 1000).toFixed(1)} s`);
+console.error(`initial index: ${stats.documents} pages, ${stats.chunks} chunks, ${fullTexts} texts embedded in ${(fullMs / 1000).toFixed(1)} s`);
 
 let delivery = 0;
 const push = () =>
@@ -80,7 +82,7 @@ for (let e = 1; e <= edits; e++) {
   await until(async () => (await running.app.ask(`checklist code ${marker}`)).passages.some((p) => p.text.includes(marker)));
   editLatency.push(performance.now() - t);
   editTexts.push(fake.embeddedDocuments.length - before);
-  const jobs = await running.queue!.queue.getJobs(['completed'], 0, 5);
+  const jobs = values.verbose ? await running.queue!.queue.getJobs(['completed'], 0, 5) : [];
   for (const j of jobs.filter((x) => (x.finishedOn ?? 0) >= Date.now() - 10_000)) {
     console.log(`  ${j.name}: queued +${(j.processedOn ?? 0) - t0Wall} ms, ran ${(j.finishedOn ?? 0) - (j.processedOn ?? 0)} ms`);
   }

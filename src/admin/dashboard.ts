@@ -15,7 +15,7 @@ import type { App } from '../app.ts';
 import { groupsForChannel } from '../config.ts';
 import { enqueueRebuild, enqueueSync } from '../queue/jobs.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
-import type { ActivityStore, QuestionRecord } from '../store/activity.ts';
+import { entryFor, type ActivityStore, type QuestionRecord } from '../store/activity.ts';
 import type { Redis } from '../store/redis.ts';
 import { KINDS } from '../types.ts';
 import { countPerBucket, isoToMs } from './activity-views.ts';
@@ -355,17 +355,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         }
       }
       await activity
-        ?.recordQuestion({
-          source: 'admin',
-          channel: channelName ?? 'public',
-          question,
-          answer: result.answer,
-          refused: result.refused,
-          citations: result.citations,
-          topScore: result.passages[0]?.score,
-          latencyMs: totalMs,
-          model: result.model,
-        })
+        ?.recordQuestion(entryFor(result, { source: 'admin', channel: channelName ?? 'public', question, latencyMs: totalMs }))
         .catch((err: Error) => log.warn({ err: err.message }, 'admin: could not record the question'));
       sendJson(res, 200, {
         answer: result.answer,

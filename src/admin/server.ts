@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { App } from '../app.ts';
 import { toAskJson } from '../answer/ask-json.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
-import type { ActivityStore } from '../store/activity.ts';
+import { entryFor, type ActivityStore } from '../store/activity.ts';
 
 const askBody = z.object({
   question: z.string().trim().min(1, 'question must not be empty').max(4000, 'question is over 4000 characters'),
@@ -45,17 +45,9 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
       const result = await app.ask(parsed.data.question, { channel: parsed.data.channel, k: parsed.data.k });
       res.json(toAskJson(result));
       await mounts.activity
-        ?.recordQuestion({
-          source: 'api',
-          channel: parsed.data.channel,
-          question: parsed.data.question,
-          answer: result.answer,
-          refused: result.refused,
-          citations: result.citations.map((c) => ({ label: c.label, doc_id: c.doc_id, title: c.title })),
-          topScore: result.passages[0]?.score,
-          latencyMs: Math.round(performance.now() - t0),
-          model: result.model,
-        })
+        ?.recordQuestion(
+          entryFor(result, { source: 'api', channel: parsed.data.channel, question: parsed.data.question, latencyMs: Math.round(performance.now() - t0) }),
+        )
         .catch((err: Error) => app.log.warn({ err: err.message }, 'could not record the question'));
     } catch (err) {
       if (err instanceof ChromaUnavailableError) {

@@ -7,7 +7,7 @@ import type { HistoryTurn } from '../answer/answer.ts';
 import { messages, type Language } from '../answer/messages.ts';
 import { detectLanguage } from '../search/tokenize.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
-import type { ActivitySource } from '../store/activity.ts';
+import { entryFor, type ActivitySource } from '../store/activity.ts';
 import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, splitText, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
@@ -154,19 +154,9 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
     lang = result.language;
     let recordId: string | undefined;
     try {
-      recordId = await deps.activity.recordQuestion({
-        source: q.source,
-        channel: q.channel,
-        user: q.user,
-        question,
-        searchedAs: rewritten.question,
-        answer: result.answer,
-        refused: result.refused,
-        citations: result.citations,
-        topScore: result.passages[0]?.score,
-        latencyMs: performance.now() - t0,
-        model: result.model,
-      });
+      recordId = await deps.activity.recordQuestion(
+        entryFor(result, { source: q.source, channel: q.channel, user: q.user, question, searchedAs: rewritten.question, latencyMs: performance.now() - t0 }),
+      );
     } catch (err) {
       // Losing a log line must not cost the user their answer; only the vote buttons go.
       log.warn({ eventId: q.eventId, err: (err as Error).message }, 'could not record the question');

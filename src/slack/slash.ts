@@ -4,6 +4,7 @@ import type { RespondFn, SlashCommand } from '@slack/bolt';
 import { messages, type Language } from '../answer/messages.ts';
 import { detectLanguage } from '../search/tokenize.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
+import { entryFor } from '../store/activity.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
 import type { HandlerDeps } from './types.ts';
@@ -34,18 +35,9 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
     lang = result.language;
     let recordId: string | undefined;
     try {
-      recordId = await deps.activity.recordQuestion({
-        source: 'slash',
-        channel: command.channel_id,
-        user: command.user_id,
-        question,
-        answer: result.answer,
-        refused: result.refused,
-        citations: result.citations,
-        topScore: result.passages[0]?.score,
-        latencyMs: performance.now() - t0,
-        model: result.model,
-      });
+      recordId = await deps.activity.recordQuestion(
+        entryFor(result, { source: 'slash', channel: command.channel_id, user: command.user_id, question, latencyMs: performance.now() - t0 }),
+      );
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'could not record the question');
     }

@@ -29,6 +29,21 @@ export interface QuestionEntry {
   model: string;
 }
 
+/** The entry for an answered question: what every ask path (Slack, slash, API, dashboard) records. */
+export function entryFor(
+  result: { answer: string; refused: boolean; citations: CitationRef[]; passages: { score: number }[]; model: string },
+  asked: Pick<QuestionEntry, 'source' | 'channel' | 'user' | 'question' | 'searchedAs' | 'latencyMs'>,
+): QuestionEntry {
+  return {
+    ...asked,
+    answer: result.answer,
+    refused: result.refused,
+    citations: result.citations.map((c) => ({ label: c.label, doc_id: c.doc_id, title: c.title })),
+    topScore: result.passages[0]?.score,
+    model: result.model,
+  };
+}
+
 export interface QuestionRecord extends QuestionEntry {
   id: string;
   /** When the question was recorded, ISO 8601. */

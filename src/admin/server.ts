@@ -7,6 +7,7 @@ import type { App } from '../app.ts';
 import { toAskJson } from '../answer/ask-json.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor, type ActivityStore } from '../store/activity.ts';
+import { isLoopback, safeEqual } from './auth.ts';
 
 const askBody = z.object({
   question: z.string().trim().min(1, 'question must not be empty').max(4000, 'question is over 4000 characters'),
@@ -40,6 +41,12 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
       res.status(400).json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
       return;
     }
+    // A channel widens what may be read (pi-only...): only an admin may ask "as" one. Without a
+    // token that is whoever can reach a loopback-bound server; otherwise the bearer token.
+    if (parsed.data.channel && !mayActAsChannel(app.config, req.headers.authorization)) {
+      res.status(403).json({ error: 'asking as a channel needs the admin token (Authorization: Bearer <LABBOT_ADMIN_TOKEN>); without it only public documents are searched' });
+      return;
+    }
     try {
       const t0 = performance.now();
       const result = await app.ask(parsed.data.question, { channel: parsed.data.channel, k: parsed.data.k });
@@ -66,6 +73,12 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
     res.status(status).json({ error: status === 413 ? 'request body too large' : status === 400 ? 'malformed JSON body' : 'internal error' });
   });
   return http;
+}
+
+function mayActAsChannel(config: App['config'], authorization: string | undefined): boolean {
+  if (!config.adminToken) return isLoopback(config.host);
+  const m = /^Bearer\s+(.+)$/i.exec(authorization ?? '');
+  return m !== null && safeEqual(m[1].trim(), config.adminToken);
 }
 
 export async function listen(http: express.Express, port: number, host: string): Promise<Server> {

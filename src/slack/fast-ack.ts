@@ -2,7 +2,7 @@
 // it, authorising and building listener arguments, in the same event loop that is answering the
 // previous mentions; 50 mentions at once then wait ~150 ms for their 200. Events carry nothing to
 // send back, so we verify the signature (Bolt's own check), answer 200 at once, and hand the
-// event to Bolt on the next turn. Commands and interactivity (whose ack may carry a body) go
+// event to Bolt a moment later. Commands and interactivity (whose ack may carry a body) go
 // through Bolt's receiver with the raw body we already read.
 import type { App as BoltApp } from '@slack/bolt';
 import { isValidSlackRequest } from '@slack/bolt';
@@ -11,8 +11,30 @@ import type { Logger } from 'pino';
 
 type WithRawBody = Request & { rawBody?: Buffer };
 
+/** Start answering once no new event arrived for this long (or the oldest waited MAX_WAIT_MS). */
+const QUIET_MS = 5;
+const MAX_WAIT_MS = 50;
+
 export function fastEventAck(deps: { bolt: BoltApp; signingSecret: string; log: Logger; path?: string }): express.Router {
   const router = express.Router();
+  // Answering is CPU work on this same event loop: started between the requests of a burst, it
+  // would hold up their acks. Events wait for a short quiet moment (bounded), so a burst of
+  // mentions is acked first and answered right after.
+  let pending: Parameters<BoltApp['processEvent']>[0][] = [];
+  let oldest = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const drain = () => {
+    timer = undefined;
+    const batch = pending;
+    pending = [];
+    for (const e of batch) deps.bolt.processEvent(e).catch((err: Error) => deps.log.error({ err: err.message }, 'Slack event failed after ack'));
+  };
+  const schedule = (e: Parameters<BoltApp['processEvent']>[0]) => {
+    if (pending.length === 0) oldest = performance.now();
+    pending.push(e);
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(drain, performance.now() - oldest >= MAX_WAIT_MS ? 0 : QUIET_MS);
+  };
   router.post(deps.path ?? '/slack/events', express.raw({ type: () => true, limit: '1mb' }), (req: WithRawBody, res: Response, next: NextFunction) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     // Bolt's receiver reads req.rawBody when present instead of the (consumed) stream.
@@ -35,15 +57,11 @@ export function fastEventAck(deps: { bolt: BoltApp; signingSecret: string; log: 
     res.status(200).end();
     const retryNum = Number(req.headers['x-slack-retry-num']);
     const retryReason = req.headers['x-slack-retry-reason'];
-    setImmediate(() => {
-      deps.bolt
-        .processEvent({
-          body: body as Record<string, unknown>,
-          ack: async () => undefined,
-          retryNum: Number.isFinite(retryNum) ? retryNum : undefined,
-          retryReason: typeof retryReason === 'string' ? retryReason : undefined,
-        })
-        .catch((err: Error) => deps.log.error({ err: err.message }, 'Slack event failed after ack'));
+    schedule({
+      body: body as Record<string, unknown>,
+      ack: async () => undefined,
+      retryNum: Number.isFinite(retryNum) ? retryNum : undefined,
+      retryReason: typeof retryReason === 'string' ? retryReason : undefined,
     });
   });
   return router;

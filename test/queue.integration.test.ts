@@ -26,6 +26,12 @@ describe('queue worker with a git wiki', () => {
   const push = () => post('wiki', githubPush(SECRET, { ref: 'refs/heads/main' }, `d-${++delivery}`));
   const ask = async (question: string) => running.app.ask(question, {});
   const record = (rel: string) => running.app.records!.atPath('wiki', rel);
+  /** Earlier tests' syncs may still be enqueueing document jobs: let them finish first. */
+  const settle = () =>
+    waitFor(async () => {
+      const c = await running.queue!.queue.getJobCounts('waiting', 'active', 'delayed');
+      return c.waiting + c.active + c.delayed === 0;
+    }, 20_000, 'queue idle');
   const jobCount = async () => {
     const c = await running.queue!.queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed');
     return Object.values(c).reduce((a, b) => a + b, 0);
@@ -122,6 +128,7 @@ describe('queue worker with a git wiki', () => {
   });
 
   it('bad or missing signatures get 401 and enqueue nothing', async () => {
+    await settle();
     const before = await jobCount();
     const good = githubPush(SECRET, { ref: 'refs/heads/main' }, 'bad-1');
     const forged = { ...good, headers: { ...good.headers, 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` } };
@@ -149,6 +156,7 @@ describe('queue worker with a git wiki', () => {
   });
 
   it('paths with .. or absolute paths are refused; oversized bodies get 413', async () => {
+    await settle();
     const before = await jobCount();
     for (const p of ['../etc/passwd', '/etc/passwd', 'a/../../b.md', 'a\\..\\b.md']) {
       const res = await post('docs', genericChange(SECRET, { changed: [p] }));

@@ -12,23 +12,14 @@ export class GitError extends Error {}
 
 async function git(cwd: string | undefined, args: string[]): Promise<string> {
   try {
-    const { stdout } = await run('git', cwd ? ['-C', cwd, ...args] : args, {
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 120_000,
-      // Never prompt for credentials: a wiki that needs them must be configured with a token URL.
-      env: { ...gitEnv(), GIT_TERMINAL_PROMPT: '0' },
-    });
+    // Never prompt for credentials (askpass answers empty): a private wiki needs a token URL.
+    const noPrompt = ['-c', 'core.askPass=true', '-c', 'credential.interactive=never'];
+    const { stdout } = await run('git', [...noPrompt, ...(cwd ? ['-C', cwd] : []), ...args], { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
     return stdout;
   } catch (err) {
     const e = err as Error & { stderr?: string };
     throw new GitError(`git ${args[0]} failed: ${(e.stderr || e.message).trim().split('\n').slice(-3).join(' ')}`);
   }
-}
-
-// Only what git needs from the environment; passed through, never interpreted here.
-function gitEnv(): NodeJS.ProcessEnv {
-  const keep = ['PATH', 'HOME', 'SSH_AUTH_SOCK', 'GIT_SSH_COMMAND', 'http_proxy', 'https_proxy', 'no_proxy'];
-  return Object.fromEntries(keep.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
 }
 
 export interface GitSource {

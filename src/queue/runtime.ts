@@ -3,7 +3,7 @@
 import type { Queue, Worker } from 'bullmq';
 import type { App } from '../app.ts';
 import { bullConnection } from '../store/redis.ts';
-import { enqueueRebuild, enqueueSync, openIndexQueue } from './jobs.ts';
+import { openIndexQueue } from './jobs.ts';
 import { startIndexWorker } from './worker.ts';
 
 export interface QueueRuntime {
@@ -51,4 +51,3 @@ export async function startQueueRuntime(
   };
 }
 
-export { enqueueRebuild, enqueueSync };

@@ -11,6 +11,7 @@ import { openApp, type App } from './app.ts';
 import type { Config, SourceConfig } from './config.ts';
 import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { startQueueRuntime, type QueueRuntime } from './queue/runtime.ts';
+import { recordProblems } from './queue/problems.ts';
 import { closeRedis, tryConnectRedis, type Redis } from './store/redis.ts';
 import { createAdminRouter, dashboardStartCheck } from './admin/dashboard.ts';
 import { createMetrics, type Metrics } from './admin/metrics.ts';
@@ -38,10 +39,7 @@ async function initialIngest(app: App, source: SourceConfig): Promise<void> {
   const commit = source.type === 'git' ? await updateClone(source) : undefined;
   const s = await app.ingestSource(source);
   await app.records?.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
-  for (const o of [...s.failed, ...s.skipped]) {
-    const rel = o.path.startsWith(source.path) ? o.path.slice(source.path.length + 1) : o.path;
-    await app.records?.setProblem(source.id, rel, { status: o.status === 'failed' ? 'failed' : 'skipped', reason: o.reason ?? '' });
-  }
+  await recordProblems(app.records, source, s);
   app.log.info({ source: s.source, ...s.documents, chunks: s.chunks.written, skipped: s.skipped.length, failed: s.failed.length }, 'source indexed');
   for (const f of s.failed) app.log.warn({ file: f.path, reason: f.reason }, 'file failed to index');
 }

@@ -68,4 +68,21 @@ describe('labbot reindex and polling', () => {
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/No source "nope"; configured: sops/);
   });
+
+  it('a file that fails is reported once, and not retried on every sync until it changes', async () => {
+    writeFileSync(path.join(dir, 'bad.md'), '---\ntitle: [unclosed\naccess: pi-only\n---\n# Bad\n\nSecret text BADSECRET.\n');
+    const first = await run(['reindex', '--source', 'sops', '--json'], env);
+    expect(first.status).toBe(1);
+    const [o1] = JSON.parse(first.stdout) as { total: number; failed: { reason: string }[] }[];
+    expect(o1.total).toBe(1);
+    expect(o1.failed[0].reason).toMatch(/front matter is not valid YAML/);
+    expect(running.app.catalog.lexicalSearch(['public'], 'BADSECRET', 3)).toHaveLength(0);
+    const problems = await running.app.records!.problems('sops');
+    expect(problems.find((p) => p.path === 'bad.md')?.hash).toBeTruthy();
+    const second = await run(['reindex', '--source', 'sops', '--json'], env);
+    expect(second.status).toBe(0);
+    const [o2] = JSON.parse(second.stdout) as { total: number; unchanged: number }[];
+    expect(o2.total).toBe(0);
+    expect(o2.unchanged).toBe(2);
+  });
 });

@@ -6,6 +6,7 @@ import { ingest } from '../../ingest/pipeline.ts';
 import { updateClone } from '../../ingest/sources/git.ts';
 import type { App } from '../app.ts';
 import type { RebuildData } from './jobs.ts';
+import { recordProblems } from './problems.ts';
 
 export interface RebuildResult {
   from: string;
@@ -34,9 +35,7 @@ export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Prom
         }),
       );
       embedded += summary.chunks.embedded;
-      for (const o of [...summary.failed, ...summary.skipped]) {
-        await next.records?.setProblem(source.id, o.path, { status: o.status === 'failed' ? 'failed' : 'skipped', reason: o.reason ?? '' });
-      }
+      await recordProblems(next.records, source, summary);
     }
     await check(app, next);
   } catch (err) {

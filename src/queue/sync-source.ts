@@ -65,6 +65,9 @@ export async function syncSource(app: App, queue: Queue, data: SyncSourceData): 
   const result: SyncResult = { source: source.id, mode: 'listing', index: 0, remove: 0, unchanged: 0, jobIds: [] };
   const defaultAccess = app.config.access.default;
   const known = new Map<string, IndexedDoc>((await records.bySource(source.id)).map((d) => [d.path, d]));
+  // A file that failed with this very content fails again: wait for it to change (or --full).
+  const failedAs = new Map((await records.problems(source.id)).filter((p) => p.hash).map((p) => [p.path, p.hash]));
+  const isCurrent = (rel: string, hash: string) => known.get(rel)?.contentHash === hash || (!data.full && failedAs.get(rel) === hash);
 
   let commit: string | undefined;
   let candidates: string[] | undefined;
@@ -103,7 +106,7 @@ export async function syncSource(app: App, queue: Queue, data: SyncSourceData): 
       const file = (await listFolder(source.path, abs)).files[0];
       if (!file) continue;
       const hash = await hashOf(source, file, defaultAccess);
-      if (known.get(rel)?.contentHash === hash) result.unchanged += 1;
+      if (isCurrent(rel, hash)) result.unchanged += 1;
       else await enqueue('index-doc', rel, hash);
     }
   } else {
@@ -116,7 +119,7 @@ export async function syncSource(app: App, queue: Queue, data: SyncSourceData): 
         continue;
       }
       const hash = await hashOf(source, file, defaultAccess);
-      if (known.get(file.rel)?.contentHash === hash) result.unchanged += 1;
+      if (isCurrent(file.rel, hash)) result.unchanged += 1;
       else await enqueue('index-doc', file.rel, hash);
     }
     for (const [rel, doc] of known) if (!present.has(rel)) await enqueue('delete-doc', rel, doc.contentHash);

@@ -66,7 +66,7 @@ export async function processDoc(app: App, data: DocJobData, job?: Job): Promise
   );
   const bad = summary.failed[0] ?? summary.skipped.find((o) => o.path === abs);
   if (bad) {
-    await app.records?.setProblem(source.id, data.path, { status: bad.status === 'failed' ? 'failed' : 'skipped', reason: bad.reason ?? 'unknown' });
+    await app.records?.setProblem(source.id, data.path, { status: bad.status === 'failed' ? 'failed' : 'skipped', reason: bad.reason ?? 'unknown', hash: data.hash });
     // A file that cannot be parsed will not parse on a retry: fail for good, visibly.
     if (bad.status === 'failed') throw new UnrecoverableError(`${data.path}: ${bad.reason}`);
     return { source: source.id, path: data.path, outcome: 'skipped', reason: bad.reason };

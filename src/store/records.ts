@@ -25,6 +25,8 @@ export interface FileProblem {
   status: 'skipped' | 'failed';
   reason: string;
   at: string;
+  /** Content hash of the file that failed: an unchanged failing file is not retried every sync. */
+  hash?: string;
 }
 
 export interface RecordStore extends IndexLookup {

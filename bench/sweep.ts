@@ -10,7 +10,7 @@ import { openApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { parseQuestions, scoreQuestion, summarize } from '../src/search/evaluate.ts';
-import { createOfflineReranker, type OfflineRerankWeights } from '../src/search/rerank.ts';
+import { createOfflineReranker, DEFAULT_OFFLINE_WEIGHTS, type OfflineRerankWeights } from '../src/search/rerank.ts';
 import { retrieve } from '../src/search/retrieve.ts';
 import { indexVersion } from '../src/store/index-version.ts';
 
@@ -21,6 +21,9 @@ const { values, positionals } = parseArgs({
     overlap: { type: 'string', default: '80' },
     limit: { type: 'string', default: '100000' },
     variants: { type: 'string', default: 'default' },
+    // Extra offline-reranker variants: "|"-separated lists of space-separated key=value over the defaults,
+    // e.g. --weights "coverage=0.6|denseWeight=0.25 proximity=0.2"
+    weights: { type: 'string', default: '' },
   },
 });
 const dir = path.resolve(positionals[0]);
@@ -62,6 +65,17 @@ const variants: Variant[] = [
   { name: 'expand 2', retrieval: { expandTop: 2 } },
 ];
 const chosen = values.variants === 'all' ? variants : variants.filter((v) => v.name === 'default' || values.variants.split(',').includes(v.name));
+for (const spec of values.weights.split('|').filter(Boolean)) {
+  const w: OfflineRerankWeights = { ...DEFAULT_OFFLINE_WEIGHTS };
+  const retrieval: Partial<Config['retrieval']> = {};
+  for (const kv of spec.trim().split(/\s+/)) {
+    const [k, v] = kv.split('=');
+    if (k === 'denseWeight' || k === 'rerankDepth' || k === 'candidates') retrieval[k] = Number(v);
+    else if (k === 'fused' || k === 'coverage' || k === 'proximity' || k === 'phrase') w[k] = Number(v);
+    else throw new Error(`unknown weight ${k}`);
+  }
+  chosen.push({ name: spec.trim().slice(0, 28), retrieval, rerank: w });
+}
 const pct = (v: number | undefined) => (v === undefined ? '   -  ' : `${(v * 100).toFixed(1).padStart(5)}%`);
 console.log(`variant                      R@1     R@5     R@10    MRR    ans@5   in-ctx   p95ms`);
 for (const v of chosen) {

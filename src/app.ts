@@ -149,18 +149,21 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   const cache = redis ? createEmbeddingCache(redis, ns, `${config.embeddings.provider}.${config.embeddings.model}.${versionInput.dimensions ?? 'd'}`) : undefined;
   let events: IndexEvents | undefined;
 
+  // Without a loaded catalog (a queue worker, a CLI reindex) this process answers nothing: it does
+  // not mirror the lexical index, it only follows which index is live.
+  const mirror = opts.loadCatalog !== false;
   const applyEvent = async (e: IndexEvent) => {
     if (e.type === 'switch') {
       if (e.base === live.base) return;
       const next = await openIndex(e.base);
-      await loadCatalog(next);
+      if (mirror) await loadCatalog(next);
       const stored = await next.store.storedVersion();
       if (stored && stored !== version) log.warn({ base: e.base, stored, configured: version }, 'the new live index was built with other settings; restart this process with them');
       live = next;
       log.info({ base: e.base }, 'switched to the rebuilt index');
       return;
     }
-    if (e.base !== live.base) return;
+    if (e.base !== live.base || !mirror) return;
     if (e.type === 'put') live.catalog.putDocument(e.doc, e.chunks);
     else live.catalog.removeDocument(e.docId);
   };
@@ -173,7 +176,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
         resync: async () => {
           const base = (await liveBase(redis, ns)) ?? config.collection;
           const next = await openIndex(base);
-          await loadCatalog(next);
+          if (mirror) await loadCatalog(next);
           live = next;
         },
       },

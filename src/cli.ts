@@ -256,7 +256,9 @@ export function buildProgram(): Command {
       const { config, log } = setup();
       const redis = await tryConnectRedis(config.redisUrl);
       if (!redis) throw new ConfigError(`The worker needs Redis; nothing answers at ${config.redisUrl} (REDIS_URL).`);
-      const app = await openApp(config, log, { redis });
+      // A worker reads what is indexed from Redis records, not from a lexical index in memory:
+      // skipping the catalog saves its start-up load and about half a bot's memory.
+      const app = await openApp(config, log, { redis, loadCatalog: false });
       const runtime = await startQueueRuntime(app, { worker: true });
       log.info({ concurrency: config.queue.concurrency, queue: 'labbot-index' }, 'worker started');
       onShutdown(log, async () => {

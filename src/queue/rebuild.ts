@@ -57,7 +57,8 @@ export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Prom
 /** The new index must hold documents if the old one did, and answer a query with its own chunk. */
 async function check(app: App, next: Awaited<ReturnType<App['openIndex']>>): Promise<void> {
   const stats = next.catalog.stats();
-  const before = app.catalog.stats().documents;
+  // Records, not the catalog: a queue worker keeps no lexical index of the live one.
+  const before = (await app.records?.count()) ?? app.catalog.stats().documents;
   if (stats.documents === 0 && before > 0) throw new Error(`the rebuilt index holds no documents (the live one has ${before}); keeping the live one`);
   const sample = next.catalog.docs().next().value;
   if (!sample) return;

@@ -34,20 +34,27 @@ export interface MentionOptions {
   botUserId?: string;
 }
 
-/** An app_mention envelope as Slack sends it (event_callback). */
-export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
-  seq += 1;
-  const ts = o.ts ?? `${Math.floor(Date.now() / 1000)}.${String(900000 + seq).padStart(6, '0')}`;
-  const bot = o.botUserId ?? 'UBOT';
+/** The event_callback wrapper Slack puts around every Events API event. */
+function callbackEnvelope(event: Record<string, unknown>, eventId: string | undefined, bot = 'UBOT'): Record<string, unknown> {
   return {
     token: 'legacy',
     team_id: 'T0LAB',
     api_app_id: 'A0LAB',
     type: 'event_callback',
-    event_id: o.eventId ?? `Ev${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`,
+    event_id: eventId ?? `Ev${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`,
     event_time: Math.floor(Date.now() / 1000),
     authorizations: [{ team_id: 'T0LAB', user_id: bot, is_bot: true }],
-    event: {
+    event,
+  };
+}
+
+/** An app_mention envelope as Slack sends it (event_callback). */
+export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
+  seq += 1;
+  const ts = o.ts ?? `${Math.floor(Date.now() / 1000)}.${String(900000 + seq).padStart(6, '0')}`;
+  const bot = o.botUserId ?? 'UBOT';
+  return callbackEnvelope(
+    {
       type: 'app_mention',
       user: o.user ?? 'UASKER',
       text: `<@${bot}> ${o.text}`,
@@ -56,22 +63,17 @@ export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
       event_ts: ts,
       ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
     },
-  };
+    o.eventId,
+    bot,
+  );
 }
 
 /** A direct message (message.im) envelope. */
 export function dmEnvelope(o: { text: string; user?: string; channel?: string; eventId?: string; botId?: string; subtype?: string }): Record<string, unknown> {
   seq += 1;
   const ts = `${Math.floor(Date.now() / 1000)}.${String(800000 + seq).padStart(6, '0')}`;
-  return {
-    token: 'legacy',
-    team_id: 'T0LAB',
-    api_app_id: 'A0LAB',
-    type: 'event_callback',
-    event_id: o.eventId ?? `Ev${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`,
-    event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ team_id: 'T0LAB', user_id: 'UBOT', is_bot: true }],
-    event: {
+  return callbackEnvelope(
+    {
       type: 'message',
       channel_type: 'im',
       channel: o.channel ?? 'DUSER1',
@@ -82,7 +84,8 @@ export function dmEnvelope(o: { text: string; user?: string; channel?: string; e
       ...(o.botId ? { bot_id: o.botId } : {}),
       ...(o.subtype ? { subtype: o.subtype } : {}),
     },
-  };
+    o.eventId,
+  );
 }
 
 export function slashRequest(

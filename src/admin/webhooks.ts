@@ -2,13 +2,14 @@
 // page; X-Gitlab-Token) and a generic signed JSON body ({changed, deleted}; X-Labbot-Signature).
 // Signatures are checked over the raw body before anything is parsed; each delivery is accepted
 // once (Redis SET NX), so a replayed or retried delivery enqueues nothing.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { SourceConfig } from '../config.ts';
 import { enqueueSync } from '../queue/jobs.ts';
+import { safeEqual } from './auth.ts';
 import { safeRelativePath } from '../queue/sync-source.ts';
 import type { Redis } from '../store/redis.ts';
 
@@ -20,12 +21,6 @@ export interface WebhookDeps {
   maxBodyKb: number;
   log: Logger;
 }
-
-const safeEqual = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 export function verifyHmac(secret: string, body: Buffer, header: string | undefined): boolean {
   if (!header || !header.startsWith('sha256=')) return false;

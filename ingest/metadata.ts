@@ -284,6 +284,21 @@ function coerceString(key: string, v: unknown, warn: (msg: string) => void): str
   return undefined;
 }
 
+const MAX_KEYWORDS = 100;
+
+/** Terms from a list or a "a, b; c" string; undefined when the value is neither. */
+export function coerceKeywords(v: unknown): string[] | undefined {
+  const items: unknown[] = Array.isArray(v) ? v : typeof v === 'string' ? v.split(/[;,\n]/) : [];
+  if (!Array.isArray(v) && typeof v !== 'string') return undefined;
+  const out = new Set<string>();
+  for (const item of items) {
+    if (typeof item !== 'string' && typeof item !== 'number') continue;
+    const t = squash(String(item)).slice(0, 200);
+    if (t) out.add(t);
+  }
+  return [...out].slice(0, MAX_KEYWORDS);
+}
+
 const pick = (raw: Record<string, unknown>, ...keys: string[]): [string, unknown] | undefined => {
   for (const k of keys) if (raw[k] !== undefined && raw[k] !== null && raw[k] !== '') return [k, raw[k]];
   return undefined;
@@ -377,6 +392,15 @@ export function normalizeMeta(raw: Record<string, unknown>): MetaResult {
 
   const language = pick(lower, 'language', 'lang');
   if (language) meta.language = coerceString('language', language[1], warn);
+
+  // Wiki pages say "tags", papers "keywords", PubMed exports "mesh": all name the subject.
+  const keywords = pick(lower, 'keywords', 'keyword', 'tags', 'mesh', 'subjects', 'subject');
+  if (keywords) {
+    const list = coerceKeywords(keywords[1]);
+    if (list) {
+      if (list.length) meta.keywords = list;
+    } else warn(`"${keywords[0]}": expected a list of terms, got ${describe(keywords[1])}`);
+  }
 
   for (const key of Object.keys(meta) as (keyof DocMeta)[]) if (meta[key] === undefined) delete meta[key];
   return { meta, warnings };
@@ -541,6 +565,8 @@ function parseBib(text: string): MetaResult {
     else warnings.push(`"doi": not a DOI: ${describe(f.doi)}`);
   }
   if (f.url && /^https?:\/\//i.test(f.url.trim())) meta.url = f.url.trim();
+  const keywords = f.keywords ? coerceKeywords(delatex(f.keywords)) : undefined;
+  if (keywords?.length) meta.keywords = keywords;
   if (PAPER_TYPES.has(entry.type.toLowerCase())) meta.kind = 'paper';
   return { meta, warnings };
 }

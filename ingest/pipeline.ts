@@ -1,6 +1,7 @@
 // Ingest flow: list -> skip unchanged (content hash) -> parse -> chunk -> embed only new chunk
 // texts -> upsert -> delete stale chunk ids -> update the in-memory catalog.
 // New chunks are always written before stale ones are deleted, so a document is never half gone.
+import { titleFromBlocks } from './title.ts';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -303,8 +304,7 @@ async function prepare(
   }
   const docId = meta.id ?? `${target.sourceId}:${file.rel}`;
   const kind = detectKind({ fileName: file.path, format: parsed.format, blocks: parsed.blocks, declared: meta.kind ?? target.kind });
-  const firstHeading = parsed.blocks.find((b) => b.type === 'heading');
-  const title = meta.title ?? (firstHeading?.type === 'heading' ? firstHeading.text : undefined) ?? path.basename(file.path, path.extname(file.path));
+  const title = meta.title ?? titleFromBlocks(parsed.blocks) ?? path.basename(file.path, path.extname(file.path));
   const doc: LabDocument = {
     id: docId,
     source: target.sourceId,
@@ -316,6 +316,7 @@ async function prepare(
     journal: meta.journal,
     doi: meta.doi,
     url: meta.url ?? (meta.doi ? `https://doi.org/${meta.doi}` : undefined),
+    keywords: meta.keywords,
     access: meta.access ?? target.access ?? settings.defaultAccess,
     contentHash,
   };

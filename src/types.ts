@@ -16,6 +16,8 @@ export interface DocMeta {
   access?: string;
   updated?: string;
   language?: string;
+  /** Subject terms: keywords, tags, MeSH headings. Searched, not shown. */
+  keywords?: string[];
   /** An `access:` value that is not a valid group name: the document must not be indexed at all. */
   invalidAccess?: string;
   /** Front matter that could not be read: its access group is unknown, so it must not be indexed. */
@@ -75,6 +77,8 @@ export interface LabDocument {
   journal?: string;
   doi?: string;
   url?: string;
+  /** Subject terms from the metadata (keywords, tags, MeSH): indexed for search with every chunk. */
+  keywords?: string[];
   access: string;
   contentHash: string;
 }

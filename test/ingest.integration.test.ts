@@ -72,7 +72,7 @@ function writeCorpus(dir: string) {
   writeFileSync(path.join(dir, 'papers', 'paper.pdf'), Buffer.from(makePaperPdfSync()));
   writeFileSync(
     path.join(dir, 'papers', 'paper.bib'),
-    '@article{okafor2021, title={{p53 dynamics in stressed HEK293T cells}}, author={Okafor, Ada and Lee, Min}, year={2021}, journal={Journal of Cell Stress}, doi={10.1234/jcs.2021.001}}',
+    '@article{okafor2021, title={{p53 dynamics in stressed HEK293T cells}}, author={Okafor, Ada and Lee, Min}, year={2021}, journal={Journal of Cell Stress}, doi={10.1234/jcs.2021.001}, keywords={Nutlin-3a; ubiquitin ligase}}',
   );
   writeFileSync(path.join(dir, 'slides', 'update.pptx'), Buffer.from(slides));
   writeFileSync(path.join(dir, 'protocols', 'passaging.docx'), Buffer.from(docx));
@@ -134,6 +134,23 @@ describe('ingest into real Chroma', () => {
     expect(stored.length).toBe(paper.chunkIds.length);
     expect(stored[0]).toMatchObject({ authors: 'Ada Okafor; Min Lee', year: 2021, kind: 'paper', access: 'public', journal: 'Journal of Cell Stress' });
     expect(typeof stored[0].chunk_hash).toBe('string');
+  });
+
+  it('subject keywords are searched with every chunk of their document but never shown', async () => {
+    const paper = app.catalog.doc('lab:papers/paper.pdf')!;
+    expect(paper.keywords).toEqual(['Nutlin-3a', 'ubiquitin ligase']);
+    const hits = app.catalog.lexicalSearch(['public'], 'nutlin ubiquitin ligase', 50).map((h) => h.id);
+    expect(hits.length).toBe(paper.chunkIds.length);
+    expect(new Set(hits)).toEqual(new Set(paper.chunkIds));
+    for (const id of paper.chunkIds) expect(app.catalog.chunk(id)!.text).not.toMatch(/nutlin/i);
+    // A new process rebuilds the same lexical view from Chroma's metadata alone.
+    const again = await openTestApp({ collection: app.config.collection });
+    try {
+      expect(again.catalog.doc(paper.id)!.keywords).toEqual(['Nutlin-3a', 'ubiquitin ligase']);
+      expect(again.catalog.lexicalSearch(['public'], 'nutlin', 50).length).toBe(paper.chunkIds.length);
+    } finally {
+      await again.close();
+    }
   });
 
   it('chunks protocols by step and slides by slide, each chunk with a standalone header', async () => {

@@ -93,8 +93,17 @@ describe('normalizeMeta', () => {
   });
 
   it('ignores unrelated keys silently and uses "type" only when it names a kind', () => {
-    expect(normalizeMeta({ layout: 'post', tags: ['a'], type: 'post' })).toEqual({ meta: {}, warnings: [] });
+    expect(normalizeMeta({ layout: 'post', permalink: '/a/', type: 'post' })).toEqual({ meta: {}, warnings: [] });
     expect(normalizeMeta({ type: 'slides' }).meta.kind).toBe('slides');
+  });
+
+  it('reads subject terms from keywords, tags or MeSH, as a list or a separated string', () => {
+    expect(normalizeMeta({ tags: ['western blot', 'p53', 'p53', ' '] }).meta.keywords).toEqual(['western blot', 'p53']);
+    expect(normalizeMeta({ Keywords: 'CRISPR; HeLa, mitochondria' }).meta.keywords).toEqual(['CRISPR', 'HeLa', 'mitochondria']);
+    expect(normalizeMeta({ mesh: ['Crohn Disease', 'Humans', 7] }).meta.keywords).toEqual(['Crohn Disease', 'Humans', '7']);
+    const bad = normalizeMeta({ keywords: { a: 1 } });
+    expect(bad.meta.keywords).toBeUndefined();
+    expect(bad.warnings.join('\n')).toMatch(/"keywords": expected a list of terms/);
   });
 });
 

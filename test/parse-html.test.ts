@@ -121,6 +121,12 @@ describe('HTML pages', () => {
     expect(parseHtml('<head><title> Plain  title </title></head><p>x</p>').meta.title).toBe('Plain title');
   });
 
+  it('reads subject keywords from keywords, citation_keywords and DC.subject', () => {
+    const kw = parseHtml(`<head><meta name="keywords" content="mitochondria, hypoxia">
+      <meta name="citation_keywords" content="Drp1"><meta name="DC.subject" content="hypoxia"></head><p>x</p>`);
+    expect(kw.meta.keywords).toEqual(['Drp1', 'mitochondria', 'hypoxia']);
+  });
+
   it('uses the body when there is no main or article, still without the nav', () => {
     const r = parseHtml('<body><nav>NAV</nav><h2>Freezer rules</h2><p>Label every box.</p><footer>FOOT</footer></body>');
     expect(r.blocks).toEqual([

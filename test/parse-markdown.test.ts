@@ -62,6 +62,7 @@ describe('Markdown front matter', () => {
       kind: 'protocol',
       access: 'cell-culture',
       updated: '2024-01-05',
+      keywords: ['blot', 'p53'],
     });
     expect(parsed.warnings).toEqual([]);
   });

@@ -7,7 +7,7 @@
 // by recursion.
 import * as cheerio from 'cheerio';
 import type { Block, DocMeta, ParsedFile } from '../../src/types.ts';
-import { coerceYear, normalizeAuthorName, normalizeDoi, splitAuthors } from '../metadata.ts';
+import { coerceKeywords, coerceYear, normalizeAuthorName, normalizeDoi, splitAuthors } from '../metadata.ts';
 import { textToBlocks } from './text.ts';
 
 /** The part of domhandler's node shape this module reads. */
@@ -435,6 +435,10 @@ function readMeta($: cheerio.CheerioAPI): DocMeta {
 
   const updated = first('article:modified_time', 'dcterms.modified', 'last-modified');
   if (updated) meta.updated = updated;
+
+  const keywordTags = ['citation_keywords', 'keywords', 'dc.subject', 'article:tag'].flatMap((n) => tags.get(n) ?? []);
+  const keywords = coerceKeywords(keywordTags.join('; '));
+  if (keywords?.length) meta.keywords = keywords;
   return meta;
 }
 

@@ -2,7 +2,7 @@
 // properties (docProps/core.xml) as DocMeta.
 import * as cheerio from 'cheerio';
 import type { DocMeta } from '../../src/types.ts';
-import { coerceYear, splitAuthors } from '../metadata.ts';
+import { coerceKeywords, coerceYear, splitAuthors } from '../metadata.ts';
 import { decodeXml } from './decode.ts';
 import { ParseError } from './errors.ts';
 import { estimateHtmlDepth } from './html.ts';
@@ -59,5 +59,7 @@ export async function readCoreProperties(zip: ZipReader): Promise<DocMeta> {
   if (modified && !Number.isNaN(Date.parse(modified))) meta.updated = modified;
   const language = text('dc:language');
   if (language) meta.language = language;
+  const keywords = coerceKeywords(text('cp:keywords') ?? []);
+  if (keywords?.length) meta.keywords = keywords;
   return meta;
 }

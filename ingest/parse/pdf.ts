@@ -8,7 +8,9 @@
 //    it starts on).
 import { PDFParse } from 'pdf-parse';
 import type { Block, DocMeta, ParsedFile } from '../../src/types.ts';
-import { coerceYear, findDoi, normalizeDoi, splitAuthors } from '../metadata.ts';
+import { coerceKeywords, coerceYear, findDoi, normalizeDoi, splitAuthors } from '../metadata.ts';
+
+const DOI_LIKE = /(?:doi:?\s*)?10\.\d{4,9}\/\S+/gi;
 import { ParseError } from './errors.ts';
 
 export interface PdfOptions {
@@ -303,6 +305,8 @@ function metaFromInfo(info: unknown, firstPage: string): DocMeta {
       .map((v) => (v ? (normalizeDoi(v) ?? findDoi(v)) : undefined))
       .find(Boolean);
   if (doi) meta.doi = doi;
+  const keywords = coerceKeywords(infoString(info, 'Keywords')?.replace(DOI_LIKE, '') ?? []);
+  if (keywords?.length) meta.keywords = keywords;
   return meta;
 }
 

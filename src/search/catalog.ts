@@ -33,6 +33,8 @@ export interface Catalog {
   /** The document indexed from this source path, if any (ids may come from front matter). */
   docAtPath(source: string, path: string): DocRecord | undefined;
   chunk(chunkId: string): Chunk | undefined;
+  /** What search matches for a chunk: its text plus its document's subject keywords. */
+  searchText(chunkId: string): string | undefined;
   passage(chunkId: string, score: number): Passage | undefined;
   lexicalSearch(groups: string[], query: string, n: number): Hit[];
   idsWithTerm(groups: string[], term: string, limit: number): string[];
@@ -44,6 +46,10 @@ export interface Catalog {
   load(records: StoredRecord[]): void;
   stats(): CatalogStats;
 }
+
+/** Subject terms are searched with every chunk of their document: a short extra line, never shown. */
+const withKeywords = (text: string, doc: Pick<LabDocument, 'keywords'> | undefined): string =>
+  doc?.keywords?.length ? `${text}\n${doc.keywords.join('; ')}` : text;
 
 export function createCatalog(): Catalog {
   const partitions = new Map<string, LexicalIndex>();
@@ -79,7 +85,7 @@ export function createCatalog(): Catalog {
     const index = partition(doc.access);
     for (const c of docChunks) {
       chunks.set(c.id, c);
-      index.add(c.id, c.text);
+      index.add(c.id, withKeywords(c.text, doc));
     }
     docs.set(doc.id, { ...doc, chunkIds: docChunks.map((c) => c.id) });
     byPath.set(pathKey(doc.source, doc.path), doc.id);
@@ -95,6 +101,10 @@ export function createCatalog(): Catalog {
       return id ? docs.get(id) : undefined;
     },
     chunk: (id) => chunks.get(id),
+    searchText(id) {
+      const c = chunks.get(id);
+      return c && withKeywords(c.text, docs.get(c.docId));
+    },
     passage(chunkId, score) {
       const c = chunks.get(chunkId);
       const d = c && docs.get(c.docId);

@@ -97,7 +97,7 @@ export async function retrieve(
   }
   const top = fused[0]?.score ?? 1;
   const scored = [...candidates.values()].map((h) => {
-    const exact = exactMatchFraction(deps.catalog.chunk(h.id)?.text ?? '', matchers, exactWeights);
+    const exact = exactMatchFraction(deps.catalog.searchText(h.id) ?? '', matchers, exactWeights);
     return { ...h, exact, score: h.score + EXACT_BOOST * top * exact };
   });
   scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
@@ -110,7 +110,7 @@ export async function retrieve(
     const head = ordered.slice(0, depth);
     const reranked = await deps.reranker.rerank(
       question,
-      head.map((h) => ({ id: h.id, text: deps.catalog.chunk(h.id)?.text ?? '', score: h.score })),
+      head.map((h) => ({ id: h.id, text: deps.catalog.searchText(h.id) ?? '', score: h.score })),
     );
     const byId = new Map(head.map((h) => [h.id, h]));
     const newHead = reranked.filter((r) => byId.has(r.id)).map((r) => ({ ...byId.get(r.id)!, rerank: r.score }));

@@ -22,6 +22,7 @@ export function toChunkMetadata(doc: LabDocument, chunk: Chunk, n: number): Chun
   if (doc.journal) m.journal = doc.journal;
   if (doc.doi) m.doi = doc.doi;
   if (doc.url) m.url = doc.url;
+  if (doc.keywords?.length) m.keywords = doc.keywords.join(AUTHOR_SEP);
   if (chunk.step !== undefined) m.step = chunk.step;
   if (chunk.slide !== undefined) m.slide = chunk.slide;
   if (chunk.page !== undefined) m.page = chunk.page;
@@ -45,6 +46,7 @@ export function fromChunkMetadata(id: string, text: string, m: ChunkMetadata): {
     journal: str(m.journal),
     doi: str(m.doi),
     url: str(m.url),
+    keywords: str(m.keywords)?.split(AUTHOR_SEP).filter(Boolean),
     access: str(m.access) ?? 'public',
     contentHash: str(m.doc_hash) ?? '',
   };

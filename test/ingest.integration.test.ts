@@ -136,6 +136,15 @@ describe('ingest into real Chroma', () => {
     expect(typeof stored[0].chunk_hash).toBe('string');
   });
 
+  it('a scan in small pages (fetched several at a time) returns every stored chunk exactly once', async () => {
+    const ids: string[] = [];
+    await app.store.scan('public', (rs) => ids.push(...rs.map((r) => r.id)), 3);
+    const expected = [...app.catalog.docs()].filter((d) => d.access === 'public').flatMap((d) => d.chunkIds);
+    expect(expected.length).toBeGreaterThan(10);
+    expect(ids.length).toBe(expected.length);
+    expect(new Set(ids)).toEqual(new Set(expected));
+  });
+
   it('subject keywords are searched with every chunk of their document but never shown', async () => {
     const paper = app.catalog.doc('lab:papers/paper.pdf')!;
     expect(paper.keywords).toEqual(['Nutlin-3a', 'ubiquitin ligase']);

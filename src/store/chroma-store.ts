@@ -37,6 +37,7 @@ export interface VectorStore {
   heartbeat(): Promise<boolean>;
 }
 
+const SCAN_PARALLEL = 3;
 const MAX_UPSERT = 5000; // Chroma refuses batches above ~5,461 records.
 const GROUP_SEP = '--';
 
@@ -186,7 +187,7 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
       guard(opts.url, async () => {
         const col = await collection(group, false, false);
         if (!col) return;
-        for (let offset = 0; ; offset += batchSize) {
+        const page = async (offset: number) => {
           const res = await col.get({ limit: batchSize, offset, include: ['documents', 'metadatas'] });
           const records: StoredRecord[] = res.ids.map((id, i) => ({
             id,
@@ -194,7 +195,17 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
             metadata: (res.metadatas[i] ?? {}) as ChunkMetadata,
           }));
           if (records.length) onBatch(records);
-          if (res.ids.length < batchSize) return;
+          return res.ids.length;
+        };
+        // Pages are fetched SCAN_PARALLEL at a time: Chroma serves them on several threads, and
+        // start-up time is mostly this scan. The count is only a plan: paging goes on until a short page.
+        const planned = await col.count();
+        let offset = 0;
+        for (;;) {
+          const offsets: number[] = [];
+          for (let i = 0; i < SCAN_PARALLEL && (offsets.length === 0 || offset < planned); i++, offset += batchSize) offsets.push(offset);
+          const sizes = await Promise.all(offsets.map(page));
+          if (sizes.some((n) => n < batchSize)) return;
         }
       }),
     count: (group) =>

@@ -284,19 +284,25 @@ function coerceString(key: string, v: unknown, warn: (msg: string) => void): str
   return undefined;
 }
 
-const MAX_KEYWORDS = 100;
+// Keywords are searched with every chunk of their document, so a runaway list would bloat the
+// lexical index by its length times the chunk count: the first terms up to this many characters.
+const MAX_KEYWORD_CHARS = 1000;
 
 /** Terms from a list or a "a, b; c" string; undefined when the value is neither. */
 export function coerceKeywords(v: unknown): string[] | undefined {
-  const items: unknown[] = Array.isArray(v) ? v : typeof v === 'string' ? v.split(/[;,\n]/) : [];
   if (!Array.isArray(v) && typeof v !== 'string') return undefined;
+  const items: unknown[] = Array.isArray(v) ? v : v.split(/[;,\n]/);
   const out = new Set<string>();
+  let chars = 0;
   for (const item of items) {
     if (typeof item !== 'string' && typeof item !== 'number') continue;
-    const t = squash(String(item)).slice(0, 200);
-    if (t) out.add(t);
+    const t = squash(String(item));
+    if (!t || out.has(t)) continue;
+    if (chars + t.length > MAX_KEYWORD_CHARS) break;
+    out.add(t);
+    chars += t.length + 2;
   }
-  return [...out].slice(0, MAX_KEYWORDS);
+  return [...out];
 }
 
 const pick = (raw: Record<string, unknown>, ...keys: string[]): [string, unknown] | undefined => {

@@ -101,6 +101,9 @@ describe('normalizeMeta', () => {
     expect(normalizeMeta({ tags: ['western blot', 'p53', 'p53', ' '] }).meta.keywords).toEqual(['western blot', 'p53']);
     expect(normalizeMeta({ Keywords: 'CRISPR; HeLa, mitochondria' }).meta.keywords).toEqual(['CRISPR', 'HeLa', 'mitochondria']);
     expect(normalizeMeta({ mesh: ['Crohn Disease', 'Humans', 7] }).meta.keywords).toEqual(['Crohn Disease', 'Humans', '7']);
+    const many = normalizeMeta({ tags: Array.from({ length: 500 }, (_, i) => `term number ${i}`) }).meta.keywords!;
+    expect(many.join('; ').length).toBeLessThanOrEqual(1000);
+    expect(many[0]).toBe('term number 0');
     const bad = normalizeMeta({ keywords: { a: 1 } });
     expect(bad.meta.keywords).toBeUndefined();
     expect(bad.warnings.join('\n')).toMatch(/"keywords": expected a list of terms/);

@@ -304,7 +304,7 @@ async function prepare(
   }
   const docId = meta.id ?? `${target.sourceId}:${file.rel}`;
   const kind = detectKind({ fileName: file.path, format: parsed.format, blocks: parsed.blocks, declared: meta.kind ?? target.kind });
-  const title = meta.title ?? titleFromBlocks(parsed.blocks) ?? path.basename(file.path, path.extname(file.path));
+  const title = meta.title ?? titleFromBlocks(parsed.blocks, parsed.format) ?? path.basename(file.path, path.extname(file.path));
   const doc: LabDocument = {
     id: docId,
     source: target.sourceId,

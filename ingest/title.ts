@@ -1,7 +1,7 @@
 // A document's title when its metadata has none. Lab files often carry no front matter: a text
 // export of a paper or a wiki page starts with its title on a line of its own, and that line is
 // a far better chunk header (and citation) than the file name.
-import type { Block } from '../src/types.ts';
+import type { Block, FileFormat } from '../src/types.ts';
 
 const MAX_TITLE_CHARS = 250;
 const MAX_TITLE_WORDS = 35;
@@ -23,13 +23,14 @@ export function looksLikeTitle(text: string): boolean {
 /**
  * Title from the blocks: the first block when it is a heading or a title-like line followed by
  * more text; otherwise the first heading anywhere; otherwise undefined (the caller falls back to
- * the file name).
+ * the file name). A PDF's first line is often a running header or journal line, and its parser
+ * already guesses titles from layout, so for PDFs only headings count.
  */
-export function titleFromBlocks(blocks: readonly Block[]): string | undefined {
+export function titleFromBlocks(blocks: readonly Block[], format?: FileFormat): string | undefined {
   const content = blocks.filter((b) => b.type !== 'page');
   const first = content[0];
   if (first?.type === 'heading') return first.text;
-  if (first?.type === 'paragraph' && content.length > 1 && looksLikeTitle(first.text)) return first.text.trim();
+  if (format !== 'pdf' && first?.type === 'paragraph' && content.length > 1 && looksLikeTitle(first.text)) return first.text.trim();
   const heading = content.find((b) => b.type === 'heading');
   return heading?.type === 'heading' ? heading.text : undefined;
 }

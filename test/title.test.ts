@@ -17,6 +17,15 @@ describe('titleFromBlocks', () => {
     expect(titleFromBlocks(prose)).toBe('Passaging');
   });
 
+  it('does not take a PDF\'s first line (often a running header) as its title', () => {
+    const blocks = [
+      { type: 'paragraph' as const, text: 'Journal of Cell Stress Volume 12' },
+      { type: 'paragraph' as const, text: 'We measured p53 pulses in single cells.' },
+    ];
+    expect(titleFromBlocks(blocks, 'pdf')).toBeUndefined();
+    expect(titleFromBlocks(blocks, 'text')).toBe('Journal of Cell Stress Volume 12');
+  });
+
   it('leaves sentences, URLs, labels and one-block files to the file-name fallback', async () => {
     expect(titleFromBlocks(await parse('c.txt', 'Only one line of notes here\n'))).toBeUndefined();
     expect(titleFromBlocks(await parse('d.txt', 'Cells were split on Monday.\n\nThen frozen.\n'))).toBeUndefined();

@@ -2,7 +2,7 @@
 // any worker may run; progress is followed from here and posted back to Slack.
 import type { Queue } from 'bullmq';
 import type { App } from '../app.ts';
-import type { Reindexer } from '../slack/reindexer.ts';
+import { sourcesFor, type Reindexer } from '../slack/reindexer.ts';
 import { enqueueSync } from './jobs.ts';
 import { describeOutcome, followSync } from './progress.ts';
 
@@ -10,10 +10,7 @@ export function createQueueReindexer(app: App, queue: Queue, opts: { throttleMs?
   const throttleMs = opts.throttleMs ?? 5000;
   return {
     async reindex(target, requestedBy, onUpdate) {
-      const sources = app.config.sources;
-      if (sources.length === 0) throw new Error('No sources are configured (add them to labbot.config.json).');
-      const chosen = target === '' || target === 'all' ? sources : sources.filter((s) => s.id === target);
-      if (chosen.length === 0) throw new Error(`Unknown source "${target}". Known sources: ${sources.map((s) => s.id).join(', ')} (or "all").`);
+      const chosen = sourcesFor(app.config.sources, target);
       const queued: string[] = [];
       for (const s of chosen) {
         const jobId = await enqueueSync(queue, { source: s.id, reason: `/labbot reindex by ${requestedBy}` });

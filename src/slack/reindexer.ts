@@ -10,6 +10,15 @@ export interface Reindexer {
   status(): Promise<{ lastSync: Record<string, string /*ISO*/>; queue?: Record<string, number> }>;
 }
 
+/** The configured sources a `/labbot reindex <target>` names: one by id, or all for "" / "all". */
+export function sourcesFor(sources: SourceConfig[], target: string): SourceConfig[] {
+  if (sources.length === 0) throw new Error('No sources are configured (add them to labbot.config.json).');
+  if (target === '' || target === 'all') return sources;
+  const found = sources.find((s) => s.id === target);
+  if (!found) throw new Error(`Unknown source "${target}". Known sources: ${sources.map((s) => s.id).join(', ')} (or "all").`);
+  return [found];
+}
+
 export function summaryLine(id: string, s: IngestSummary, ms: number): string {
   const d = s.documents;
   return (
@@ -29,16 +38,6 @@ export function createBackgroundReindexer(app: App, opts: { throttleMs?: number 
   const running = new Set<string>();
   const waiting = new Map<string, number>();
   const lastSync: Record<string, string> = {};
-
-  function resolveTargets(target: string): SourceConfig[] {
-    const sources = app.config.sources;
-    const known = sources.map((s) => s.id);
-    if (sources.length === 0) throw new Error('No sources are configured (add them to labbot.config.json).');
-    if (target === '' || target === 'all') return sources;
-    const found = sources.find((s) => s.id === target);
-    if (!found) throw new Error(`Unknown source "${target}". Known sources: ${known.join(', ')} (or "all").`);
-    return [found];
-  }
 
   async function run(source: SourceConfig, requestedBy: string, onUpdate: (text: string) => void): Promise<void> {
     waiting.set(source.id, (waiting.get(source.id) ?? 1) - 1);
@@ -69,7 +68,7 @@ export function createBackgroundReindexer(app: App, opts: { throttleMs?: number 
 
   return {
     async reindex(target, requestedBy, onUpdate) {
-      const targets = resolveTargets(target.trim());
+      const targets = sourcesFor(app.config.sources, target.trim());
       const queued: string[] = [];
       const behind: string[] = [];
       for (const source of targets) {

@@ -1,7 +1,6 @@
 // Ingest flow: list -> skip unchanged (content hash) -> parse -> chunk -> embed only new chunk
 // texts -> upsert -> delete stale chunk ids -> update the in-memory catalog.
 // New chunks are always written before stale ones are deleted, so a document is never half gone.
-import { titleFromBlocks } from './title.ts';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -17,6 +16,7 @@ import { detectKind } from './chunk/detect-kind.ts';
 import { mergeMeta, parseSidecar } from './metadata.ts';
 import { ParseError, UnsupportedFormatError, isSupported, parseFile } from './parse/index.ts';
 import { listFolder, type SourceFile } from './sources/folder.ts';
+import { titleFromBlocks } from './title.ts';
 
 export interface IngestTarget {
   sourceId: string;

@@ -97,6 +97,11 @@ describe('PDF variants', () => {
     expect(r.meta.doi).toBe('10.5555/other.7');
   });
 
+  it('reads subject keywords from the info dictionary, leaving a DOI listed there out', async () => {
+    const bytes = await makePaperPdf({ infoKeywords: 'hypoxia; Drp1, doi:10.1234/jlm.2021.0042; mitochondrial fission' });
+    expect((await parseFile({ name: 'p.pdf', bytes })).meta.keywords).toEqual(['hypoxia', 'Drp1', 'mitochondrial fission']);
+  });
+
   it('ignores junk info titles', async () => {
     const bytes = await makePaperPdf({ infoTitle: 'Microsoft Word - draft3.docx' });
     expect((await parseFile({ name: 'p.pdf', bytes })).meta.title).toBe(PAPER_TITLE);

@@ -9,9 +9,10 @@
 import { PDFParse } from 'pdf-parse';
 import type { Block, DocMeta, ParsedFile } from '../../src/types.ts';
 import { coerceKeywords, coerceYear, findDoi, normalizeDoi, splitAuthors } from '../metadata.ts';
-
-const DOI_LIKE = /(?:doi:?\s*)?10\.\d{4,9}\/\S+/gi;
 import { ParseError } from './errors.ts';
+
+// Some producers put the DOI among the keywords; it is kept as the DOI, not as a subject term.
+const DOI_LIKE = /(?:doi:?\s*)?10\.\d{4,9}\/\S+/gi;
 
 export interface PdfOptions {
   /** Aborting stops pdf.js and rejects with a ParseError. */

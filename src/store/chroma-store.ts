@@ -39,7 +39,7 @@ export interface VectorStore {
 }
 
 const SCAN_PARALLEL = 2;
-const MAX_UPSERT = 5000;
+const MAX_UPSERT = 5000; // Chroma refuses batches above ~5,461 records.
 /**
  * Chunk text is stored as this metadata field, not as Chroma's document. The local Chroma server
  * builds a trigram full-text index over every document (its schema option to turn that off is
@@ -47,7 +47,7 @@ const MAX_UPSERT = 5000;
  * with the text as metadata ran at 1,150-1,290 chunks/s against 620-690 with it as document.
  * Collections written before keep their text as documents; reads accept both.
  */
-const TEXT_KEY = 'labbot_text'; // Chroma refuses batches above ~5,461 records.
+const TEXT_KEY = 'labbot_text';
 const GROUP_SEP = '--';
 
 function parseUrl(url: string): { host: string; port: number; ssl: boolean } {
@@ -207,7 +207,8 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
         };
         // Pages are fetched SCAN_PARALLEL at a time: Chroma serves them on several threads, and
         // start-up time is mostly this scan (106k chunks: 24.5 s one at a time, 17-20 s two at a
-        // time). More in flight kept more parsed pages alive at once for no further gain. The count is only a plan: paging goes on until a short page.
+        // time). More in flight kept more parsed pages alive at once for no further gain. The
+        // count is only a plan: paging goes on until a short page.
         const planned = await col.count();
         let offset = 0;
         for (;;) {

@@ -2,6 +2,9 @@
 // uses (form-encoded or JSON bodies), response_url endpoints, and a minimal WebSocket server for
 // Socket Mode (apps.connections.open points at it). It records every call and enforces Slack's
 // Block Kit limits, so a bot that breaks them gets the same ok:false invalid_blocks Slack sends.
+// It is as strict as Slack on what labbot could otherwise only learn in production: the cumulative
+// text budget of one message (msg_blocks_too_long), the `text` length (msg_too_long), response_url's
+// 5 posts / 30 minutes, and any mention token (<!here>, <@U…>, …) in what labbot posts.
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -38,10 +41,91 @@ export interface FakeSlack {
   /** Socket Mode: sends an envelope to the connected bot; returns its envelope_id. */
   sendEnvelope(type: 'events_api' | 'slash_commands' | 'interactive', payload: Record<string, unknown>): string;
   wsConnected(): boolean;
+  /** Mention tokens found in what labbot posted that no test allowed; close() fails when any remain. */
+  strayMentions: StrayMention[];
+  /** Tokens labbot's own code posts on purpose (e.g. "<@UASKER>" in an attribution), exact or by pattern. */
+  allowMentions(...tokens: (string | RegExp)[]): void;
+  /** Calls Slack refused (Web API ok:false and response_url errors), for diagnosis. */
+  rejected: { method: string; error: string; body: Record<string, unknown> }[];
+  /** Moves the fake's clock on (response_url expiry) without waiting. */
+  advanceClock(ms: number): void;
   close(): Promise<void>;
 }
 
-const LIMITS = { blocks: 50, sectionText: 3000, contextElements: 10, actionElements: 25, buttonText: 75, buttonValue: 2000, text: 40_000 };
+export interface StrayMention {
+  method: string;
+  token: string;
+}
+
+const LIMITS = {
+  blocks: 50,
+  sectionText: 3000,
+  contextElements: 10,
+  actionElements: 25,
+  buttonText: 75,
+  buttonValue: 2000,
+  // chat.postMessage's docs still say "truncated beyond 40,000", but Slack now answers msg_too_long
+  // for `text` past about 4,000 characters (its docs: "limit text to 4,000"; slackapi maintainers
+  // confirm msg_too_long at ~4K in seratch/ChatGPT-in-Slack#102).
+  text: 4_000,
+  // All text in one message's blocks together; past it chat.postMessage answers msg_blocks_too_long
+  // whatever the per-block limits allow (slackapi/bolt-js#2509, #2867; the markdown block documents
+  // the same 12,000 as a cumulative limit).
+  blocksText: 12_000,
+  responseUrlPosts: 5,
+  responseUrlTtlMs: 30 * 60_000,
+};
+
+/** Characters of text in blocks, summed over every `text` string at any depth (as Slack counts it). */
+export function blocksTextLength(blocks: unknown): number {
+  if (Array.isArray(blocks)) return blocks.reduce((n: number, b) => n + blocksTextLength(b), 0);
+  if (!blocks || typeof blocks !== 'object') return 0;
+  let n = 0;
+  for (const [k, v] of Object.entries(blocks as Record<string, unknown>)) n += k === 'text' && typeof v === 'string' ? v.length : blocksTextLength(v);
+  return n;
+}
+
+/** What Slack answers for a message payload (chat.postMessage/update/postEphemeral), or undefined when it accepts it. */
+export function validateMessage(body: Record<string, unknown>): string | undefined {
+  const bad = validateBlocks(body.blocks);
+  if (bad) return bad;
+  if (blocksTextLength(body.blocks) > LIMITS.blocksText) return 'msg_blocks_too_long';
+  if (typeof body.text === 'string' && body.text.length > LIMITS.text) return 'msg_too_long';
+  return undefined;
+}
+
+// Tokens Slack turns into a ping or a channel/user link when it renders mrkdwn or `text`.
+const MENTION = /<(?:!(?:here|channel|everyone)\b[^>]*|!subteam\^[^>]*|@[UW][A-Z0-9]*[^>]*|#C[A-Z0-9]*[^>]*)>/g;
+
+/** Every mention token in the texts of a payload (fallback text, blocks, views, streamed markdown). */
+export function findMentions(body: unknown): string[] {
+  if (Array.isArray(body)) return body.flatMap(findMentions);
+  if (!body || typeof body !== 'object') return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+    if ((k === 'text' || k === 'markdown_text') && typeof v === 'string') out.push(...(v.match(MENTION) ?? []));
+    else if (typeof v === 'object') out.push(...findMentions(v));
+  }
+  return out;
+}
+
+/** response_url rules: at most 5 posts, none after 30 minutes (Slack answers 404 with a reason). */
+function responseUrlGate(now: () => number) {
+  const issued = new Map<string, { at: number; posts: number }>();
+  return {
+    issue(id: string) {
+      if (!issued.has(id)) issued.set(id, { at: now(), posts: 0 });
+    },
+    check(id: string): string | undefined {
+      const u = issued.get(id);
+      if (!u) return 'invalid_url';
+      if (now() - u.at > LIMITS.responseUrlTtlMs) return 'expired_url';
+      if (u.posts >= LIMITS.responseUrlPosts) return 'used_url';
+      u.posts += 1;
+      return undefined;
+    },
+  };
+}
 
 /** Returns an error string when blocks break a Block Kit limit Slack enforces, else undefined. */
 export function validateBlocks(blocks: unknown): string | undefined {
@@ -138,6 +222,17 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const waiters = new Set<() => void>();
   const wsReceived: Record<string, unknown>[] = [];
   let socket: Socket | undefined;
+  let clockOffset = 0;
+  const now = () => Date.now() + clockOffset;
+  const gate = responseUrlGate(now);
+  const strayMentions: StrayMention[] = [];
+  const allowed: (string | RegExp)[] = [];
+  const rejected: { method: string; error: string; body: Record<string, unknown> }[] = [];
+  const flagMentions = (method: string, body: Record<string, unknown>) => {
+    for (const token of findMentions(body)) {
+      if (!allowed.some((a) => (typeof a === 'string' ? a === token : a.test(token)))) strayMentions.push({ method, token });
+    }
+  };
   let tsCounter = 0;
   const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++tsCounter).padStart(6, '0')}`;
   const notify = () => {
@@ -157,15 +252,16 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return { ok: true, url: 'https://lab.slack.com/', team: 'Lab', user: 'labbot', team_id: 'T0LAB', user_id: 'UBOT', bot_id: 'BBOT' };
       case 'chat.postMessage':
       case 'chat.update': {
-        const bad = validateBlocks(body.blocks);
+        const bad = validateMessage(body);
         if (bad) return { ok: false, error: bad };
         if (!body.text && !body.blocks) return { ok: false, error: 'no_text' };
-        if (typeof body.text === 'string' && body.text.length > LIMITS.text) return { ok: false, error: 'msg_too_long' };
         const ts = method === 'chat.update' ? String(body.ts) : nextTs();
         return { ok: true, channel, ts, message: { text: body.text, ts, bot_id: 'BBOT', user: 'UBOT' } };
       }
-      case 'chat.postEphemeral':
-        return validateBlocks(body.blocks) ? { ok: false, error: 'invalid_blocks' } : { ok: true, message_ts: nextTs() };
+      case 'chat.postEphemeral': {
+        const bad = validateMessage(body);
+        return bad ? { ok: false, error: bad } : { ok: true, message_ts: nextTs() };
+      }
       case 'reactions.add':
         return { ok: true };
       case 'conversations.replies':
@@ -188,20 +284,31 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       return;
     }
     if (url.pathname.startsWith('/response/')) {
-      responses.push({ id: url.pathname.slice('/response/'.length), body, at: performance.now() });
-      send(res, 200, { ok: true });
+      const id = url.pathname.slice('/response/'.length);
+      const refused = gate.check(id) ?? validateBlocks(body.blocks);
+      if (refused) {
+        rejected.push({ method: 'response_url', error: refused, body });
+        send(res, refused === 'invalid_blocks' ? 400 : 404, { ok: false, error: refused });
+      } else {
+        flagMentions('response_url', body);
+        responses.push({ id, body, at: performance.now() });
+        send(res, 200, { ok: true });
+      }
       notify();
       return;
     }
     const method = url.pathname.replace(/^\/api\//, '');
     calls.push({ method, body, at: performance.now() });
+    flagMentions(method, body);
     const failure = failures.get(method)?.shift();
     if (failure && 'status' in failure) {
       send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
     } else if (failure) {
       send(res, 200, { ok: false, error: failure.error });
     } else {
-      send(res, 200, answer(method, body));
+      const result = answer(method, body);
+      if (result.ok === false) rejected.push({ method, error: String(result.error), body });
+      send(res, 200, result);
     }
     notify();
   });
@@ -249,7 +356,16 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     failNext(method, failure) {
       failures.set(method, [...(failures.get(method) ?? []), failure]);
     },
+    strayMentions,
+    rejected,
+    allowMentions(...tokens) {
+      allowed.push(...tokens);
+    },
+    advanceClock(ms) {
+      clockOffset += ms;
+    },
     responseUrl(id = randomUUID()) {
+      gate.issue(id);
       return `http://127.0.0.1:${port}/response/${id}`;
     },
     callsOf(method) {
@@ -280,11 +396,17 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       return envelope_id;
     },
     wsConnected: () => socket !== undefined,
-    close: () =>
-      new Promise<void>((r) => {
+    async close() {
+      await new Promise<void>((r) => {
         socket?.destroy();
         server.closeAllConnections();
         server.close(() => r());
-      }),
+      });
+      // Slack would have pinged people: fail the suite that let it happen, naming what was posted.
+      if (strayMentions.length) {
+        const list = strayMentions.slice(0, 10).map((m) => `${m.method}: ${m.token}`).join('; ');
+        throw new Error(`fake Slack: labbot posted ${strayMentions.length} mention token(s) no test allowed: ${list}`);
+      }
+    },
   };
 }

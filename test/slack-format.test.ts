@@ -1,7 +1,21 @@
 // Pure Slack formatting: Markdown -> mrkdwn and splitting answers within Slack's limits.
 import { describe, expect, it } from 'vitest';
 import type { Citation } from '../src/answer/cite.ts';
-import { answerMessages, LIMITS, markdownToMrkdwn, modelNote, sourceLine, splitText } from '../src/slack/format.ts';
+import {
+  answerMessages,
+  blocksTextLength,
+  LIMITS,
+  markdownToMrkdwn,
+  modelNote,
+  resplitIfTooLong,
+  safeUrl,
+  sourceLine,
+  splitText,
+  type SlackMessage,
+} from '../src/slack/format.ts';
+import { findMentions, validateMessage } from './helpers/fake-slack.ts';
+
+const HOSTILE = 'https://x.org/><!everyone><https://evil.example/login|Sign in again';
 
 const cite = (o: Partial<Citation> = {}): Citation => ({
   label: '[Okafor et al., 2023, Methods]',
@@ -29,11 +43,26 @@ describe('markdownToMrkdwn', () => {
     expect(out).not.toMatch(/^#/m);
   });
 
-  it('escapes &, < and > in text but leaves code spans and fences alone', () => {
-    const out = markdownToMrkdwn('Keep at < 4 °C & > 0 °C; run `a && b`\n```\nx <y>\n```');
+  it('escapes &, < and > in text, in code spans and in fences (Slack parses <…> inside backticks)', () => {
+    const out = markdownToMrkdwn('Keep at < 4 °C & > 0 °C; run `a && b`, `<!channel>` and `map<a,b>`\n```\nx <y> <!here>\n```');
     expect(out).toContain('&lt; 4 °C &amp; &gt; 0 °C');
-    expect(out).toContain('`a && b`');
-    expect(out).toContain('```\nx &lt;y&gt;\n```');
+    expect(out).toContain('`a &amp;&amp; b`');
+    expect(out).toContain('`&lt;!channel&gt;`');
+    expect(out).toContain('`map&lt;a,b&gt;`');
+    expect(out).toContain('```\nx &lt;y&gt; &lt;!here&gt;\n```');
+    expect(out).not.toMatch(/<[^>]*>/);
+  });
+
+  it('emits a link only for a validated http(s) URL; other Markdown links keep their text only', () => {
+    const out = markdownToMrkdwn(
+      'Ask [the team](!channel), see [login](javascript:alert(1)), [them](@U123), [raw](<!everyone>) and [the protocol](https://lab.example.org/a|b>c) or <https://lab.example.org/x_y__z__>',
+    );
+    expect(out).not.toContain('<!channel');
+    expect(out).not.toContain('javascript');
+    expect(out).toContain('Ask the team, see login, them,');
+    expect(out).toContain('<https://lab.example.org/a%7Cb%3Ec|the protocol>');
+    expect(out).toContain('<https://lab.example.org/x_y__z__|https://lab.example.org/x_y__z__>');
+    expect(findMentions({ text: out })).toEqual([]);
   });
 
   it('keeps nested list indentation and does not turn bullets into italics', () => {
@@ -99,5 +128,68 @@ describe('splitText and answerMessages', () => {
     expect(JSON.stringify(es)).toContain('Útil');
     expect(modelNote('extractive', 'es')).toMatch(/Citado de las fuentes/);
     expect(sourceLine(cite({ refs: [] }))).toMatch(/^\*</);
+  });
+});
+
+describe('safe output', () => {
+  it('safeUrl keeps http(s) URLs that parse, percent-encoding what would break <url|text>, and refuses the rest', () => {
+    expect(safeUrl('https://doi.org/10.1000/xyz123')).toBe('https://doi.org/10.1000/xyz123');
+    expect(safeUrl(HOSTILE)).toBe('https://x.org/%3E%3C!everyone%3E%3Chttps://evil.example/login%7CSign%20in%20again');
+    expect(safeUrl('https://x.org/?q=a b|c<d>')).toBe('https://x.org/?q=a%20b%7Cc%3Cd%3E');
+    for (const bad of ['javascript:alert(1)', '!channel', 'ftp://x.org/f', 'https://slack.com@evil.example/', 'not a url', '//x.org/a', 'https://']) {
+      expect(safeUrl(bad)).toBeUndefined();
+    }
+  });
+
+  it('a hostile document url gives one harmless link to its own host: no @everyone, no second link', () => {
+    const line = sourceLine(cite({ url: HOSTILE, title: 'Hypoxia | <b>' }));
+    expect(findMentions({ text: line })).toEqual([]);
+    expect(line.match(/</g)).toHaveLength(1);
+    expect(line).toContain('*<https://x.org/%3E%3C!everyone%3E%3Chttps://evil.example/login%7CSign%20in%20again|Hypoxia ¦ &lt;b&gt;>*');
+    const notHttp = sourceLine(cite({ url: 'javascript:alert(document.cookie)<!here>' }));
+    expect(notHttp).toContain('*USP7 &amp; p53 under &lt;hypoxia&gt;* —');
+    expect(notHttp).toContain('`javascript:alert(document.cookie)&lt;!here&gt;`');
+    expect(findMentions({ text: notHttp })).toEqual([]);
+  });
+
+  it('escapes the fallback text too (Slack renders `text` as mrkdwn)', () => {
+    const [m] = answerMessages({ answer: '<!channel> use <@U123> & <https://evil.example|login>', refused: false, citations: [], model: 'extractive', language: 'en' });
+    expect(m.text).toContain('&lt;!channel&gt; use &lt;@U123&gt; &amp; &lt;https://evil.example|login&gt;');
+    expect(findMentions(m)).toEqual([]);
+  });
+
+  it('splits a 20,000-character answer into messages within the cumulative budget, Sources and buttons on the last', () => {
+    const answer = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: ${'the membrane is blocked in milk for one hour '.repeat(11)}[S1]`).join('\n\n');
+    expect(answer.length).toBeGreaterThan(20_000);
+    const msgs = answerMessages({ answer, refused: false, citations: [cite({ url: HOSTILE })], model: 'extractive', language: 'en' }, { recordId: 'rec-1' });
+    expect(msgs.length).toBeGreaterThanOrEqual(2);
+    for (const m of msgs) {
+      expect(validateMessage(m as unknown as Record<string, unknown>)).toBeUndefined();
+      expect(blocksTextLength(m.blocks) + m.text.length).toBeLessThanOrEqual(LIMITS.messageText);
+      expect(findMentions(m)).toEqual([]);
+    }
+    const texts = (m: SlackMessage) => m.blocks.map((b) => (b.type === 'section' ? b.text.text : '')).join('\n');
+    const all = msgs.map(texts).join('\n');
+    for (let i = 0; i < 40; i++) expect(all).toContain(`Paragraph ${i}:`);
+    expect(all.match(/blocked in milk/g)).toHaveLength(40 * 11);
+    const last = msgs[msgs.length - 1];
+    expect(texts(last)).toContain('*Sources*');
+    expect(last.blocks[last.blocks.length - 1]).toMatchObject({ type: 'actions' });
+    for (const m of msgs.slice(0, -1)) expect(JSON.stringify(m)).not.toMatch(/\*Sources\*|labbot_feedback/);
+  });
+
+  it('re-splits a message Slack refused as msg_blocks_too_long into smaller ones, nothing dropped; other errors are not re-split', () => {
+    const answer = Array.from({ length: 12 }, (_, i) => `Part ${i}: ${'word '.repeat(180)}`).join('\n\n');
+    const [m] = answerMessages({ answer, refused: false, citations: [cite()], model: 'extractive', language: 'en' }, { recordId: 'r' });
+    const refused = { code: 'slack_webapi_platform_error', data: { ok: false, error: 'msg_blocks_too_long' } };
+    const parts = resplitIfTooLong(refused, m)!;
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    for (const p of parts) expect(blocksTextLength(p.blocks)).toBeLessThanOrEqual(Math.ceil(blocksTextLength(m.blocks) / 2));
+    const words = (ms: SlackMessage[]) => ms.flatMap((x) => x.blocks).map((b) => (b.type === 'section' ? b.text.text : '')).join(' ').match(/\S+/g)?.length;
+    expect(words(parts)).toBe(words([m]));
+    expect(parts[0].text).toBe(m.text);
+    const lastText = (x: SlackMessage) => JSON.stringify(x.blocks.at(-1));
+    expect(lastText(m).endsWith(lastText(parts[parts.length - 1]).slice(-60))).toBe(true);
+    expect(resplitIfTooLong({ data: { error: 'invalid_blocks' } }, m)).toBeUndefined();
   });
 });

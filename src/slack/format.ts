@@ -1,6 +1,15 @@
 // Pure Slack formatting: Markdown -> mrkdwn, and an answer -> Block Kit messages that respect
-// Slack's limits (section text <= 3000 chars, <= 50 blocks per message, a plain-text fallback).
-// No I/O here, so the limits are unit-tested without Slack.
+// Slack's limits (section text <= 3000 chars, <= 50 blocks and ~12,000 characters of block text
+// per message, a plain-text fallback). No I/O here, so the limits are unit-tested without Slack.
+//
+// Why a converter of our own and not Slack's `markdown` block: that block takes standard Markdown
+// (cumulative limit 12,000 characters per message) and Slack translates it into blocks of its own,
+// "possibly several". Its documentation says nothing of what it does with `<!channel>`, `<@U…>`,
+// `&lt;` or a `[text](javascript:…)` link, so labbot could not prove that text from documents and
+// models never pings or links; and the blocks it expands into are out of our control for the
+// 50-block and cumulative limits. Here every character that leaves is escaped by us, and a link is
+// emitted only for a URL we validated. Hand-written because no library in package.json does
+// Markdown -> mrkdwn with these escaping guarantees.
 import type { AskResult } from '../answer/answer.ts';
 import type { Citation } from '../answer/cite.ts';
 import { messages, type Language } from '../answer/messages.ts';
@@ -12,8 +21,14 @@ export const LIMITS = {
   blocksPerMessage: 50,
   contextElements: 10,
   buttonValue: 2000,
-  /** chat.postMessage truncates `text` beyond 40k; notifications only need the start. */
-  fallbackText: 3000,
+  /** Slack answers msg_too_long well below the documented 40k; notifications only need the start. */
+  fallbackText: 1000,
+  /**
+   * Characters of text per message (blocks plus the fallback `text`). Slack refuses more than about
+   * 12,000 in one message's blocks (msg_blocks_too_long, slackapi/bolt-js#2509, #2867), counted in a
+   * way it does not document (#2867 was refused at 11,341 by its own count): keep a margin.
+   */
+  messageText: 11_000,
 } as const;
 
 // Leave room for the code-fence repair ("```\n" / "\n```") added when a split lands inside a block.
@@ -66,28 +81,53 @@ function linkText(text: string): string {
   return escapeMrkdwn(text).replace(/\|/g, '¦');
 }
 
+/**
+ * A URL that may go inside <url|text>, or undefined. Only http(s) URLs that the WHATWG parser
+ * accepts, without credentials (`https://slack.com@evil.example`); `<`, `>`, `|` and spaces, which
+ * would end or split the link token (and let `><!everyone><` through), are percent-encoded.
+ */
+export function safeUrl(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    return undefined;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || url.username || url.password) return undefined;
+  return url.href.replace(/[<>| ]/g, (c) => encodeURIComponent(c));
+}
+
+/** <url|text> for a valid URL; otherwise the text alone (a link is never emitted unvalidated). */
+function link(url: string, escapedText: string): string {
+  const safe = safeUrl(url);
+  const text = escapedText.replace(/\|/g, '¦');
+  return safe ? `<${safe}|${text}>` : text;
+}
+
+const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
 // Placeholders that cannot occur in real text, so later rules do not re-match earlier output.
 const BOLD = '\u0001';
-const CODE = '\u0002';
+const HOLD = '\u0002';
 
 /** Inline Markdown -> mrkdwn for one line outside code blocks. */
-function inline(line: string, codeSpans: string[]): string {
-  let s = line.replace(/`[^`\n]+`/g, (m) => {
-    codeSpans.push(m);
-    return `${CODE}${codeSpans.length - 1}${CODE}`;
-  });
+function inline(line: string): string {
+  const held: string[] = [];
+  const hold = (out: string) => {
+    held.push(out);
+    return `${HOLD}${held.length - 1}${HOLD}`;
+  };
+  // Slack parses <…> and &…; inside backticks too, so code is escaped like everything else.
+  let s = line.replace(/`[^`\n]+`/g, (m) => hold(escapeMrkdwn(m)));
   s = escapeMrkdwn(s);
-  // Links first: their text may itself contain emphasis, and their URL must not be touched.
-  s = s.replace(/!?\[([^\]\n]+)\]\((\S+?)(?:\s+"[^"]*")?\)/g, (_m, t: string, u: string) => {
-    const url = u.replace(/&amp;/g, '&');
-    return `<${url}|${t.replace(/\|/g, '¦')}>`;
-  });
-  s = s.replace(/<(https?:\/\/[^>\s|]+)>/g, '<$1>'); // autolinks stay as they are
+  // Links first: their text may itself contain emphasis, and their URL must not be touched by it.
+  s = s.replace(/!?\[([^\]\n]+)\]\(((?:[^\s()]|\([^\s()]*\))+)(?:\s+"[^"]*")?\)/g, (_m, t: string, u: string) => hold(link(unescape(u), t)));
+  s = s.replace(/&lt;(https?:\/\/[^\s]+?)&gt;/g, (m, u: string) => (safeUrl(unescape(u)) ? hold(link(unescape(u), u)) : m));
   s = s.replace(/(\*\*|__)(?=\S)([^\n]*?\S)\1/g, (_m, _d: string, t: string) => `${BOLD}${t}${BOLD}`);
   s = s.replace(/(^|[^\w*])\*(?=\S)([^*\n]*?\S)\*(?!\w)/g, '$1_$2_');
   s = s.replace(/~~(?=\S)([^\n]*?\S)~~/g, '~$1~');
   s = s.split(BOLD).join('*');
-  return s.replace(new RegExp(`${CODE}(\\d+)${CODE}`, 'g'), (_m, i: string) => codeSpans[Number(i)]);
+  return s.replace(new RegExp(`${HOLD}(\\d+)${HOLD}`, 'g'), (_m, i: string) => held[Number(i)]);
 }
 
 /**
@@ -107,29 +147,28 @@ export function markdownToMrkdwn(markdown: string): string {
       out.push(escapeMrkdwn(raw));
       continue;
     }
-    const spans: string[] = [];
     const heading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(raw);
     if (heading) {
-      const text = inline(heading[1], spans).replace(/\*/g, '');
+      const text = inline(heading[1]).replace(/\*/g, '');
       out.push(text ? `*${text}*` : '');
       continue;
     }
     const bullet = /^(\s*)[-*+]\s+(.*)$/.exec(raw);
     if (bullet) {
       const depth = Math.floor(bullet[1].replace(/\t/g, '    ').length / 2);
-      out.push(`${'    '.repeat(depth)}• ${inline(bullet[2], spans)}`);
+      out.push(`${'    '.repeat(depth)}• ${inline(bullet[2])}`);
       continue;
     }
     const quote = /^\s*>\s?(.*)$/.exec(raw);
     if (quote) {
-      out.push(`> ${inline(quote[1], spans)}`);
+      out.push(`> ${inline(quote[1])}`);
       continue;
     }
     if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(raw)) {
       out.push('');
       continue;
     }
-    out.push(inline(raw, spans));
+    out.push(inline(raw));
   }
   return out.join('\n').replace(/\n{3,}/g, '\n\n').trim();
 }
@@ -181,16 +220,38 @@ function authorList(authors: string[]): string {
   return `${authors.slice(0, 3).join(', ')} et al.`;
 }
 
-/** One Sources line: "[S1] *<url|Title>* — Okafor, Lee, 2023, Methods". */
+/**
+ * One Sources line: "[S1] *<url|Title>* — Okafor, Lee, 2023, Methods". A document's url comes from
+ * front matter, BibTeX or HTML, so it is linked only when safeUrl accepts it; anything else is
+ * shown as inert code text (Slack does not auto-link inside backticks).
+ */
 export function sourceLine(c: Citation): string {
   const title = c.title.trim() || c.doc_id;
-  const titlePart = c.url ? `*<${c.url}|${linkText(title)}>*` : `*${escapeMrkdwn(title)}*`;
+  const url = c.url ? safeUrl(c.url) : undefined;
+  const titlePart = url ? `*<${url}|${linkText(title)}>*` : `*${escapeMrkdwn(title)}*`;
   const details = [authorList(c.authors), c.year !== null ? String(c.year) : 'n.d.', c.section.replace(/\s+/g, ' ').trim()]
     .filter((p) => p !== '')
     .map(escapeMrkdwn)
     .join(', ');
-  const refs = c.refs.length ? `[${c.refs.join(', ')}] ` : '';
-  return `${refs}${titlePart} — ${details}`;
+  const refs = c.refs.length ? `[${escapeMrkdwn(c.refs.join(', '))}] ` : '';
+  const shown = c.url && !url ? ` \`${escapeMrkdwn(c.url.replace(/[`\s]+/g, ' ').trim().slice(0, 200))}\`` : '';
+  return `${refs}${titlePart} — ${details}${shown}`;
+}
+
+/** The Sources list as sections: a heading and one line per citation, never one source split across two sections. */
+export function sourcesBlocks(citations: Citation[], lang: Language): Block[] {
+  const blocks: Block[] = [];
+  const lines = [`*${messages(lang).sources}*`, ...citations.map(sourceLine)];
+  let current = '';
+  for (const line of lines) {
+    const next = current ? `${current}\n${line}` : line;
+    if (next.length > CHUNK_BUDGET && current) {
+      blocks.push(...sections(current));
+      current = line;
+    } else current = next;
+  }
+  if (current) blocks.push(...sections(current));
+  return blocks;
 }
 
 /** "Answered by gpt-4o-mini" or the extractive note, in the answer's language. */
@@ -207,18 +268,78 @@ function sections(mrkdwn: string): Block[] {
   return splitText(mrkdwn).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } }));
 }
 
-function fallback(text: string): string {
-  const plain = text.replace(/\s+/g, ' ').trim();
-  return plain.length <= LIMITS.fallbackText ? plain : `${plain.slice(0, LIMITS.fallbackText - 1)}…`;
+/** The notification text: the start of already-escaped mrkdwn, never cut inside an entity. */
+function fallback(mrkdwn: string): string {
+  const plain = mrkdwn.replace(/\s+/g, ' ').trim();
+  if (plain.length <= LIMITS.fallbackText) return plain;
+  return `${plain.slice(0, LIMITS.fallbackText - 1).replace(/&[a-z]*$/, '')}…`;
 }
 
-/** Chunks blocks into messages of <= 50 blocks, each with a plain-text fallback. */
-export function toMessages(blocks: Block[], fallbackText: string, continued: string): SlackMessage[] {
-  const out: SlackMessage[] = [];
-  for (let i = 0; i < blocks.length; i += LIMITS.blocksPerMessage) {
-    out.push({ text: i === 0 ? fallback(fallbackText) : continued, blocks: blocks.slice(i, i + LIMITS.blocksPerMessage) });
+/** Characters of text in blocks, counted as Slack counts them for msg_blocks_too_long. */
+export function blocksTextLength(blocks: Block[]): number {
+  let n = 0;
+  for (const b of blocks) {
+    if (b.type === 'section') n += b.text.text.length;
+    else if (b.type === 'context') n += b.elements.reduce((m, e) => m + e.text.length, 0);
+    else if (b.type === 'actions') n += b.elements.reduce((m, e) => m + e.text.text.length, 0);
   }
-  return out.length ? out : [{ text: fallback(fallbackText), blocks: [] }];
+  return n;
+}
+
+/**
+ * Packs blocks into messages of <= 50 blocks and <= LIMITS.messageText characters (fallback
+ * included). `tail` (Sources, model note, buttons) stays together on the last message when it fits
+ * in one; a tail longer than a message is spread, its last blocks (the buttons) still last.
+ */
+export function packMessages(body: Block[], tail: Block[], fallbackText: string, continued: string, budget: number = LIMITS.messageText): SlackMessage[] {
+  const first = fallback(fallbackText);
+  const groups: Block[][] = [];
+  let current: Block[] = [];
+  let size = 0;
+  const room = () => budget - (groups.length === 0 ? first.length : continued.length);
+  const close = () => {
+    if (current.length) groups.push(current);
+    current = [];
+    size = 0;
+  };
+  const add = (b: Block) => {
+    const n = blocksTextLength([b]);
+    if (current.length && (size + n > room() || current.length >= LIMITS.blocksPerMessage)) close();
+    current.push(b);
+    size += n;
+  };
+  for (const b of body) add(b);
+  const tailSize = blocksTextLength(tail);
+  if (tailSize <= budget - first.length && tail.length <= LIMITS.blocksPerMessage) {
+    if (current.length && (size + tailSize > room() || current.length + tail.length > LIMITS.blocksPerMessage)) close();
+    current.push(...tail);
+    size += tailSize;
+  } else for (const b of tail) add(b);
+  close();
+  if (groups.length === 0) return [{ text: first, blocks: [] }];
+  return groups.map((blocks, i) => ({ text: i === 0 ? first : continued, blocks }));
+}
+
+/** Chunks blocks into messages within Slack's limits, each with a plain-text fallback. */
+export function toMessages(blocks: Block[], fallbackText: string, continued: string): SlackMessage[] {
+  return packMessages(blocks, [], fallbackText, continued);
+}
+
+/**
+ * When Slack answers msg_blocks_too_long anyway (its count is undocumented), the same message as
+ * smaller ones (half the text each), nothing dropped; undefined for any other error or when the
+ * message is already too small for size to be the cause.
+ */
+export function resplitIfTooLong(err: unknown, msg: SlackMessage, continued = '…'): SlackMessage[] | undefined {
+  if ((err as { data?: { error?: string } } | undefined)?.data?.error !== 'msg_blocks_too_long') return undefined;
+  const size = blocksTextLength(msg.blocks);
+  if (size < 1000) return undefined;
+  const budget = Math.ceil(size / 2);
+  const blocks = msg.blocks.flatMap((b): Block[] =>
+    b.type === 'section' && b.text.text.length > budget / 2 ? splitText(b.text.text, Math.floor(budget / 2)).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } })) : [b],
+  );
+  const out = packMessages(blocks, [], '', continued, budget).map((m, i) => (i === 0 ? { ...m, text: msg.text } : m));
+  return out.length > 1 ? out : undefined;
 }
 
 export interface AnswerView {
@@ -235,25 +356,14 @@ export interface AnswerView {
  */
 export function answerMessages(result: AnswerView | AskResult, opts: { recordId?: string } = {}): SlackMessage[] {
   const lang = result.language;
-  const blocks: Block[] = sections(markdownToMrkdwn(result.answer));
-  if (!result.refused && result.citations.length > 0) {
-    blocks.push({ type: 'divider' });
-    const lines = [`*${messages(lang).sources}*`, ...result.citations.map(sourceLine)];
-    // Sources are joined into as few sections as fit, never splitting one source across two.
-    let current = '';
-    for (const line of lines) {
-      const next = current ? `${current}\n${line}` : line;
-      if (next.length > CHUNK_BUDGET && current) {
-        blocks.push(...sections(current));
-        current = line;
-      } else current = next;
-    }
-    if (current) blocks.push(...sections(current));
-  }
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(modelNote(result.model, lang)) }] });
+  const mrkdwn = markdownToMrkdwn(result.answer);
+  const body: Block[] = sections(mrkdwn);
+  const tail: Block[] = [];
+  if (!result.refused && result.citations.length > 0) tail.push({ type: 'divider' }, ...sourcesBlocks(result.citations, lang));
+  tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(modelNote(result.model, lang)) }] });
   if (opts.recordId && opts.recordId.length <= LIMITS.buttonValue) {
     const t = slackText(lang);
-    blocks.push({
+    tail.push({
       type: 'actions',
       block_id: 'labbot_feedback',
       elements: [
@@ -262,7 +372,8 @@ export function answerMessages(result: AnswerView | AskResult, opts: { recordId?
       ],
     });
   }
-  return toMessages(blocks, result.answer, slackText(lang).continued);
+  // The fallback is built from the escaped mrkdwn: Slack parses `text` as mrkdwn too.
+  return packMessages(body, tail, mrkdwn, slackText(lang).continued);
 }
 
 /** A short message (errors, notices, the "Searching…" placeholder); `mrkdwn` is already escaped. */

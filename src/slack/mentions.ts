@@ -9,7 +9,7 @@ import { detectLanguage } from '../search/tokenize.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor, type ActivitySource } from '../store/activity.ts';
 import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
-import { answerMessages, escapeMrkdwn, noticeMessage, splitText, type SlackMessage } from './format.ts';
+import { answerMessages, escapeMrkdwn, noticeMessage, resplitIfTooLong, splitText, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
 import type { HandlerDeps } from './types.ts';
 
@@ -106,6 +106,8 @@ export async function deliver(
       if (update) await client.chat.update({ channel: where.channel, ts: where.placeholderTs!, text: m.text, blocks: m.blocks });
       else await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text: m.text, blocks: m.blocks, unfurl_links: false });
     } catch (err) {
+      const smaller = resplitIfTooLong(err, m); // Slack counted more than we did: post it in smaller parts, never truncated
+      if (smaller) { msgs.splice(i--, 1, ...smaller); continue; }
       deps.log.error({ eventId: where.eventId, err: slackError(err), method: update ? 'chat.update' : 'chat.postMessage' }, 'Slack rejected a reply');
       // Never silent: the blocks were refused (or the update failed), so send the text alone.
       const text = splitText(m.blocks.map((b) => (b.type === 'section' ? b.text.text : '')).join('\n\n') || m.text)[0] ?? m.text;

@@ -11,6 +11,7 @@ import { entryFor, type ActivitySource } from '../store/activity.ts';
 import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, resplitIfTooLong, splitText, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
+import { slackToPlain } from './slack-text.ts';
 import type { HandlerDeps } from './types.ts';
 
 type WebClient = webApi.WebClient;
@@ -59,7 +60,7 @@ export async function threadHistory(
     const text = (m.text ?? '').trim();
     if (!text) continue;
     const fromBot = Boolean(m.bot_id) || (q.botUserId !== undefined && m.user === q.botUserId);
-    turns.push({ role: fromBot ? 'assistant' : 'user', text: fromBot ? text : stripMention(text, q.botUserId) });
+    turns.push({ role: fromBot ? 'assistant' : 'user', text: slackToPlain(fromBot ? text : stripMention(text, q.botUserId)) });
   }
   return turns.slice(-MAX_HISTORY);
 }
@@ -122,7 +123,7 @@ export async function deliver(
 
 export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, q: SlackQuestion): Promise<void> {
   const { app, log } = deps;
-  const question = stripMention(q.text, q.botUserId);
+  const question = slackToPlain(stripMention(q.text, q.botUserId));
   let lang: Language = detectLanguage(question);
   const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs: undefined as string | undefined, eventId: q.eventId };
   if (!question) {

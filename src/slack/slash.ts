@@ -7,6 +7,7 @@ import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor } from '../store/activity.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
+import { slackToPlain } from './slack-text.ts';
 import type { HandlerDeps } from './types.ts';
 
 async function ephemeral(respond: RespondFn, deps: HandlerDeps, msg: SlackMessage): Promise<void> {
@@ -84,7 +85,7 @@ export async function statusText(deps: HandlerDeps): Promise<string> {
 }
 
 export async function handleSlashCommand(deps: HandlerDeps, command: SlashCommand, respond: RespondFn): Promise<void> {
-  const text = command.text.trim();
+  const text = slackToPlain(command.text).trim();
   const [sub = '', ...rest] = text.split(/\s+/);
   const arg = rest.join(' ').trim();
   switch (sub.toLowerCase()) {

@@ -12,6 +12,7 @@ import {
   sourceLine,
   splitText,
   type SlackMessage,
+  userMention,
 } from '../src/slack/format.ts';
 import { findMentions, validateMessage } from './helpers/fake-slack.ts';
 
@@ -191,5 +192,12 @@ describe('safe output', () => {
     const lastText = (x: SlackMessage) => JSON.stringify(x.blocks.at(-1));
     expect(lastText(m).endsWith(lastText(parts[parts.length - 1]).slice(-60))).toBe(true);
     expect(resplitIfTooLong({ data: { error: 'invalid_blocks' } }, m)).toBeUndefined();
+  });
+
+  it('userMention is the only mention labbot writes on purpose, and only for a well-formed user id', () => {
+    expect(userMention('U0123ABC')).toBe('<@U0123ABC>');
+    expect(userMention('W42XY')).toBe('<@W42XY>');
+    expect(userMention('U1><!channel')).toBe('U1&gt;&lt;!channel');
+    expect(findMentions({ text: userMention('!here') })).toEqual([]);
   });
 });

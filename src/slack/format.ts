@@ -76,6 +76,15 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/**
+ * The one way labbot's own code writes a user mention on purpose (e.g. "shared by <@U123>"): only a
+ * well-formed user id becomes a token; anything else is shown as escaped text. Tests allow the
+ * resulting token explicitly (fake Slack's allowMentions); any other token in output is a bug.
+ */
+export function userMention(userId: string): string {
+  return /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
+}
+
 /** Text usable inside <url|text>: "|" and ">" would end the link early. */
 function linkText(text: string): string {
   return escapeMrkdwn(text).replace(/\|/g, '¦');

@@ -285,6 +285,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     }
     if (url.pathname.startsWith('/response/')) {
       const id = url.pathname.slice('/response/'.length);
+      // Block Kit limits apply here too; the cumulative msg_blocks_too_long does not (slackapi/bolt-js#2867:
+      // the same blocks that chat.postMessage refused went through respond()).
       const refused = gate.check(id) ?? validateBlocks(body.blocks);
       if (refused) {
         rejected.push({ method: 'response_url', error: refused, body });

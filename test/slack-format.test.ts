@@ -64,6 +64,7 @@ describe('markdownToMrkdwn', () => {
     expect(out).toContain('<https://lab.example.org/a%7Cb%3Ec|the protocol>');
     expect(out).toContain('<https://lab.example.org/x_y__z__|https://lab.example.org/x_y__z__>');
     expect(findMentions({ text: out })).toEqual([]);
+    expect(markdownToMrkdwn('<https://evil.example/login|Sign in again>')).toBe('&lt;https://evil.example/login|Sign in again&gt;');
   });
 
   it('keeps nested list indentation and does not turn bullets into italics', () => {

@@ -131,7 +131,8 @@ function inline(line: string): string {
   s = escapeMrkdwn(s);
   // Links first: their text may itself contain emphasis, and their URL must not be touched by it.
   s = s.replace(/!?\[([^\]\n]+)\]\(((?:[^\s()]|\([^\s()]*\))+)(?:\s+"[^"]*")?\)/g, (_m, t: string, u: string) => hold(link(unescape(u), t)));
-  s = s.replace(/&lt;(https?:\/\/[^\s]+?)&gt;/g, (m, u: string) => (safeUrl(unescape(u)) ? hold(link(unescape(u), u)) : m));
+  // Markdown autolinks <https://…>; a Slack-style <url|label> in the text stays escaped text.
+  s = s.replace(/&lt;(https?:\/\/[^\s|]+?)&gt;/g, (m, u: string) => (safeUrl(unescape(u)) ? hold(link(unescape(u), u)) : m));
   s = s.replace(/(\*\*|__)(?=\S)([^\n]*?\S)\1/g, (_m, _d: string, t: string) => `${BOLD}${t}${BOLD}`);
   s = s.replace(/(^|[^\w*])\*(?=\S)([^*\n]*?\S)\*(?!\w)/g, '$1_$2_');
   s = s.replace(/~~(?=\S)([^\n]*?\S)~~/g, '~$1~');

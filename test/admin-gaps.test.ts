@@ -41,13 +41,14 @@ describe('knowledge gaps', () => {
   });
 
   it('quotes CSV cells and neutralises formulas', () => {
-    expect(csvCell('plain')).toBe('plain');
+    expect(csvCell('plain')).toBe('"plain"');
+    expect(csvCell('a;=1+1')).toBe('"a;=1+1"');
     expect(csvCell('a,b')).toBe('"a,b"');
     expect(csvCell('say "hi"')).toBe('"say ""hi"""');
     expect(csvCell('two\nlines')).toBe('"two\nlines"');
-    for (const f of ['=1+1', '+1', '-1', '@SUM(A1)']) expect(csvCell(f).startsWith(`'${f[0]}`)).toBe(true);
+    for (const f of ['=1+1', '+1', '-1', '@SUM(A1)']) expect(csvCell(f).startsWith(`"'${f[0]}`)).toBe(true);
     expect(csvCell('=cmd|" /C calc"!A0')).toBe(`"'=cmd|"" /C calc""!A0"`);
-    expect(toCsv([['a', 1], ['b', 2]])).toBe('a,1\r\nb,2\r\n');
+    expect(toCsv([['a', 1], ['b', 2]])).toBe('"a","1"\r\n"b","2"\r\n');
     const csv = gapsCsv(groupGaps([q('=2+3 pipette calibration'), q('pipette calibration')]));
     expect(csv.split('\r\n')[1]).toContain("'=2+3 pipette calibration");
   });

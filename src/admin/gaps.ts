@@ -122,12 +122,16 @@ export function groupGaps(records: GapQuestion[], opts: GapOptions = {}): GapGro
   return groups.sort((a, b) => b.count - a.count || (a.lastAsked < b.lastAsked ? 1 : -1));
 }
 
-/** One CSV cell: formula-looking values are neutralised, then RFC 4180 quoting. */
+/**
+ * One CSV cell: formula-looking values are neutralised, then the cell is always quoted. Quoting
+ * every field matters where spreadsheets split on ";" (many European locales): an unquoted
+ * "calibration;=HYPERLINK(...)" would become two cells, the second one a live formula.
+ */
 export function csvCell(value: unknown): string {
   let s = String(value ?? '');
   // Spreadsheets execute cells starting with these as formulas (CSV injection).
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s;
+  return `"${s.replace(/"/g, '""')}"`;
 }
 
 export function toCsv(rows: unknown[][]): string {

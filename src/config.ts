@@ -37,16 +37,40 @@ const sourceSchema = z
   .refine((s) => s.type === 'git' || s.path, { message: 'a folder source needs a path', path: ['path'] })
   .refine((s) => s.type === 'folder' || s.path || s.url, { message: 'a git source needs a url or a path to an existing clone', path: ['url'] });
 
+// Channel and user maps are looked up with names from Slack and HTTP requests: a plain object
+// would answer "constructor" or "__proto__" from its prototype. These maps are null-prototype
+// objects built from the file's own keys; z.record is not used because it assigns keys one by one,
+// which silently drops a key named "__proto__".
+const nameMap = <T extends z.ZodType>(value: T) =>
+  z
+    .unknown()
+    .superRefine((raw, ctx) => {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        ctx.addIssue({ code: 'custom', message: 'expected an object of name -> access groups' });
+        return;
+      }
+      for (const [k, v] of Object.entries(raw)) {
+        const r = value.safeParse(v);
+        if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [k, ...issue.path] });
+      }
+    })
+    .transform((raw) => {
+      const map = Object.create(null) as Record<string, z.infer<T>>;
+      for (const [k, v] of Object.entries(raw as object)) map[k] = value.parse(v) as z.infer<T>;
+      return map;
+    });
+
 const fileSchema = z
   .object({
     sources: z.array(sourceSchema).default([]),
     access: z
       .object({
         default: groupName.default('public'),
-        channels: z.record(z.string(), z.array(groupName)).default({}),
-        users: z.record(z.string(), z.array(groupName)).default({}),
+        // prefault, not default: the default value goes through the transform too.
+        channels: nameMap(z.array(groupName)).prefault({}),
+        users: nameMap(z.array(groupName)).prefault({}),
       })
-      .default({ default: 'public', channels: {}, users: {} }),
+      .prefault({}),
     chunking: z
       // 500/80 with the best hit expanded to its neighbours measured best on full papers
       // (answer-in-context +4 to +8 points over 900/150 on two held-out-style sets).

@@ -86,7 +86,10 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   if (refusal) throw new Error(refusal);
 
   const auth = createAuth({ adminToken: config.adminToken, redis, ns: app.ns });
-  const files: Record<string, StaticFile> = { 'admin.js': loadStatic('admin.js', 'text/javascript; charset=utf-8'), 'admin.css': loadStatic('admin.css', 'text/css; charset=utf-8') };
+  const files = new Map<string, StaticFile>([
+    ['admin.js', loadStatic('admin.js', 'text/javascript; charset=utf-8')],
+    ['admin.css', loadStatic('admin.css', 'text/css; charset=utf-8')],
+  ]);
   const urlencoded = express.urlencoded({ extended: false, limit: '16kb' });
   const json = express.json({ limit: '16kb' });
 
@@ -162,7 +165,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   const csrf = auth.requireCsrf(csrfDenied);
 
   admin.get('/static/:name', (req, res) => {
-    const f = files[req.params.name as string];
+    const f = files.get(req.params.name as string);
     if (!f) return res.status(404).end();
     res.setHeader('Cache-Control', 'private, max-age=300');
     res.setHeader('ETag', f.etag);

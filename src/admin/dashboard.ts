@@ -404,8 +404,16 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     }
   });
 
-  admin.use((err: Error, req: Request, res: Response, next: NextFunction) => {
+  admin.use((err: Error & { status?: number; expose?: boolean }, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
+    // Body-parser refusals (too large, malformed, bad charset) are the client's error: their
+    // status and a short reason, no stack and no "internal error" in the log.
+    if (err.expose && err.status && err.status >= 400 && err.status < 500) {
+      const message = err.status === 413 ? 'request body too large' : 'malformed request body';
+      log.warn({ path: req.originalUrl, status: err.status }, `admin: ${message}`);
+      if (wantsJson(req)) return sendJson(res, err.status, { error: message });
+      return sendHtml(res, err.status, messagePage('Request refused', message));
+    }
     log.error({ err, path: req.originalUrl }, 'admin request failed');
     if (wantsJson(req)) return sendJson(res, 500, { error: 'internal error' });
     sendHtml(res, 500, messagePage('Something went wrong', 'The dashboard could not be rendered; see the server log.'));

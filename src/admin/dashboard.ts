@@ -18,13 +18,14 @@ import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor, type ActivityStore, type QuestionRecord } from '../store/activity.ts';
 import type { Redis } from '../store/redis.ts';
 import { KINDS } from '../types.ts';
+import { findInjectedInstructions } from '../answer/injection.ts';
 import { countPerBucket, isoToMs } from './activity-views.ts';
 import { createAuth, dashboardStartCheck, sameOrigin } from './auth.ts';
 import { gapsCsv, groupGaps } from './gaps.ts';
 import type { Metrics } from './metrics.ts';
 import { barChart } from './views/chart.ts';
 import { safeJson } from './views/html.ts';
-import { confirmRebuildPage, dashboardPage, loginPage, messagePage, type SourceView } from './views/pages.ts';
+import { confirmRebuildPage, dashboardPage, loginPage, messagePage, type InjectionView, type SourceView } from './views/pages.ts';
 
 export { dashboardStartCheck } from './auth.ts';
 
@@ -257,6 +258,26 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     );
   }
 
+  // Documents holding instructions addressed to an assistant, from the chunk texts the catalog
+  // already has in memory; cached per document content hash so a page view rescans only changes.
+  const injectionCache = new Map<string, { hash: string; lines: string[] }>();
+  function injectedDocs(): InjectionView[] {
+    const out: InjectionView[] = [];
+    const seen = new Set<string>();
+    for (const d of app.catalog.docs()) {
+      seen.add(d.id);
+      let hit = injectionCache.get(d.id);
+      if (!hit || hit.hash !== d.contentHash) {
+        const text = d.chunkIds.map((id) => app.catalog.chunk(id)?.text ?? '').join('\n');
+        hit = { hash: d.contentHash, lines: findInjectedInstructions(text, 3) };
+        injectionCache.set(d.id, hit);
+      }
+      if (hit.lines.length) out.push({ source: d.source, path: d.path, title: d.title, access: d.access, lines: hit.lines });
+    }
+    for (const id of injectionCache.keys()) if (!seen.has(id)) injectionCache.delete(id);
+    return out.sort((a, b) => a.source.localeCompare(b.source) || a.path.localeCompare(b.path));
+  }
+
   admin.get('/', async (req, res, next) => {
     try {
       const errors: string[] = [];
@@ -296,6 +317,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         recent: recent?.slice(0, 25),
         chart,
         gaps: groupGaps(recent ?? []),
+        injections: injectedDocs(),
         flash: queued ? `Queued job ${queued}.` : undefined,
         errors,
       });

@@ -97,7 +97,7 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
     routers.push(await createAdminRouter({ app, queue: queue?.queue, redis, activity, metrics, log }));
   }
   if (opts.routers) routers.push(...(await opts.routers({ app, queue, redis })));
-  const server = await listen(createHttpApp(app, { routers, activity }), config.port, config.host);
+  const server = await listen(createHttpApp(app, { routers, activity, redis }), config.port, config.host);
   await slack?.start();
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, groupsForChannel, readConfigFile } from '../src/config.ts';
+import { ConfigError, groupsForChannel, loadConfig, readConfigFile } from '../src/config.ts';
 
 function fileWith(json: string): string {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'labbot-names-')), 'labbot.config.json');
@@ -34,5 +34,23 @@ describe('channel and user names', () => {
   it('still names bad groups clearly', () => {
     expect(() => readConfigFile(fileWith('{"access":{"channels":{"CPI":["Bad Group"]}}}'), true)).toThrow(/access\.channels\.CPI\.0: an access group/);
     expect(() => readConfigFile(fileWith('{"access":{"channels":["CPI"]}}'), true)).toThrow(ConfigError);
+  });
+});
+
+describe('proxy and rate-limit settings', () => {
+  const env = (extra: Record<string, string>) => ({ LABBOT_CONFIG: fileWith('{}'), ...extra });
+  it('parses LABBOT_TRUST_PROXY like Express', () => {
+    expect(loadConfig(env({})).trustProxy).toBe(false);
+    expect(loadConfig(env({ LABBOT_TRUST_PROXY: 'true' })).trustProxy).toBe(true);
+    expect(loadConfig(env({ LABBOT_TRUST_PROXY: '1' })).trustProxy).toBe(1);
+    expect(loadConfig(env({ LABBOT_TRUST_PROXY: 'loopback, 10.0.0.0/8' })).trustProxy).toBe('loopback, 10.0.0.0/8');
+    expect(() => loadConfig(env({ LABBOT_TRUST_PROXY: 'a b' }))).toThrow(/LABBOT_TRUST_PROXY/);
+  });
+
+  it('parses LABBOT_ASK_RATE', () => {
+    expect(loadConfig(env({})).askRateLimit).toEqual({ max: 30, windowMs: 60_000 });
+    expect(loadConfig(env({ LABBOT_ASK_RATE: '5/10s' })).askRateLimit).toEqual({ max: 5, windowMs: 10_000 });
+    expect(loadConfig(env({ LABBOT_ASK_RATE: 'off' })).askRateLimit).toBeUndefined();
+    expect(() => loadConfig(env({ LABBOT_ASK_RATE: 'lots' }))).toThrow(/LABBOT_ASK_RATE/);
   });
 });

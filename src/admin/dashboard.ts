@@ -189,7 +189,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       const origin = req.headers.origin ?? req.headers.referer;
       let ok = false;
       try {
-        ok = origin !== undefined && new URL(origin).host === req.headers.host;
+        ok = origin !== undefined && new URL(origin).host === (req.host ?? req.headers.host);
       } catch {
         ok = false;
       }

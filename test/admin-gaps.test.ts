@@ -40,6 +40,12 @@ describe('knowledge gaps', () => {
     expect(groups.reduce((n, g) => n + g.count, 0)).toBe(4);
   });
 
+  it('counts channels named like Object.prototype members', () => {
+    const [g] = groupGaps([q('pipette calibration', { channel: 'constructor' }), q('pipette calibration drift', { channel: '__proto__' }), q('pipette calibration log', { channel: '__proto__' })]);
+    expect(Object.entries(g.channels).sort()).toEqual([['__proto__', 2], ['constructor', 1]]);
+    expect(gapsCsv([g])).toContain('"__proto__ (2); constructor (1)"');
+  });
+
   it('quotes CSV cells and neutralises formulas', () => {
     expect(csvCell('plain')).toBe('"plain"');
     expect(csvCell('a;=1+1')).toBe('"a;=1+1"');

@@ -89,7 +89,8 @@ export function groupGaps(records: GapQuestion[], opts: GapOptions = {}): GapGro
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .map(([t]) => t);
     const terms = [...founding, ...extra].slice(0, 4);
-    const channels: Record<string, number> = {};
+    // Null-prototype: channel names come from requests ("constructor", "__proto__").
+    const channels: Record<string, number> = Object.create(null);
     for (const m of members) {
       const ch = m.r.channel || 'public';
       channels[ch] = (channels[ch] ?? 0) + 1;

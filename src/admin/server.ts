@@ -35,6 +35,9 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
   // Behind a TLS proxy: req.secure (Secure session cookie) and req.ip (rate limit) follow the
   // proxy's X-Forwarded-* headers, but only from the peers configured here.
   http.set('trust proxy', app.config.trustProxy);
+  if (app.config.trustProxy !== false && !app.config.adminToken) {
+    app.log.warn('LABBOT_TRUST_PROXY is set but LABBOT_ADMIN_TOKEN is not: without a token the dashboard and /api/ask refuse every request that came through a proxy');
+  }
   const rate = app.config.askRateLimit;
   const limiter = rate ? createRateLimiter(rate, { redis: mounts.redis, prefix: `${app.ns}:ratelimit:ask` }) : undefined;
   for (const r of mounts.routers ?? []) http.use(r);

@@ -8,7 +8,7 @@ import type { IngestSummary, IngestTarget, ProgressEvent } from '../ingest/pipel
 import { toAskJson } from './answer/ask-json.ts';
 import { openApp, type App } from './app.ts';
 import { ConfigError, groupsForChannel, loadConfig, type Config } from './config.ts';
-import { createLogger } from './log.ts';
+import { createLogger, redactUrls } from './log.ts';
 import { startServe } from './serve.ts';
 import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { describeOutcome, followSync } from './queue/progress.ts';
@@ -255,7 +255,7 @@ export function buildProgram(): Command {
     .action(async () => {
       const { config, log } = setup();
       const redis = await tryConnectRedis(config.redisUrl);
-      if (!redis) throw new ConfigError(`The worker needs Redis; nothing answers at ${config.redisUrl} (REDIS_URL).`);
+      if (!redis) throw new ConfigError(`The worker needs Redis; nothing answers at ${redactUrls(config.redisUrl)} (REDIS_URL).`);
       // A worker reads what is indexed from Redis records, not from a lexical index in memory:
       // skipping the catalog saves its start-up load and about half a bot's memory.
       const app = await openApp(config, log, { redis, loadCatalog: false });
@@ -281,7 +281,7 @@ export function buildProgram(): Command {
       const sources = opts.source ? config.sources.filter((s) => s.id === opts.source) : config.sources;
       if (opts.source && sources.length === 0) throw new ConfigError(`No source "${opts.source}"; configured: ${config.sources.map((s) => s.id).join(', ') || 'none'}`);
       const redis = await tryConnectRedis(config.redisUrl);
-      if (!redis) throw new ConfigError(`reindex needs Redis (the queue); nothing answers at ${config.redisUrl}. Use \`labbot ingest\` to index in-process.`);
+      if (!redis) throw new ConfigError(`reindex needs Redis (the queue); nothing answers at ${redactUrls(config.redisUrl)}. Use \`labbot ingest\` to index in-process.`);
       const app = await openApp(config, log, { redis, loadCatalog: false });
       const runtime = await startQueueRuntime(app, { worker: false });
       try {
@@ -345,8 +345,9 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (err) {
-    if (err instanceof ConfigError) console.error(err.message);
-    else console.error(`labbot: ${(err as Error).message}`);
+    // Errors from client libraries can quote a connection URL: never print its password.
+    if (err instanceof ConfigError) console.error(redactUrls(err.message));
+    else console.error(redactUrls(`labbot: ${(err as Error).message}`));
     process.exitCode = 2;
   }
 }

@@ -37,16 +37,40 @@ const sourceSchema = z
   .refine((s) => s.type === 'git' || s.path, { message: 'a folder source needs a path', path: ['path'] })
   .refine((s) => s.type === 'folder' || s.path || s.url, { message: 'a git source needs a url or a path to an existing clone', path: ['url'] });
 
+// Channel and user maps are looked up with names from Slack and HTTP requests: a plain object
+// would answer "constructor" or "__proto__" from its prototype. These maps are null-prototype
+// objects built from the file's own keys; z.record is not used because it assigns keys one by one,
+// which silently drops a key named "__proto__".
+const nameMap = <T extends z.ZodType>(value: T) =>
+  z
+    .unknown()
+    .superRefine((raw, ctx) => {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        ctx.addIssue({ code: 'custom', message: 'expected an object of name -> access groups' });
+        return;
+      }
+      for (const [k, v] of Object.entries(raw)) {
+        const r = value.safeParse(v);
+        if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [k, ...issue.path] });
+      }
+    })
+    .transform((raw) => {
+      const map = Object.create(null) as Record<string, z.infer<T>>;
+      for (const [k, v] of Object.entries(raw as object)) map[k] = value.parse(v) as z.infer<T>;
+      return map;
+    });
+
 const fileSchema = z
   .object({
     sources: z.array(sourceSchema).default([]),
     access: z
       .object({
         default: groupName.default('public'),
-        channels: z.record(z.string(), z.array(groupName)).default({}),
-        users: z.record(z.string(), z.array(groupName)).default({}),
+        // prefault, not default: the default value goes through the transform too.
+        channels: nameMap(z.array(groupName)).prefault({}),
+        users: nameMap(z.array(groupName)).prefault({}),
       })
-      .default({ default: 'public', channels: {}, users: {} }),
+      .prefault({}),
     chunking: z
       // 500/80 with the best hit expanded to its neighbours measured best on full papers
       // (answer-in-context +4 to +8 points over 900/150 on two held-out-style sets).
@@ -134,6 +158,17 @@ const envSchema = z.object({
   LABBOT_HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LABBOT_WORKER: z.enum(['on', 'off']).default('on'),
+  // Express "trust proxy": true/false, a hop count, or addresses/subnets/names (loopback, 10.0.0.0/8).
+  LABBOT_TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|\d{1,2}|[\w.:/-]+(\s*,\s*[\w.:/-]+)*)$/, 'LABBOT_TRUST_PROXY is true, false, a hop count, or a comma-separated list of proxy addresses, subnets or loopback/linklocal/uniquelocal')
+    .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v))
+    .default(false),
+  // Anonymous POST /api/ask requests per client: "30/1m"; "off" for none.
+  LABBOT_ASK_RATE: z
+    .string()
+    .regex(/^(off|\d+\/\d+(ms|s|m|h))$/, 'LABBOT_ASK_RATE is requests per window such as "30/1m", or "off"')
+    .default('30/1m'),
   LABBOT_ADMIN_TOKEN: z.string().min(16, 'LABBOT_ADMIN_TOKEN must be at least 16 characters').optional(),
   LABBOT_ADMINS: z
     .string()
@@ -167,12 +202,23 @@ export interface Config {
   queue: FileConfig['queue'];
   /** Run a queue worker inside `serve` (LABBOT_WORKER=off for bot-only replicas). */
   workerInServe: boolean;
+  /** Express "trust proxy": which peers' X-Forwarded-* headers are believed (client IP, https). */
+  trustProxy: boolean | number | string;
+  /** Per-client limit on anonymous POST /api/ask; undefined means none. */
+  askRateLimit: { max: number; windowMs: number } | undefined;
   /** Admin dashboard token; unset means the dashboard is served on 127.0.0.1 only. */
   adminToken: string | undefined;
   /** Slack user ids allowed to run admin commands: LABBOT_ADMINS plus the config file's `admins`. */
   admins: string[];
   /** Unset when no Slack variables are given: `serve` runs without the bot. */
   slack: { botToken: string; signingSecret: string | undefined; appToken: string | undefined; apiUrl: string | undefined } | undefined;
+}
+
+function parseRate(v: string): Config['askRateLimit'] {
+  const m = /^(\d+)\/(\d+)(ms|s|m|h)$/.exec(v);
+  if (!m) return undefined;
+  const windowMs = Number(m[2]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[3] as 'ms' | 's' | 'm' | 'h'];
+  return Number(m[1]) > 0 && windowMs > 0 ? { max: Number(m[1]), windowMs } : undefined;
 }
 
 function describeIssues(error: z.ZodError, where: string): string {
@@ -253,6 +299,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ingest: file.ingest,
     queue: file.queue,
     workerInServe: e.LABBOT_WORKER === 'on',
+    trustProxy: e.LABBOT_TRUST_PROXY,
+    askRateLimit: parseRate(e.LABBOT_ASK_RATE),
     adminToken: e.LABBOT_ADMIN_TOKEN,
     admins: [...new Set([...(e.LABBOT_ADMINS?.split(',') ?? []), ...file.admins])],
     slack: e.SLACK_BOT_TOKEN

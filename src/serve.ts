@@ -13,6 +13,7 @@ import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { startQueueRuntime, type QueueRuntime } from './queue/runtime.ts';
 import { recordProblems } from './queue/problems.ts';
 import { closeRedis, tryConnectRedis, type Redis } from './store/redis.ts';
+import { redactUrls } from './log.ts';
 import { createAdminRouter, dashboardStartCheck } from './admin/dashboard.ts';
 import { createMetrics, type Metrics } from './admin/metrics.ts';
 import { createSlackBot, type SlackBot } from './slack/bot.ts';
@@ -53,7 +54,7 @@ export interface ServeOptions {
 
 export async function startServe(config: Config, log: Logger, opts: ServeOptions = {}): Promise<Running> {
   const redis = await tryConnectRedis(config.redisUrl);
-  if (!redis) log.warn({ redis: config.redisUrl }, 'Redis is not reachable: no queue, webhooks or wiki freshness; sources are indexed once at start');
+  if (!redis) log.warn({ redis: redactUrls(config.redisUrl) }, 'Redis is not reachable: no queue, webhooks or wiki freshness; sources are indexed once at start');
   const app = await openApp(config, log, { redis });
   const stored = await app.store.storedVersion();
   const versionChanged = stored !== undefined && stored !== app.version;
@@ -96,7 +97,7 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
     routers.push(await createAdminRouter({ app, queue: queue?.queue, redis, activity, metrics, log }));
   }
   if (opts.routers) routers.push(...(await opts.routers({ app, queue, redis })));
-  const server = await listen(createHttpApp(app, { routers, activity }), config.port, config.host);
+  const server = await listen(createHttpApp(app, { routers, activity, redis }), config.port, config.host);
   await slack?.start();
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;

@@ -40,14 +40,21 @@ describe('knowledge gaps', () => {
     expect(groups.reduce((n, g) => n + g.count, 0)).toBe(4);
   });
 
+  it('counts channels named like Object.prototype members', () => {
+    const [g] = groupGaps([q('pipette calibration', { channel: 'constructor' }), q('pipette calibration drift', { channel: '__proto__' }), q('pipette calibration log', { channel: '__proto__' })]);
+    expect(Object.entries(g.channels).sort()).toEqual([['__proto__', 2], ['constructor', 1]]);
+    expect(gapsCsv([g])).toContain('"__proto__ (2); constructor (1)"');
+  });
+
   it('quotes CSV cells and neutralises formulas', () => {
-    expect(csvCell('plain')).toBe('plain');
+    expect(csvCell('plain')).toBe('"plain"');
+    expect(csvCell('a;=1+1')).toBe('"a;=1+1"');
     expect(csvCell('a,b')).toBe('"a,b"');
     expect(csvCell('say "hi"')).toBe('"say ""hi"""');
     expect(csvCell('two\nlines')).toBe('"two\nlines"');
-    for (const f of ['=1+1', '+1', '-1', '@SUM(A1)']) expect(csvCell(f).startsWith(`'${f[0]}`)).toBe(true);
+    for (const f of ['=1+1', '+1', '-1', '@SUM(A1)']) expect(csvCell(f).startsWith(`"'${f[0]}`)).toBe(true);
     expect(csvCell('=cmd|" /C calc"!A0')).toBe(`"'=cmd|"" /C calc""!A0"`);
-    expect(toCsv([['a', 1], ['b', 2]])).toBe('a,1\r\nb,2\r\n');
+    expect(toCsv([['a', 1], ['b', 2]])).toBe('"a","1"\r\n"b","2"\r\n');
     const csv = gapsCsv(groupGaps([q('=2+3 pipette calibration'), q('pipette calibration')]));
     expect(csv.split('\r\n')[1]).toContain("'=2+3 pipette calibration");
   });

@@ -229,11 +229,11 @@ describe('admin dashboard over HTTP', () => {
     expect(res.headers.get('content-type')).toContain('text/csv');
     const csv = await res.text();
     const lines = csv.replace(/^\ufeff/, '').split('\r\n');
-    expect(lines[0]).toBe('topic,terms,questions,refused,weak,channels,last_asked,examples');
-    const plate = lines.find((l) => /^calibrate plate reader,/.test(l));
+    expect(lines[0]).toBe('"topic","terms","questions","refused","weak","channels","last_asked","examples"');
+    const plate = lines.find((l) => /^"calibrate plate reader",/.test(l));
     expect(plate).toBeDefined();
-    expect(plate).toContain(',2,2,0,');
-    expect(plate).toContain('C1 (1); C2 (1)');
+    expect(plate).toContain(',"2","2","0",');
+    expect(plate).toContain('"C1 (1); C2 (1)"');
     expect(csv).toContain(`"'=HYPERLINK(""http://x"",""click"") cryostat maintenance"`);
     expect(csv).not.toMatch(/(^|,)=HYPERLINK/m);
 

@@ -4,7 +4,9 @@
 //   creates a random session id stored (hashed) in Redis with a TTL (in memory without Redis) and
 //   sets it as an HttpOnly, SameSite=Strict cookie. The token itself never goes into a cookie.
 // - Without a token the dashboard is only served when bound to a loopback address, and only to
-//   requests whose Host header is a loopback name (a DNS-rebinding page cannot reach it).
+//   requests whose Host header is a loopback name (a DNS-rebinding page cannot reach it) and that
+//   carry no proxy headers (a reverse proxy on the same host would otherwise make every visitor
+//   look local).
 // - State-changing requests from a browser session carry the session's CSRF token (hidden field
 //   `_csrf` or header `x-csrf-token`) and, when the browser sends one, a same-origin Origin.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -33,6 +35,22 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 export function isLoopback(host: string): boolean {
   const h = host.trim().toLowerCase();
   return LOOPBACK_NAMES.has(h) || /^127(\.\d{1,3}){3}$/.test(h) || h.endsWith('.localhost');
+}
+
+// Headers a reverse proxy adds (nginx, Caddy, Traefik, cloud load balancers). Their presence means
+// the TCP peer is a proxy, so "the peer is on loopback" says nothing about the visitor.
+const PROXY_HEADER = /^(x-forwarded-|forwarded$|x-real-ip$)/i;
+
+export function hasProxyHeaders(req: Pick<Request, 'headers'>): boolean {
+  return Object.keys(req.headers).some((h) => PROXY_HEADER.test(h));
+}
+
+/**
+ * Without an admin token, the only callers we trust are people on this machine talking to it
+ * directly: the Host must be a loopback name (not a DNS-rebinding name) and no proxy in between.
+ */
+export function isDirectLocalRequest(req: Pick<Request, 'headers'>): boolean {
+  return isLoopback(hostName(req)) && !hasProxyHeaders(req);
 }
 
 /** Why the dashboard must not start with this config, or undefined when it may. */
@@ -115,7 +133,7 @@ export function sessionCookie(req: Request, value: string, maxAge = SESSION_TTL_
 }
 
 /** The Host name without its port. */
-function hostName(req: Request): string {
+function hostName(req: Pick<Request, 'headers'>): string {
   const host = req.headers.host ?? '';
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
 }
@@ -126,7 +144,8 @@ export function sameOrigin(req: Request): boolean {
   if (origin === undefined) return true;
   if (origin === 'null') return false;
   try {
-    return new URL(origin).host === req.headers.host;
+    // req.host is the Host header, or X-Forwarded-Host from a trusted proxy (LABBOT_TRUST_PROXY).
+    return new URL(origin).host === (req.host ?? req.headers.host);
   } catch {
     return false;
   }
@@ -169,8 +188,8 @@ export function createAuth(opts: { adminToken: string | undefined; redis: Redis 
     const sid = readCookie(req, SESSION_COOKIE);
     const session = sid ? await sessions.get(sid) : undefined;
     if (token) return session ? { via: 'session', session } : undefined;
-    // No token: loopback only, and only for requests addressed to a loopback name.
-    if (!isLoopback(hostName(req))) return undefined;
+    // No token: loopback only, addressed to a loopback name, and not through a proxy.
+    if (!isDirectLocalRequest(req)) return undefined;
     return session ? { via: 'session', session } : { via: 'local' };
   }
 
@@ -183,7 +202,7 @@ export function createAuth(opts: { adminToken: string | undefined; redis: Redis 
         identify(req)
           .then(async (state) => {
             if (!state) {
-              if (!token) onDenied(req, res, 403, 'Without LABBOT_ADMIN_TOKEN the dashboard only answers requests addressed to localhost.');
+              if (!token) onDenied(req, res, 403, 'Without LABBOT_ADMIN_TOKEN the dashboard only answers requests addressed to localhost, not through a proxy; set LABBOT_ADMIN_TOKEN to use it remotely.');
               else onDenied(req, res, 401, 'Sign in with the admin token.');
               return;
             }

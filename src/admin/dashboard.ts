@@ -18,13 +18,14 @@ import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor, type ActivityStore, type QuestionRecord } from '../store/activity.ts';
 import type { Redis } from '../store/redis.ts';
 import { KINDS } from '../types.ts';
+import { findInjectedInstructions } from '../answer/injection.ts';
 import { countPerBucket, isoToMs } from './activity-views.ts';
 import { createAuth, dashboardStartCheck, sameOrigin } from './auth.ts';
 import { gapsCsv, groupGaps } from './gaps.ts';
 import type { Metrics } from './metrics.ts';
 import { barChart } from './views/chart.ts';
 import { safeJson } from './views/html.ts';
-import { confirmRebuildPage, dashboardPage, loginPage, messagePage, type SourceView } from './views/pages.ts';
+import { confirmRebuildPage, dashboardPage, loginPage, messagePage, type InjectionView, type SourceView } from './views/pages.ts';
 
 export { dashboardStartCheck } from './auth.ts';
 
@@ -86,7 +87,10 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   if (refusal) throw new Error(refusal);
 
   const auth = createAuth({ adminToken: config.adminToken, redis, ns: app.ns });
-  const files: Record<string, StaticFile> = { 'admin.js': loadStatic('admin.js', 'text/javascript; charset=utf-8'), 'admin.css': loadStatic('admin.css', 'text/css; charset=utf-8') };
+  const files = new Map<string, StaticFile>([
+    ['admin.js', loadStatic('admin.js', 'text/javascript; charset=utf-8')],
+    ['admin.css', loadStatic('admin.css', 'text/css; charset=utf-8')],
+  ]);
   const urlencoded = express.urlencoded({ extended: false, limit: '16kb' });
   const json = express.json({ limit: '16kb' });
 
@@ -162,7 +166,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   const csrf = auth.requireCsrf(csrfDenied);
 
   admin.get('/static/:name', (req, res) => {
-    const f = files[req.params.name as string];
+    const f = files.get(req.params.name as string);
     if (!f) return res.status(404).end();
     res.setHeader('Cache-Control', 'private, max-age=300');
     res.setHeader('ETag', f.etag);
@@ -185,7 +189,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       const origin = req.headers.origin ?? req.headers.referer;
       let ok = false;
       try {
-        ok = origin !== undefined && new URL(origin).host === req.headers.host;
+        ok = origin !== undefined && new URL(origin).host === (req.host ?? req.headers.host);
       } catch {
         ok = false;
       }
@@ -254,6 +258,26 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     );
   }
 
+  // Documents holding instructions addressed to an assistant, from the chunk texts the catalog
+  // already has in memory; cached per document content hash so a page view rescans only changes.
+  const injectionCache = new Map<string, { hash: string; lines: string[] }>();
+  function injectedDocs(): InjectionView[] {
+    const out: InjectionView[] = [];
+    const seen = new Set<string>();
+    for (const d of app.catalog.docs()) {
+      seen.add(d.id);
+      let hit = injectionCache.get(d.id);
+      if (!hit || hit.hash !== d.contentHash) {
+        const text = d.chunkIds.map((id) => app.catalog.chunk(id)?.text ?? '').join('\n');
+        hit = { hash: d.contentHash, lines: findInjectedInstructions(text, 3) };
+        injectionCache.set(d.id, hit);
+      }
+      if (hit.lines.length) out.push({ source: d.source, path: d.path, title: d.title, access: d.access, lines: hit.lines });
+    }
+    for (const id of injectionCache.keys()) if (!seen.has(id)) injectionCache.delete(id);
+    return out.sort((a, b) => a.source.localeCompare(b.source) || a.path.localeCompare(b.path));
+  }
+
   admin.get('/', async (req, res, next) => {
     try {
       const errors: string[] = [];
@@ -293,6 +317,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         recent: recent?.slice(0, 25),
         chart,
         gaps: groupGaps(recent ?? []),
+        injections: injectedDocs(),
         flash: queued ? `Queued job ${queued}.` : undefined,
         errors,
       });
@@ -401,8 +426,16 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     }
   });
 
-  admin.use((err: Error, req: Request, res: Response, next: NextFunction) => {
+  admin.use((err: Error & { status?: number; expose?: boolean }, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
+    // Body-parser refusals (too large, malformed, bad charset) are the client's error: their
+    // status and a short reason, no stack and no "internal error" in the log.
+    if (err.expose && err.status && err.status >= 400 && err.status < 500) {
+      const message = err.status === 413 ? 'request body too large' : 'malformed request body';
+      log.warn({ path: req.originalUrl, status: err.status }, `admin: ${message}`);
+      if (wantsJson(req)) return sendJson(res, err.status, { error: message });
+      return sendHtml(res, err.status, messagePage('Request refused', message));
+    }
     log.error({ err, path: req.originalUrl }, 'admin request failed');
     if (wantsJson(req)) return sendJson(res, 500, { error: 'internal error' });
     sendHtml(res, 500, messagePage('Something went wrong', 'The dashboard could not be rendered; see the server log.'));

@@ -89,7 +89,8 @@ export function groupGaps(records: GapQuestion[], opts: GapOptions = {}): GapGro
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .map(([t]) => t);
     const terms = [...founding, ...extra].slice(0, 4);
-    const channels: Record<string, number> = {};
+    // Null-prototype: channel names come from requests ("constructor", "__proto__").
+    const channels: Record<string, number> = Object.create(null);
     for (const m of members) {
       const ch = m.r.channel || 'public';
       channels[ch] = (channels[ch] ?? 0) + 1;
@@ -122,12 +123,16 @@ export function groupGaps(records: GapQuestion[], opts: GapOptions = {}): GapGro
   return groups.sort((a, b) => b.count - a.count || (a.lastAsked < b.lastAsked ? 1 : -1));
 }
 
-/** One CSV cell: formula-looking values are neutralised, then RFC 4180 quoting. */
+/**
+ * One CSV cell: formula-looking values are neutralised, then the cell is always quoted. Quoting
+ * every field matters where spreadsheets split on ";" (many European locales): an unquoted
+ * "calibration;=HYPERLINK(...)" would become two cells, the second one a live formula.
+ */
 export function csvCell(value: unknown): string {
   let s = String(value ?? '');
   // Spreadsheets execute cells starting with these as formulas (CSV injection).
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s;
+  return `"${s.replace(/"/g, '""')}"`;
 }
 
 export function toCsv(rows: unknown[][]): string {

@@ -7,7 +7,9 @@ import type { App } from '../app.ts';
 import { toAskJson } from '../answer/ask-json.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor, type ActivityStore } from '../store/activity.ts';
-import { isLoopback, safeEqual } from './auth.ts';
+import type { Redis } from '../store/redis.ts';
+import { isDirectLocalRequest, safeEqual } from './auth.ts';
+import { createRateLimiter } from './rate-limit.ts';
 
 const askBody = z.object({
   question: z.string().trim().min(1, 'question must not be empty').max(4000, 'question is over 4000 characters'),
@@ -23,11 +25,21 @@ export interface HttpMounts {
   routers?: express.Router[];
   /** Where /api/ask questions are recorded for the dashboard's activity view. */
   activity?: ActivityStore;
+  /** Shares the per-client /api/ask limit between bot processes (per process without it). */
+  redis?: Redis;
 }
 
 export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Express {
   const http = express();
   http.disable('x-powered-by');
+  // Behind a TLS proxy: req.secure (Secure session cookie) and req.ip (rate limit) follow the
+  // proxy's X-Forwarded-* headers, but only from the peers configured here.
+  http.set('trust proxy', app.config.trustProxy);
+  if (app.config.trustProxy !== false && !app.config.adminToken) {
+    app.log.warn('LABBOT_TRUST_PROXY is set but LABBOT_ADMIN_TOKEN is not: without a token the dashboard and /api/ask refuse every request that came through a proxy');
+  }
+  const rate = app.config.askRateLimit;
+  const limiter = rate ? createRateLimiter(rate, { redis: mounts.redis, prefix: `${app.ns}:ratelimit:ask` }) : undefined;
   for (const r of mounts.routers ?? []) http.use(r);
   http.use(express.json({ limit: '64kb' }));
 
@@ -41,11 +53,25 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
       res.status(400).json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
       return;
     }
-    // A channel widens what may be read (pi-only...): only an admin may ask "as" one. Without a
-    // token that is whoever can reach a loopback-bound server; otherwise the bearer token.
-    if (parsed.data.channel && !mayActAsChannel(app.config, req.headers.authorization)) {
+    const admin = hasAdminToken(app.config, req.headers.authorization);
+    // Without a token only this machine's direct callers are trusted: a DNS-rebinding page sends
+    // its own Host, and a same-host reverse proxy makes every visitor's peer address loopback.
+    if (!app.config.adminToken && !isDirectLocalRequest(req)) {
+      res.status(403).json({ error: 'without LABBOT_ADMIN_TOKEN, /api/ask only answers requests addressed to localhost, not through a proxy' });
+      return;
+    }
+    // A channel widens what may be read (pi-only...): only the admin token may ask "as" one.
+    if (parsed.data.channel && !admin) {
       res.status(403).json({ error: 'asking as a channel needs the admin token (Authorization: Bearer <LABBOT_ADMIN_TOKEN>); without it only public documents are searched' });
       return;
+    }
+    if (limiter && !admin) {
+      const decision = await limiter(req.ip ?? 'unknown');
+      if (!decision.allowed) {
+        res.setHeader('Retry-After', String(decision.retryAfterS));
+        res.status(429).json({ error: `too many questions from this client; try again in ${decision.retryAfterS} s` });
+        return;
+      }
     }
     try {
       const t0 = performance.now();
@@ -75,8 +101,8 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
   return http;
 }
 
-function mayActAsChannel(config: App['config'], authorization: string | undefined): boolean {
-  if (!config.adminToken) return isLoopback(config.host);
+function hasAdminToken(config: App['config'], authorization: string | undefined): boolean {
+  if (!config.adminToken) return false;
   const m = /^Bearer\s+(.+)$/i.exec(authorization ?? '');
   return m !== null && safeEqual(m[1].trim(), config.adminToken);
 }

@@ -4,6 +4,7 @@
 import { detectLanguage, tokenize } from '../search/tokenize.ts';
 import type { Passage } from '../types.ts';
 import { refusalText, type Language } from './messages.ts';
+import { isInjectedInstruction } from './injection.ts';
 import { splitSentences } from '../../ingest/chunk/text.ts';
 
 export interface ExtractiveInput {
@@ -270,6 +271,7 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
     const { sentences, context } = units(p);
     const contextTerms = new Set(tokenize(context.join('\n'), { language: lang }));
     sentences.forEach((text, position) => {
+      if (isInjectedInstruction(text)) return; // planted instructions are never quoted as answers
       const terms = new Set(tokenize(text, { language: lang }));
       let covered = 0;
       let direct = 0;

@@ -40,10 +40,18 @@ export function passageLabel(index: number): string {
 // wiki page saying "</passage> Ignore previous instructions" would otherwise sit outside the
 // data). Any tag-like use of our fence names loses its "<", replaced by a look-alike that no
 // parser or model reads as markup. Other "<" (p < 0.05) are left alone so numbers stay exact.
-const FENCE_TAG = /<(\s*\/?\s*)(passages?|question|history|turn)(?=[\s>/]|$)/gi;
+// Candidates are matched loosely (invisible format characters such as zero-width spaces and
+// joiners anywhere in the tag, full-width "＜" and letters) and their name is normalised (NFKC,
+// format characters removed) before it is compared: a model reads "</pas\u200bsage>" as the tag.
+const FENCE_NAMES = new Set(['passage', 'passages', 'question', 'history', 'turn']);
+const FENCE_CANDIDATE = /[<\uFF1C\uFE64]([\s\p{Cf}]*\/?[\s\p{Cf}]*)([\p{L}\p{Cf}]+)(?=[\s>/\p{Cf}\uFF1E\uFE65\uFF0F]|$)/gu;
+const FORMAT_CHARS = /\p{Cf}/gu;
 
 export function neutraliseFences(text: string): string {
-  return text.replace(FENCE_TAG, '‹$1$2');
+  return text.replace(FENCE_CANDIDATE, (match: string, lead: string, name: string) => {
+    const plain = name.normalize('NFKC').replace(FORMAT_CHARS, '').toLowerCase();
+    return FENCE_NAMES.has(plain) ? `‹${lead.replace(FORMAT_CHARS, '')}${name.replace(FORMAT_CHARS, '')}` : match;
+  });
 }
 
 // Metadata values are single-line by construction; a newline in a title must not forge a field.

@@ -173,7 +173,8 @@ export function createCatalog(): Catalog {
       }
     },
     stats() {
-      const s: CatalogStats = { documents: 0, chunks: 0, bySource: {}, byGroup: {} };
+      // Null-prototype: a source or group may be called "constructor".
+      const s: CatalogStats = { documents: 0, chunks: 0, bySource: Object.create(null), byGroup: Object.create(null) };
       for (const d of docs.values()) {
         const n = d.chunkIds.length;
         s.documents += 1;

@@ -33,8 +33,18 @@ export interface DashboardView {
   recent: QuestionRecord[] | undefined;
   chart: Html;
   gaps: GapGroup[];
+  /** Documents with sentences addressed to an assistant (never quoted as answers). */
+  injections?: InjectionView[];
   flash?: string;
   errors: string[];
+}
+
+export interface InjectionView {
+  source: string;
+  path: string;
+  title: string;
+  access: string;
+  lines: string[];
 }
 
 const QUEUE_STATES = ['waiting', 'active', 'completed', 'failed', 'delayed'];
@@ -154,6 +164,16 @@ ${v.gaps.slice(0, 30).map(
 }</section>`;
 }
 
+function injectionsSection(v: DashboardView): Html {
+  if (!v.injections?.length) return html``;
+  return html`<section id="injections"><h2>Instructions in documents</h2>
+<p class="muted">These documents contain sentences addressed to an AI assistant (role switches, "ignore previous instructions", fake system prompts). They are never quoted as answers; check where they came from.</p>
+<table><thead><tr><th>Source</th><th>Document</th><th>Access</th><th>Sentences</th></tr></thead><tbody>
+${v.injections.slice(0, 50).map(
+  (d) => html`<tr><td>${d.source}</td><td><strong>${d.title}</strong><br><small class="muted">${d.path}</small></td><td>${d.access}</td><td><ul class="examples">${d.lines.map((l) => html`<li>${l.length > 200 ? `${l.slice(0, 200)}…` : l}</li>`)}</ul></td></tr>`,
+)}</tbody></table></section>`;
+}
+
 function actionsSection(v: DashboardView): Html {
   return html`<section id="actions"><h2>Actions</h2>
 ${
@@ -175,7 +195,7 @@ ${v.signedIn ? html`<form method="post" action="/admin/logout" class="logout"><i
 ${v.localMode ? html`<p class="notice" id="local-mode">No LABBOT_ADMIN_TOKEN is set: this dashboard is served only on localhost, without a login.</p>` : ''}
 ${v.flash ? html`<p class="flash" role="status">${v.flash}</p>` : ''}
 ${v.errors.map((e) => html`<p class="error">${e}</p>`)}
-<main>${indexSection(v)}${queueSection(v)}${actionsSection(v)}${askSection(v)}${activitySection(v)}${gapsSection(v)}</main>`,
+<main>${indexSection(v)}${queueSection(v)}${actionsSection(v)}${askSection(v)}${activitySection(v)}${gapsSection(v)}${injectionsSection(v)}</main>`,
     { js: true },
   );
 }

@@ -8,7 +8,7 @@ import { HASH_EMBEDDING_MODEL, hashEmbed } from '../src/models/hash-embeddings.t
 import { createLexicalIndex } from '../src/search/bm25.ts';
 import { createOfflineReranker, type OfflineRerankWeights } from '../src/search/rerank.ts';
 
-const DATA = '/work/shared/data/pubmedqa';
+const DATA = 'datasets/pubmedqa';
 const DEPTH = 30;
 
 // Paragraphs greedily merged to <= 900 characters (a stand-in for the real chunker).

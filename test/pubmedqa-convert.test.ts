@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { convert, splitOf } from '../scripts/convert-pubmedqa.ts';
+import { convert, splitOf } from '../bench/datasets/pubmedqa.ts';
 
 const DIR = path.resolve('datasets/pubmedqa');
 const lines = (f: string) => readFileSync(path.join(DIR, f), 'utf8').split('\n').filter(Boolean);

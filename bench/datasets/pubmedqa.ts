@@ -2,7 +2,7 @@
 // be rebuilt from the source and checked:
 //
 //   git clone https://github.com/pubmedqa/pubmedqa          (commit 1cbae8e9 was used)
-//   npx tsx scripts/convert-pubmedqa.ts pubmedqa/data/ori_pqal.json [out dir, default datasets/pubmedqa]
+//   npx tsx bench/datasets/pubmedqa.ts pubmedqa/data/ori_pqal.json [out dir, default datasets/pubmedqa]
 //
 // Writes <out>/docs/pubmedqa-<PMID>.md (one abstract each), <out>/questions.jsonl (all questions)
 // and the split by document: questions.dev.jsonl (tune settings here) and questions.test.jsonl
@@ -31,9 +31,10 @@ type Entry = z.infer<typeof Entry>;
 export type Split = 'dev' | 'test';
 
 /**
- * The split a document belongs to: the first byte of SHA-256 of its id, below 128 -> dev, else
- * test. By document, so no question of a test document is ever seen while tuning; by hash, so it
- * does not depend on file order and a new document never moves an old one to the other side.
+ * The split a document belongs to: SHA-256 of its id, top bit clear (first byte below 128) ->
+ * dev, else test. By document, so no question of a test document is ever seen while tuning; by
+ * hash, so it does not depend on file order and a new document never moves an old one to the
+ * other side.
  */
 export function splitOf(docId: string): Split {
   return createHash('sha256').update(docId).digest()[0]! < 128 ? 'dev' : 'test';
@@ -111,7 +112,7 @@ function writeDataset(outDir: string, c: Converted): void {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [source, outDir = 'datasets/pubmedqa'] = process.argv.slice(2);
   if (!source) {
-    console.error('usage: npx tsx scripts/convert-pubmedqa.ts <ori_pqal.json> [out dir, default datasets/pubmedqa]');
+    console.error('usage: npx tsx bench/datasets/pubmedqa.ts <ori_pqal.json> [out dir, default datasets/pubmedqa]');
     process.exit(2);
   }
   const c = convert(readFileSync(source, 'utf8'));

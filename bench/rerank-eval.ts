@@ -58,7 +58,7 @@ function dense(q: string): Ranked {
     .sort((a, b) => b.score - a.score)
     .slice(0, DEPTH);
 }
-// Weighted fusion of max-normalised scores (what DESIGN.md measured as best offline).
+// Weighted fusion of max-normalised scores (what docs/architecture.md reports as best offline).
 function fused(q: string, alpha = 0.3): Ranked {
   const a = bm25(q);
   const b = dense(q);

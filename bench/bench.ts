@@ -31,7 +31,7 @@ const { values } = parseArgs({
     'skip-naive': { type: 'boolean' },
     'skip-service': { type: 'boolean' },
     'wiki-pages': { type: 'string', default: '1000' },
-    pubmedqa: { type: 'string', default: '../shared/data/pubmedqa' },
+    pubmedqa: { type: 'string', default: 'datasets/pubmedqa' },
   },
 });
 const sizes = values.sizes.split(',').map(Number).sort((a, b) => a - b);

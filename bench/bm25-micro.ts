@@ -15,7 +15,7 @@ import { mulberry32 } from './prng.ts';
 const N = Number(process.argv[2] ?? 100_000);
 const Q = Number(process.argv[3] ?? 1000);
 const K = 50;
-const DATA = path.resolve('../shared/data/pubmedqa');
+const DATA = path.resolve('datasets/pubmedqa');
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;

@@ -24,7 +24,7 @@ try {
   const url = new URL(server.url);
   const client = new ChromaClient({ host: url.hostname, port: Number(url.port), ssl: false });
   const embeddings = await createEmbeddings(config);
-  const sentences = loadSentences(path.resolve('../shared/data/pubmedqa'));
+  const sentences = loadSentences(path.resolve('datasets/pubmedqa'));
   const { hnswM, hnswEfConstruction, hnswEfSearch } = config.retrieval;
   const col = await client.createCollection({
     name: 'ceiling',

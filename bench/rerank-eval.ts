@@ -8,7 +8,7 @@ import { HASH_EMBEDDING_MODEL, hashEmbed } from '../src/models/hash-embeddings.t
 import { createLexicalIndex } from '../src/search/bm25.ts';
 import { createOfflineReranker, type OfflineRerankWeights } from '../src/search/rerank.ts';
 
-const DATA = '/work/shared/data/pubmedqa';
+const DATA = 'datasets/pubmedqa';
 const DEPTH = 30;
 
 // Paragraphs greedily merged to <= 900 characters (a stand-in for the real chunker).
@@ -58,7 +58,7 @@ function dense(q: string): Ranked {
     .sort((a, b) => b.score - a.score)
     .slice(0, DEPTH);
 }
-// Weighted fusion of max-normalised scores (what DESIGN.md measured as best offline).
+// Weighted fusion of max-normalised scores (what docs/architecture.md reports as best offline).
 function fused(q: string, alpha = 0.3): Ranked {
   const a = bm25(q);
   const b = dense(q);

@@ -11,7 +11,8 @@ import { ConfigError, groupsForChannel, loadConfig, type Config } from './config
 import { createLogger, redactUrls } from './log.ts';
 import { startServe } from './serve.ts';
 import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
-import { describeOutcome, followSync } from './queue/progress.ts';
+import { describeOutcome, followSync, waitForJob } from './queue/progress.ts';
+import type { RebuildResult } from './queue/rebuild.ts';
 import { startQueueRuntime } from './queue/runtime.ts';
 import { closeRedis, tryConnectRedis } from './store/redis.ts';
 import { parseQuestions, scoreQuestion, summarize, type EvalPassage } from './search/evaluate.ts';
@@ -271,12 +272,17 @@ export function buildProgram(): Command {
   program
     .command('reindex')
     .description('queue a re-sync of sources (or a blue/green rebuild) and follow it')
-    .option('--source <id>', 'only this source')
+    .option('--source <id>', 'only this source (not with --rebuild)')
     .option('--full', 'compare every file, not only the git diff since the last sync')
-    .option('--rebuild', 'build a new index beside the live one, then switch to it')
+    .option('--rebuild', 'build a new index of every source beside the live one, then switch to it')
     .option('--no-wait', 'return once queued')
     .option('--json', 'print JSON')
     .action(async (opts: { source?: string; full?: boolean; rebuild?: boolean; wait: boolean; json?: boolean }) => {
+      // A rebuild replaces the whole live index at once (blue/green), so a new index of one source
+      // would drop every other source at the switch: refuse rather than silently rebuild them all.
+      if (opts.rebuild && opts.source) {
+        throw new ConfigError('--rebuild builds a new index of every source and switches to it; it cannot be limited to one --source. To re-read one source, use `labbot reindex --source <id> --full`.');
+      }
       const { config, log } = setup(true);
       const sources = opts.source ? config.sources.filter((s) => s.id === opts.source) : config.sources;
       if (opts.source && sources.length === 0) throw new ConfigError(`No source "${opts.source}"; configured: ${config.sources.map((s) => s.id).join(', ') || 'none'}`);
@@ -287,8 +293,24 @@ export function buildProgram(): Command {
       try {
         if (opts.rebuild) {
           const id = await enqueueRebuild(runtime.queue, { reason: 'labbot reindex --rebuild' });
-          if (!opts.json) console.log(`queued rebuild (job ${id}); a worker builds the new index and switches to it`);
-          else console.log(JSON.stringify({ queued: [id] }));
+          if (!opts.wait) {
+            if (!opts.json) console.log(`queued rebuild (job ${id}); a worker builds the new index and switches to it`);
+            else console.log(JSON.stringify({ queued: [id] }));
+            return;
+          }
+          if (!opts.json) console.log(`queued rebuild (job ${id}); waiting for a worker to build the new index and switch to it`);
+          const done = await waitForJob<RebuildResult>(runtime.queue, id, (p) => {
+            const at = p as { source?: string; at?: number; sources?: number; files?: number; total?: number };
+            if (!opts.json && process.stderr.isTTY && at.source) process.stderr.write(`\rrebuild: ${at.source} (${at.at}/${at.sources}), ${at.files}/${at.total} files`);
+          });
+          if (!opts.json && process.stderr.isTTY) process.stderr.write('\n');
+          if (done.error) process.exitCode = 1;
+          if (opts.json) console.log(JSON.stringify({ job: id, ...done }, null, 2));
+          else if (done.error) console.error(`rebuild failed: ${done.error}`);
+          else if (done.result) {
+            const r = done.result;
+            console.log(`rebuilt: ${r.documents} documents, ${r.chunks} chunks (${r.embedded} embedded); switched from ${r.from} to ${r.to}`);
+          } else console.log(`rebuild ${id} finished`);
           return;
         }
         const results = [];

@@ -123,6 +123,16 @@ const fileSchema = z
         lockMs: z.number().int().min(1000).max(600_000).default(30_000),
       })
       .default({ concurrency: 2, attempts: 5, backoffMs: 1000, keepCompleted: 500, keepFailed: 5000, webhookMaxKb: 1024, lockMs: 30_000 }),
+    gaps: z
+      .object({
+        // Answers whose best passage scored below this are listed as weakly supported knowledge
+        // gaps. Off by default: the offline reranker's scores are relative to each question's own
+        // passages (the best is always near the top of the scale), so a fixed threshold only means
+        // something with a /rerank endpoint that returns absolute relevance (a cross-encoder's 0-1).
+        minTopScore: z.number().optional(),
+      })
+      .strict()
+      .default({}),
     /** Slack user ids allowed to run admin slash commands (`/labbot reindex`). */
     admins: z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'a Slack user id looks like U012ABCDEF')).default([]),
   })
@@ -200,6 +210,7 @@ export interface Config {
   retrieval: FileConfig['retrieval'];
   ingest: FileConfig['ingest'];
   queue: FileConfig['queue'];
+  gaps: FileConfig['gaps'];
   /** Run a queue worker inside `serve` (LABBOT_WORKER=off for bot-only replicas). */
   workerInServe: boolean;
   /** Express "trust proxy": which peers' X-Forwarded-* headers are believed (client IP, https). */
@@ -298,6 +309,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retrieval: file.retrieval,
     ingest: file.ingest,
     queue: file.queue,
+    gaps: file.gaps,
     workerInServe: e.LABBOT_WORKER === 'on',
     trustProxy: e.LABBOT_TRUST_PROXY,
     askRateLimit: parseRate(e.LABBOT_ASK_RATE),

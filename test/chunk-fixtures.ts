@@ -1,11 +1,10 @@
 // Shared fixtures and checks for the chunking tests: realistic lab documents as Block arrays.
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Block, ChunkDraft } from '../src/types.ts';
 
-// shared/ sits beside the repository (CI lays a copy there too).
-export const PUBMED_DIR = [path.resolve('../shared/data/pubmedqa/docs'), '/work/shared/data/pubmedqa/docs'].find((d) => existsSync(d)) ?? path.resolve('../shared/data/pubmedqa/docs');
+export const PUBMED_DIR = path.resolve('datasets/pubmedqa/docs');
 
 /** Everything after the header line. */
 export function body(c: ChunkDraft): string {

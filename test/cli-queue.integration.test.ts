@@ -85,4 +85,35 @@ describe('labbot reindex and polling', () => {
     expect(o2.total).toBe(0);
     expect(o2.unchanged).toBe(2);
   });
+
+  it('labbot reindex --rebuild waits until the rebuilt index is live, then prints it; --no-wait only queues', async () => {
+    const before = running.app.base;
+    const r = await run(['reindex', '--rebuild', '--json'], env);
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { job: string; result?: { from: string; to: string; documents: number; chunks: number }; error?: string };
+    expect(out.error).toBeUndefined();
+    expect(out.result).toMatchObject({ from: before, documents: 1 });
+    expect(out.result!.to).not.toBe(before);
+    // The command returned after the switch, so the serving process already answers from it.
+    await waitFor(async () => running.app.base === out.result!.to, 10_000, 'serve follows the switch');
+    expect(running.app.catalog.lexicalSearch(['public'], 'BAL8', 3).length).toBeGreaterThan(0);
+
+    const plain = await run(['reindex', '--rebuild'], env);
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(plain.stdout).toMatch(/rebuilt: 1 documents, \d+ chunks \(\d+ embedded\); switched from \S+ to \S+/);
+
+    const queued = await run(['reindex', '--rebuild', '--no-wait', '--json'], env);
+    expect(queued.status, queued.stderr).toBe(0);
+    const { queued: [id] } = JSON.parse(queued.stdout) as { queued: string[] };
+    expect(id).toEqual(expect.any(String));
+    // Returned before the worker finished it: let it finish here, so the file ends with no job in flight.
+    await waitFor(async () => ['completed', 'failed'].includes((await (await running.queue!.queue.getJob(id))?.getState()) ?? 'completed'), 60_000, 'queued rebuild done');
+  });
+
+  it('labbot reindex --rebuild --source is refused with the reason, before anything is queued', async () => {
+    const r = await run(['reindex', '--rebuild', '--source', 'sops'], env);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--rebuild builds a new index of every source .* cannot be limited to one --source/);
+    expect(r.stdout).toBe('');
+  });
 });

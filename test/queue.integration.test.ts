@@ -90,7 +90,8 @@ describe('queue worker with a git wiki', () => {
     const embedded = fake.embedded.slice(embeddedBefore);
     const changedChunks = after.chunkHashes.filter((h) => !before!.chunkHashes.includes(h)).length;
     expect(changedChunks).toBeGreaterThan(0);
-    expect(changedChunks).toBeLessThan(after.chunkIds.length + 1);
+    // Some chunks of the page are unchanged, so re-embedding the whole page would show here.
+    expect(changedChunks).toBeLessThan(after.chunkIds.length);
     expect(embedded.length).toBe(changedChunks);
     expect(embedded.every((t) => t.includes('NEWCLEAN3'))).toBe(true);
     const answer = await ask('What is the checklist code NEWCLEAN3?');

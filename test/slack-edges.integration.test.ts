@@ -164,7 +164,11 @@ describe('Socket Mode', () => {
     // The same event delivered again over the socket is acked but not answered twice.
     const again = fake.sendEnvelope('events_api', envelope);
     await fake.waitFor(() => fake.wsReceived.find((m) => m.envelope_id === again));
-    await new Promise((r) => setTimeout(r, 1000));
+    // A later event answered means the repeat went through Bolt before it (the socket delivers
+    // in order): a second answer to CSOCK would have been started by then. No fixed wait.
+    fake.sendEnvelope('events_api', mentionEnvelope({ text: 'How long do we block the membrane?', channel: 'CSOCK2' }));
+    await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CSOCK2'));
     expect(fake.calls.filter((c) => c.body.channel === 'CSOCK' && c.method === 'chat.postMessage')).toHaveLength(1);
+    expect(fake.calls.filter((c) => c.body.channel === 'CSOCK' && c.method === 'chat.update')).toHaveLength(1);
   });
 });

@@ -51,7 +51,7 @@ function unitsLength(units: Unit[]): number {
 /**
  * Small adjacent sections are merged up to the chunk size so that a structured abstract's
  * BACKGROUND / METHODS / RESULTS of a few hundred characters each do not become runt chunks
- * (DESIGN.md: 750-1000 characters retrieve best). In a full paper only sections under the same
+ * (see chunk sizes in docs/architecture.md). In a full paper only sections under the same
  * top-level heading merge ("Methods > Cell culture; Transfection"); in a short document any
  * neighbours may. Each merged section keeps its name as a line of its own inside the chunk.
  */

@@ -4,7 +4,7 @@
 // (chunkDocument is a pure synchronous function), it splits on separators only, so it cuts inside
 // "et al.", "Fig. 2" or "e.g." as soon as ". " is a separator, and its overlap is counted in
 // characters, so a chunk can begin mid-sentence. Retrieval measured best on chunks cut at
-// sentence boundaries (DESIGN.md), so the splitter and packer below are hand-written.
+// sentence boundaries (docs/architecture.md), so the splitter and packer below are hand-written.
 
 import type { Block, ChunkDraft, ChunkOptions } from '../../src/types.ts';
 

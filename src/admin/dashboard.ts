@@ -316,7 +316,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         channels: channelOptions(),
         recent: recent?.slice(0, 25),
         chart,
-        gaps: groupGaps(recent ?? []),
+        gaps: groupGaps(recent ?? [], { minTopScore: config.gaps.minTopScore }),
         injections: injectedDocs(),
         flash: queued ? `Queued job ${queued}.` : undefined,
         errors,
@@ -330,7 +330,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   admin.get('/gaps.csv', async (_req, res) => {
     const recent = (await recentActivity(ACTIVITY_WINDOW)) ?? [];
     res.setHeader('Content-Disposition', `attachment; filename="labbot-gaps-${new Date().toISOString().slice(0, 10)}.csv"`);
-    res.type('text/csv; charset=utf-8').send(`\ufeff${gapsCsv(groupGaps(recent))}`);
+    res.type('text/csv; charset=utf-8').send(`\ufeff${gapsCsv(groupGaps(recent, { minTopScore: config.gaps.minTopScore }))}`);
   });
 
   admin.get('/api/status', async (_req, res, next) => {

@@ -1,7 +1,7 @@
 // Offline embeddings: feature hashing of analysed words, word bigrams and character 3-5-grams.
 //
 // Not a semantic model: it is the "dense" signal when no embedding endpoint is configured. On
-// scientific text it still adds to BM25 when fused by weighted normalised score (DESIGN.md):
+// scientific text it still adds to BM25 when fused by weighted normalised score (docs/architecture.md):
 // character n-grams match morphology the stemmer misses (immunohistochemistry /
 // immunohistochemical) and bigrams reward shared word pairs. Deterministic, no network, and fast
 // enough to embed a whole corpus at ingest.

@@ -1,6 +1,6 @@
 // Following a sync from the outside (CLI `reindex`, Slack `/labbot reindex`): wait for the
 // sync-source job, then for the document jobs it enqueued, reporting progress as they finish.
-import type { Job, Queue } from 'bullmq';
+import { QueueEvents, type Job, type Queue } from 'bullmq';
 import type { SyncResult } from './sync-source.ts';
 
 export interface SyncOutcome {
@@ -73,4 +73,30 @@ export function describeOutcome(o: SyncOutcome): string {
   const changed = o.total === 0 ? 'nothing changed' : `${o.done - o.failed.length}/${o.total} changed documents done`;
   const failed = o.failed.length ? `; ${o.failed.length} failed: ${o.failed.slice(0, 5).map((f) => f.reason).join('; ')}` : '';
   return `${o.source}: ${changed}, ${o.unchanged} unchanged${o.commit ? ` (at ${o.commit.slice(0, 8)})` : ''}${failed}`;
+}
+
+/**
+ * Waits for one job (a rebuild) to finish, through BullMQ's QueueEvents stream, reporting the
+ * progress the worker publishes. A job no longer in Redis finished long enough ago to be trimmed.
+ */
+export async function waitForJob<T>(
+  queue: Queue,
+  jobId: string,
+  onProgress: (progress: unknown) => void = () => undefined,
+  timeoutMs = 6 * 60 * 60_000,
+): Promise<{ result?: T; error?: string }> {
+  const events = new QueueEvents(queue.name, { connection: queue.opts.connection, prefix: queue.opts.prefix });
+  try {
+    await events.waitUntilReady();
+    events.on('progress', ({ jobId: id, data }) => {
+      if (id === jobId) onProgress(data);
+    });
+    const job = await queue.getJob(jobId);
+    if (!job) return {};
+    return { result: (await job.waitUntilFinished(events, timeoutMs)) as T };
+  } catch (err) {
+    return { error: (err as Error).message };
+  } finally {
+    await events.close();
+  }
 }

@@ -22,7 +22,7 @@ export interface LexicalHit {
 }
 
 export interface LexicalIndexOptions {
-  /** Term-frequency saturation. Default 1.2 (tuning was flat on our corpora, see DESIGN.md). */
+  /** Term-frequency saturation. Default 1.2 (tuning was flat on our corpora, see docs/architecture.md). */
   k1?: number;
   /** Length normalisation. Default 0.75. */
   b?: number;

@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { openApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
+import { TEST_REDIS_URL, trackRedisPrefix } from './redis-namespaces.ts';
 
 let counter = 0;
 
@@ -24,9 +25,12 @@ export function testEnv(opts: TestAppOptions = {}): Record<string, string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-test-'));
   const configFile = path.join(dir, 'labbot.config.json');
   writeFileSync(configFile, JSON.stringify(opts.fileConfig ?? { access: { default: 'public', channels: { CPI: ['pi-only'] } } }));
+  const collection = opts.collection ?? uniqueCollection();
+  // An app's Redis keys all live under `labbot:<collection>:` (src/app.ts); removed when the file ends.
+  trackRedisPrefix(`labbot:${collection}:`, opts.env?.REDIS_URL ?? TEST_REDIS_URL);
   return {
     CHROMA_URL: inject('chromaUrl'),
-    LABBOT_COLLECTION: opts.collection ?? uniqueCollection(),
+    LABBOT_COLLECTION: collection,
     LABBOT_DATA_DIR: path.join(dir, 'data'),
     LABBOT_CONFIG: configFile,
     LOG_LEVEL: 'silent',

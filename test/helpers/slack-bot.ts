@@ -9,13 +9,14 @@ import { createSlackBot, type SlackBot } from '../../src/slack/bot.ts';
 import { createBackgroundReindexer, type Reindexer } from '../../src/slack/reindexer.ts';
 import { createActivityStore, type ActivityStore } from '../../src/store/activity.ts';
 import { closeRedis, connectRedis, type Redis } from '../../src/store/redis.ts';
+import { trackRedisPrefix } from './redis-namespaces.ts';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 
 let n = 0;
 export function uniquePrefix(): string {
   n += 1;
-  return `labbot-test-${process.pid}-${Date.now().toString(36)}-${n}:`;
+  return trackRedisPrefix(`labbot-test-${process.pid}-${Date.now().toString(36)}-${n}:`);
 }
 
 /** Env for a Slack-enabled test app (HTTP mode unless an app token is given). */

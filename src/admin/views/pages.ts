@@ -152,7 +152,7 @@ ${v.recent.map(
 
 function gapsSection(v: DashboardView): Html {
   return html`<section id="gaps"><h2>Knowledge gaps</h2>
-<p class="muted">Questions refused or answered from weak evidence (no citations, or more 👎 than 👍), grouped by shared terms. <a href="/admin/gaps.csv">Download CSV</a></p>
+<p class="muted">Questions refused or answered from weak evidence (no citations, a best passage scoring below <code>gaps.minTopScore</code> when the config sets one, or more 👎 than 👍), grouped by shared terms. <a href="/admin/gaps.csv">Download CSV</a></p>
 ${
   v.gaps.length
     ? html`<table><thead><tr><th>Topic</th><th>Questions</th><th>Refused</th><th>Weak</th><th>Channels</th><th>Examples</th></tr></thead><tbody>

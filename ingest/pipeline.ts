@@ -285,11 +285,17 @@ async function prepare(
     return { path: file.path, status: 'unchanged', docId: existing.id, kind: existing.kind, chunks: existing.chunkIds.length };
   }
 
+  // A sidecar that cannot be read may be the one saying who may read the document: fail closed,
+  // as for unreadable front matter, before anything is parsed or stored.
+  const sidecarResults = sidecars.map((s) => ({ name: s.name, ...parseSidecar(s.name, s.text) }));
+  const unreadableSidecar = sidecarResults.find((r) => r.unreadable);
+  if (unreadableSidecar) {
+    throw new FileError(`metadata file ${unreadableSidecar.name} cannot be read (${unreadableSidecar.unreadable}); not indexed, since its access group cannot be known`);
+  }
   const parsed = await parseFile({ name: path.basename(file.path), bytes }, { maxBytes: settings.maxFileBytes });
   const warnings = [...parsed.warnings];
-  const sidecarMeta = sidecars.map((s) => {
-    const r = parseSidecar(s.name, s.text);
-    warnings.push(...r.warnings.map((w) => `${s.name}: ${w}`));
+  const sidecarMeta = sidecarResults.map((r) => {
+    warnings.push(...r.warnings.map((w) => `${r.name}: ${w}`));
     return r.meta;
   });
   // Front matter (inside parsed.meta for Markdown) beats sidecars; sidecars beat PDF info dictionaries.

@@ -8,7 +8,7 @@ export interface SourceFile {
   /** Path relative to the source root, with forward slashes (part of the document id). */
   rel: string;
   size: number;
-  /** Sidecar metadata files (`<name>.bib`, `<name>.yaml`, `<name>.yml`) next to this file. */
+  /** Sidecar metadata files (`<name>.bib`, `<name>.yaml`, `<name>.yml`, `<name>.json`) next to this file. */
   sidecars: string[];
 }
 
@@ -18,7 +18,7 @@ export interface Listing {
   ignored: { path: string; reason: string }[];
 }
 
-export const SIDECAR_EXT = ['.bib', '.yaml', '.yml'];
+export const SIDECAR_EXT = ['.bib', '.yaml', '.yml', '.json'];
 const SKIP_DIRS = new Set(['node_modules', '.git', '.svn', '__pycache__']);
 
 /** Lists documents under `target` (a file or a folder inside `root`). Symlinks are not followed. */

@@ -3,7 +3,6 @@
 // New chunks are always written before stale ones are deleted, so a document is never half gone.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { Logger } from 'pino';
@@ -15,7 +14,7 @@ import { chunkDocument } from './chunk/index.ts';
 import { detectKind } from './chunk/detect-kind.ts';
 import { mergeMeta, parseSidecar } from './metadata.ts';
 import { ParseError, UnsupportedFormatError, isSupported, parseFile } from './parse/index.ts';
-import { listFolder, type SourceFile } from './sources/folder.ts';
+import { listFolder, readInside, type SourceFile } from './sources/folder.ts';
 import { titleFromBlocks } from './title.ts';
 
 export interface IngestTarget {
@@ -272,8 +271,8 @@ async function prepare(
   let bytes: Uint8Array;
   const sidecars: { name: string; text: string }[] = [];
   try {
-    bytes = await readFile(file.path);
-    for (const s of file.sidecars) sidecars.push({ name: path.basename(s), text: await readFile(s, 'utf8') });
+    bytes = await readInside(target.root, file.path);
+    for (const s of file.sidecars) sidecars.push({ name: path.basename(s), text: (await readInside(target.root, s)).toString('utf8') });
   } catch (err) {
     throw new FileError(`cannot read: ${(err as Error).message}`);
   }

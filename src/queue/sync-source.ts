@@ -10,7 +10,7 @@ import { changedFiles, updateClone } from '../../ingest/sources/git.ts';
 import type { App } from '../app.ts';
 import type { SourceConfig } from '../config.ts';
 import type { RecordStore } from '../store/records.ts';
-import { enqueueDoc, type SyncSourceData } from './jobs.ts';
+import { clearPendingSync, enqueueDoc, readPendingSync, type SyncSourceData } from './jobs.ts';
 
 export interface SyncResult {
   source: string;
@@ -79,7 +79,9 @@ export async function syncSource(app: App, queue: Queue, data: SyncSourceData): 
 async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: RecordStore, data: SyncSourceData): Promise<SyncResult> {
   const result: SyncResult = { source: source.id, mode: 'listing', index: 0, remove: 0, unchanged: 0, jobIds: [] };
   const defaultAccess = app.config.access.default;
-  const requests = [data];
+  // Requests of triggers collapsed into this job (webhooks while it waited or retried), merged.
+  const pending = await readPendingSync(queue, source.id);
+  const requests = [data, ...pending.requests];
   const full = requests.some((r) => r.full);
   const named = requests.some((r) => !r.changed?.length && !r.deleted?.length)
     ? undefined
@@ -171,5 +173,6 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
     for (const p of problems) if (!present.has(p.path) && !known.has(p.path)) await records.setProblem(source.id, p.path, undefined);
   }
   await records.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
+  await clearPendingSync(queue, source.id, pending.entries);
   return result;
 }

@@ -2,7 +2,6 @@
 // texts -> upsert -> delete stale chunk ids -> update the in-memory catalog.
 // New chunks are always written before stale ones are deleted, so a document is never half gone.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { Logger } from 'pino';
@@ -14,7 +13,7 @@ import { chunkDocument } from './chunk/index.ts';
 import { detectKind } from './chunk/detect-kind.ts';
 import { mergeMeta, parseSidecar } from './metadata.ts';
 import { ParseError, UnsupportedFormatError, isSupported, parseFile } from './parse/index.ts';
-import { listFolder, readInside, type SourceFile } from './sources/folder.ts';
+import { checkPath, listFolder, readInside, type SourceFile } from './sources/folder.ts';
 import { titleFromBlocks } from './title.ts';
 
 export interface IngestTarget {
@@ -272,9 +271,16 @@ async function prepare(
   const sidecars: { name: string; text: string }[] = [];
   try {
     bytes = await readInside(target.root, file.path);
-    for (const s of file.sidecars) sidecars.push({ name: path.basename(s), text: (await readInside(target.root, s)).toString('utf8') });
   } catch (err) {
     throw new FileError(`cannot read: ${(err as Error).message}`);
+  }
+  for (const s of file.sidecars) {
+    try {
+      sidecars.push({ name: path.basename(s), text: (await readInside(target.root, s)).toString('utf8') });
+    } catch (err) {
+      // Fail closed: the sidecar may be what restricts the document.
+      throw new FileError(`metadata file ${path.basename(s)} cannot be read (${(err as Error).message}); not indexed, since its access group cannot be known`);
+    }
   }
   if (bytes.length > settings.maxFileBytes) throw new FileError(`file grew over the size limit while being read`);
 
@@ -328,7 +334,7 @@ async function prepare(
   const conflict = await lookup.byId(docId);
   if (conflict && (conflict.source !== doc.source || conflict.path !== doc.path)) {
     // A page renamed with a stable front-matter id: its old file is gone, so this is a move.
-    const moved = conflict.source === doc.source && !existsSync(path.join(target.root, conflict.path));
+    const moved = conflict.source === doc.source && !(await checkPath(target.root, path.join(target.root, conflict.path))).ok;
     if (!moved) throw new FileError(`document id "${docId}" is already used by ${conflict.source}:${conflict.path}`);
   }
 

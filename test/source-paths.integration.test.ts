@@ -68,6 +68,9 @@ describe('every path into the index obeys the same rules', () => {
     writeFileSync(path.join(folder, 'budget.bib'), '@article{b, title={Budget}, access={pi-only}, year={2021}\n@article{c, title={unclosed');
     writeFileSync(path.join(folder, 'memo.txt'), 'The memo says MEMONOTE.\n');
     writeFileSync(path.join(folder, 'memo.json'), '{"access": "pi-only",}');
+    writeFileSync(path.join(outside, 'access.yaml'), 'access: pi-only\n');
+    writeFileSync(path.join(folder, 'linked.txt'), 'The linked note says LINKEDNOTE.\n');
+    symlinkSync(path.join(outside, 'access.yaml'), path.join(folder, 'linked.yaml'));
 
     fake = await startFakeOpenAI({ dimensions: 32 });
     const env = testEnv({
@@ -110,6 +113,12 @@ describe('every path into the index obeys the same rules', () => {
     expect((await problem('docs', 'budget.txt'))?.reason).toMatch(/budget\.bib.*not indexed/);
     expect((await problem('docs', 'memo.txt'))?.reason).toMatch(/memo\.json.*not indexed/);
     expect(found('OKPAGE')).toBe(true);
+  });
+
+  it('start-up listing: a document whose sidecar is a link is not indexed either (the link may carry its access group)', async () => {
+    expect(await record('docs', 'linked.txt')).toBeUndefined();
+    expect(found('LINKEDNOTE')).toBe(false);
+    expect((await problem('docs', 'linked.txt'))?.reason).toMatch(/linked\.yaml.*symbolic link/);
   });
 
   it('a git commit adding a file link and a folder link: nothing outside is read, the sync completes, advances, and later pages arrive', async () => {
@@ -176,6 +185,14 @@ describe('every path into the index obeys the same rules', () => {
     await settle();
     expect(await record('docs', 'late.pdf')).toBeUndefined();
     expect((await problem('docs', 'late.pdf'))?.reason).toMatch(/late\.yaml/);
+
+    writeFileSync(path.join(folder, 'late-link.txt'), 'The late linked note says LATELINKED.\n');
+    symlinkSync(path.join(outside, 'access.yaml'), path.join(folder, 'late-link.yaml'));
+    expect((await post('docs', genericChange(SECRET, { changed: ['late-link.txt'] }))).status).toBe(202);
+    await waitFor(async () => problem('docs', 'late-link.txt'), 20_000, 'late-link.txt problem recorded');
+    await settle();
+    expect(await record('docs', 'late-link.txt')).toBeUndefined();
+    expect(found('LATELINKED')).toBe(false);
 
     writeFileSync(path.join(folder, 'late.yaml'), 'title: Grant strategy\naccess: pi-only\n');
     expect((await post('docs', genericChange(SECRET, { changed: ['late.yaml'] }))).status).toBe(202);

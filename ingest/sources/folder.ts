@@ -106,7 +106,10 @@ export async function readInside(root: string, abs: string): Promise<Buffer> {
  * a link, or a target reached through one, is reported in `ignored` with the reason.
  */
 export async function listFolder(root: string, target: string = root): Promise<Listing> {
-  const all: { path: string; size: number }[] = [];
+  // `link`: a sidecar that is a link. It is still paired with its document, so that reading it
+  // fails and the document fails closed instead of being indexed without its access group.
+  const all: { path: string; size: number; link?: boolean }[] = [];
+  const isSidecar = (name: string) => SIDECAR_EXT.includes(path.extname(name).toLowerCase());
   const ignored: Listing['ignored'] = [];
   const check = await checkPath(root, target);
   if (!check.ok) {
@@ -120,8 +123,9 @@ export async function listFolder(root: string, target: string = root): Promise<L
     const dir = path.dirname(target);
     for (const e of await readdir(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
-      if (e.isFile() && p !== target && SIDECAR_EXT.includes(path.extname(e.name).toLowerCase())) {
-        all.push({ path: p, size: (await lstat(p)).size });
+      if (p !== target && isSidecar(e.name)) {
+        if (e.isFile()) all.push({ path: p, size: (await lstat(p)).size });
+        else if (e.isSymbolicLink()) all.push({ path: p, size: 0, link: true });
       }
     }
   } else {
@@ -136,7 +140,8 @@ export async function listFolder(root: string, target: string = root): Promise<L
         } else if (e.isFile()) {
           all.push({ path: p, size: (await lstat(p)).size });
         } else if (e.isSymbolicLink()) {
-          ignored.push({ path: p, reason: SYMLINK_REASON });
+          if (isSidecar(e.name)) all.push({ path: p, size: 0, link: true });
+          else ignored.push({ path: p, reason: SYMLINK_REASON });
         }
       }
     }
@@ -144,7 +149,7 @@ export async function listFolder(root: string, target: string = root): Promise<L
   all.sort((a, b) => (a.path < b.path ? -1 : 1));
 
   const stem = (p: string) => p.slice(0, p.length - path.extname(p).length);
-  const docs = all.filter((f) => !SIDECAR_EXT.includes(path.extname(f.path).toLowerCase()));
+  const docs = all.filter((f) => !isSidecar(f.path));
   const docStems = new Map<string, SourceFile>();
   const files: SourceFile[] = docs.map((f) => {
     const sf: SourceFile = { path: f.path, rel: path.relative(root, f.path).split(path.sep).join('/'), size: f.size, sidecars: [] };
@@ -152,10 +157,10 @@ export async function listFolder(root: string, target: string = root): Promise<L
     return sf;
   });
   for (const f of all) {
-    if (!SIDECAR_EXT.includes(path.extname(f.path).toLowerCase())) continue;
+    if (!isSidecar(f.path)) continue;
     const owner = docStems.get(stem(f.path));
     if (owner) owner.sidecars.push(f.path);
-    else if (!single) ignored.push({ path: f.path, reason: 'metadata file with no document of the same name' });
+    else if (!single) ignored.push({ path: f.path, reason: f.link ? SYMLINK_REASON : 'metadata file with no document of the same name' });
   }
   return { files: single ? files.filter((f) => f.path === target) : files, ignored };
 }

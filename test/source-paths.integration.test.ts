@@ -193,6 +193,7 @@ describe('every path into the index obeys the same rules', () => {
     await settle();
     expect(await record('docs', 'late-link.txt')).toBeUndefined();
     expect(found('LATELINKED')).toBe(false);
+    expect((await problem('docs', 'late-link.txt'))?.reason).toMatch(/late-link\.yaml.*symbolic link/);
 
     writeFileSync(path.join(folder, 'late.yaml'), 'title: Grant strategy\naccess: pi-only\n');
     expect((await post('docs', genericChange(SECRET, { changed: ['late.yaml'] }))).status).toBe(202);

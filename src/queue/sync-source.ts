@@ -34,7 +34,12 @@ export function safeRelativePath(p: string): string | undefined {
 async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: string): Promise<string> {
   const bytes = await readInside(source.path, file.path);
   const sidecars = [];
-  for (const s of file.sidecars) sidecars.push({ name: path.basename(s), text: (await readInside(source.path, s)).toString('utf8') });
+  for (const s of file.sidecars) {
+    const text = await readInside(source.path, s).catch((err: Error) => {
+      throw new Error(`metadata file ${path.basename(s)}: ${err.message}`);
+    });
+    sidecars.push({ name: path.basename(s), text: text.toString('utf8') });
+  }
   return fileContentHash(bytes, sidecars, source, defaultAccess);
 }
 

@@ -177,6 +177,22 @@ describe('every path into the index obeys the same rules', () => {
     expect((await problem('docs', 'sub'))?.reason).toMatch(/symbolic link/);
   });
 
+  it('an in-process re-ingest (labbot ingest, start-up, rebuild) drops a page that became a link and reports the link', async () => {
+    writeFileSync(path.join(folder, 'keep.md'), '# Keep\n\nThe keep page says KEEPPAGE.\n');
+    await running.app.ingest({ sourceId: 'docs', root: folder, paths: [path.join(folder, 'keep.md')] });
+    expect(found('KEEPPAGE')).toBe(true);
+    rmSync(path.join(folder, 'keep.md'));
+    symlinkSync(path.join(outside, 'secret.md'), path.join(folder, 'keep.md'));
+    const summary = await running.app.ingest({ sourceId: 'docs', root: folder });
+    expect(summary.outcomes.find((o) => o.path === path.join(folder, 'keep.md'))).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/symbolic link/) });
+    expect(found('KEEPPAGE')).toBe(false);
+    expect(found('OUTSIDESECRET')).toBe(false);
+    // Named directly, the link is refused too.
+    const named = await running.app.ingest({ sourceId: 'docs', root: folder, paths: [path.join(folder, 'keep.md')] });
+    expect(named.skipped.map((o) => o.reason)).toEqual([expect.stringMatching(/symbolic link/)]);
+    expect(found('OUTSIDESECRET')).toBe(false);
+  });
+
   it('through the queue: an unreadable sidecar keeps its document out; once fixed it is indexed in its group only', async () => {
     writeFileSync(path.join(folder, 'late.pdf'), pdf);
     writeFileSync(path.join(folder, 'late.yaml'), BROKEN_YAML);

@@ -76,25 +76,26 @@ export async function checkPath(root: string, abs: string): Promise<PathCheck> {
 export class ConfinementError extends Error {}
 
 /**
- * Reads a file that must lie inside `root`. Checked at read time, not only when listed: the file
- * is opened without following a final link, and the opened file must be the one found at a real
- * path under the root (a component swapped for a link in between is caught here).
+ * Reads a file that must lie inside `root`, checked when it is read, not only when it was listed.
+ * The file is opened without following a final link; then its real path must be exactly the path
+ * below the root's real path (so no component is a link) and hold the very file that was opened
+ * (so no component was swapped for a link and back in between). Cheaper than `checkPath` and
+ * just as strict: ingest reads every file through here.
  */
 export async function readInside(root: string, abs: string): Promise<Buffer> {
-  const check = await checkPath(root, abs);
-  if (!check.ok) throw new ConfinementError(check.absent ? 'no such file' : check.reason);
-  // O_NONBLOCK: a FIFO swapped in after the check must not hang the reader.
+  const rel = path.relative(root, abs);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new ConfinementError('outside the source root');
+  // O_NONBLOCK: a FIFO swapped in must not hang the reader.
   const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
     throw err.code === 'ELOOP' ? new ConfinementError(SYMLINK_REASON) : err;
   });
   try {
     const opened = await fh.stat();
     if (!opened.isFile()) throw new ConfinementError('not a regular file');
-    const real = await realpath(abs);
+    const [realRoot, real] = await Promise.all([realpath(root), realpath(abs)]);
+    if (real !== path.join(realRoot, rel)) throw new ConfinementError('a folder on its path is a symbolic link; not followed');
     const there = await stat(real);
-    if (!inside(await realpath(root), real) || there.ino !== opened.ino || there.dev !== opened.dev) {
-      throw new ConfinementError('changed to a path outside the source root while being read');
-    }
+    if (there.ino !== opened.ino || there.dev !== opened.dev) throw new ConfinementError('changed while being read');
     return await fh.readFile();
   } finally {
     await fh.close();

@@ -127,8 +127,10 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
   };
   // One bad entry (a link, a file that vanished or cannot be read) becomes a problem row; the
   // sync goes on. Store and queue errors are not caught: they fail the sync, which is retried.
-  const inspect = async (abs: string): Promise<Inspected> => {
+  const inspect = async (abs: string, listed?: SourceFile): Promise<Inspected> => {
     try {
+      // A file from a full listing was reached without links; reading re-checks its real path.
+      if (listed) return { state: 'file', hash: await hashOf(source, listed, defaultAccess) };
       const check = await checkPath(source.path, abs);
       if (!check.ok) return check.absent ? { state: 'gone' } : { state: 'refused', reason: check.reason };
       if (check.type !== 'file') return { state: 'gone' };
@@ -171,7 +173,7 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
         await records.setProblem(source.id, file.rel, { status: 'skipped', reason: `unsupported format "${path.extname(file.rel) || '(no extension)'}"` });
         continue;
       }
-      await handle(file.rel, await inspect(file.path));
+      await handle(file.rel, await inspect(file.path, file));
     }
     for (const [rel, doc] of known) if (!present.has(rel)) await enqueue('delete-doc', rel, doc.contentHash);
     // Problems of files that are no longer there are over.

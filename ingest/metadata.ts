@@ -525,6 +525,8 @@ const PAPER_TYPES = new Set([
   'mastersthesis', 'thesis', 'techreport', 'report', 'unpublished', 'preprint',
 ]);
 
+const NO_ENTRIES = 'BibTeX file has no entries';
+
 function parseBib(text: string): MetaResult {
   const warnings: string[] = [];
   let items;
@@ -548,7 +550,7 @@ function parseBib(text: string): MetaResult {
     else if (item.itemtype === 'entry') entries.push(item);
   }
   const entry = entries[0];
-  if (!entry) return { meta: {}, warnings: [...warnings, 'BibTeX file has no entries'] };
+  if (!entry) return { meta: {}, warnings: [...warnings, NO_ENTRIES] };
   if (entries.length > 1) warnings.push(`BibTeX file has ${entries.length} entries; using the first ("${entry.key}")`);
 
   const f: Record<string, string> = {};
@@ -580,27 +582,37 @@ function parseBib(text: string): MetaResult {
 // ---------------------------------------------------------------------------------------------
 // Sidecars
 
+export interface SidecarResult extends MetaResult {
+  /** Why the file cannot be read as metadata at all; its document must then not be indexed. */
+  unreadable?: string;
+}
+
 /**
- * Metadata from a sidecar file next to a document (paper.pdf + paper.bib / paper.yaml).
- * Never throws: a broken sidecar must not stop its document from being indexed.
+ * Metadata from a sidecar file next to a document (paper.pdf + paper.bib / paper.yaml). Never
+ * throws; a file that cannot be parsed as a whole comes back `unreadable` (it may be the one
+ * carrying the document's access group, so the caller fails closed), wrong values as warnings.
  */
-export function parseSidecar(fileName: string, text: string): MetaResult {
+export function parseSidecar(fileName: string, text: string): SidecarResult {
   const ext = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? '';
   const body = text.replace(/^\uFEFF/, '');
-  if (ext === 'bib' || ext === 'bibtex') return parseBib(body);
+  if (ext === 'bib' || ext === 'bibtex') {
+    const r = parseBib(body);
+    const broken = r.warnings.find((w) => /^(invalid BibTeX|BibTeX file has errors)/.test(w)) ?? (body.trim() !== '' && r.warnings.includes(NO_ENTRIES) ? NO_ENTRIES : undefined);
+    return broken ? { ...r, unreadable: broken } : r;
+  }
   if (ext === 'yaml' || ext === 'yml') {
     const { data, warning } = parseYamlObject(body);
-    if (!data) return { meta: {}, warnings: [`${fileName}: ${warning}`] };
+    if (!data) return { meta: {}, warnings: [`${fileName}: ${warning}`], unreadable: warning };
     return normalizeMeta(data);
   }
   if (ext === 'json') {
     try {
       const data: unknown = JSON.parse(body);
-      if (!isPlainObject(data)) return { meta: {}, warnings: [`${fileName}: JSON is not an object`] };
+      if (!isPlainObject(data)) return { meta: {}, warnings: [`${fileName}: JSON is not an object`], unreadable: 'JSON is not an object' };
       return normalizeMeta(data);
     } catch (err) {
-      return { meta: {}, warnings: [`${fileName}: invalid JSON: ${firstLine(err)}`] };
+      return { meta: {}, warnings: [`${fileName}: invalid JSON: ${firstLine(err)}`], unreadable: `invalid JSON: ${firstLine(err)}` };
     }
   }
-  return { meta: {}, warnings: [`${fileName}: unsupported sidecar type ".${ext}" (use .bib, .yaml or .yml)`] };
+  return { meta: {}, warnings: [`${fileName}: unsupported sidecar type ".${ext}" (use .bib, .yaml, .yml or .json)`] };
 }

@@ -2,8 +2,6 @@
 // texts -> upsert -> delete stale chunk ids -> update the in-memory catalog.
 // New chunks are always written before stale ones are deleted, so a document is never half gone.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { Logger } from 'pino';
@@ -15,7 +13,7 @@ import { chunkDocument } from './chunk/index.ts';
 import { detectKind } from './chunk/detect-kind.ts';
 import { mergeMeta, parseSidecar } from './metadata.ts';
 import { ParseError, UnsupportedFormatError, isSupported, parseFile } from './parse/index.ts';
-import { listFolder, type SourceFile } from './sources/folder.ts';
+import { checkPath, listFolder, readInside, type SourceFile } from './sources/folder.ts';
 import { titleFromBlocks } from './title.ts';
 
 export interface IngestTarget {
@@ -272,10 +270,17 @@ async function prepare(
   let bytes: Uint8Array;
   const sidecars: { name: string; text: string }[] = [];
   try {
-    bytes = await readFile(file.path);
-    for (const s of file.sidecars) sidecars.push({ name: path.basename(s), text: await readFile(s, 'utf8') });
+    bytes = await readInside(target.root, file.path);
   } catch (err) {
     throw new FileError(`cannot read: ${(err as Error).message}`);
+  }
+  for (const s of file.sidecars) {
+    try {
+      sidecars.push({ name: path.basename(s), text: (await readInside(target.root, s)).toString('utf8') });
+    } catch (err) {
+      // Fail closed: the sidecar may be what restricts the document.
+      throw new FileError(`metadata file ${path.basename(s)} cannot be read (${(err as Error).message}); not indexed, since its access group cannot be known`);
+    }
   }
   if (bytes.length > settings.maxFileBytes) throw new FileError(`file grew over the size limit while being read`);
 
@@ -285,11 +290,17 @@ async function prepare(
     return { path: file.path, status: 'unchanged', docId: existing.id, kind: existing.kind, chunks: existing.chunkIds.length };
   }
 
+  // A sidecar that cannot be read may be the one saying who may read the document: fail closed,
+  // as for unreadable front matter, before anything is parsed or stored.
+  const sidecarResults = sidecars.map((s) => ({ name: s.name, ...parseSidecar(s.name, s.text) }));
+  const unreadableSidecar = sidecarResults.find((r) => r.unreadable);
+  if (unreadableSidecar) {
+    throw new FileError(`metadata file ${unreadableSidecar.name} cannot be read (${unreadableSidecar.unreadable}); not indexed, since its access group cannot be known`);
+  }
   const parsed = await parseFile({ name: path.basename(file.path), bytes }, { maxBytes: settings.maxFileBytes });
   const warnings = [...parsed.warnings];
-  const sidecarMeta = sidecars.map((s) => {
-    const r = parseSidecar(s.name, s.text);
-    warnings.push(...r.warnings.map((w) => `${s.name}: ${w}`));
+  const sidecarMeta = sidecarResults.map((r) => {
+    warnings.push(...r.warnings.map((w) => `${r.name}: ${w}`));
     return r.meta;
   });
   // Front matter (inside parsed.meta for Markdown) beats sidecars; sidecars beat PDF info dictionaries.
@@ -323,7 +334,7 @@ async function prepare(
   const conflict = await lookup.byId(docId);
   if (conflict && (conflict.source !== doc.source || conflict.path !== doc.path)) {
     // A page renamed with a stable front-matter id: its old file is gone, so this is a move.
-    const moved = conflict.source === doc.source && !existsSync(path.join(target.root, conflict.path));
+    const moved = conflict.source === doc.source && !(await checkPath(target.root, path.join(target.root, conflict.path))).ok;
     if (!moved) throw new FileError(`document id "${docId}" is already used by ${conflict.source}:${conflict.path}`);
   }
 

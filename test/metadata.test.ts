@@ -258,3 +258,22 @@ describe('authors', () => {
     expect(shortAuthors(['Anna van der Berg', 'Lee, Kim'])).toBe('van der Berg & Lee');
   });
 });
+
+describe('parseSidecar fails closed', () => {
+  it('marks a sidecar that cannot be parsed as a whole unreadable, so its document is not indexed', () => {
+    expect(parseSidecar('x.yaml', 'title: Grant\naccess: pi-only\nauthors: [Ada, Min\n').unreadable).toMatch(/invalid YAML/);
+    expect(parseSidecar('x.yml', '- a\n- b\n').unreadable).toMatch(/not a mapping/);
+    expect(parseSidecar('x.json', '{"access": "pi-only",}').unreadable).toMatch(/invalid JSON/);
+    expect(parseSidecar('x.json', '["pi-only"]').unreadable).toMatch(/not an object/);
+    expect(parseSidecar('x.bib', 'this is not bibtex {').unreadable).toBeDefined();
+    expect(parseSidecar('x.bib', '@article{a, title={Good one}, year={2020}}\n@article{b, title={unclosed').unreadable).toMatch(/errors after its first entry/);
+  });
+
+  it('leaves readable sidecars readable (empty ones included)', () => {
+    expect(parseSidecar('x.yaml', 'title: Grant\naccess: pi-only\n').unreadable).toBeUndefined();
+    expect(parseSidecar('x.yaml', '').unreadable).toBeUndefined();
+    expect(parseSidecar('x.json', '{"access": "pi-only"}').meta.access).toBe('pi-only');
+    expect(parseSidecar('x.bib', '@article{a, title={Good one}, year={2020}}').unreadable).toBeUndefined();
+    expect(parseSidecar('x.bib', '').unreadable).toBeUndefined();
+  });
+});

@@ -1,5 +1,8 @@
 // A folder source: every file below a root, with sidecar metadata files paired to their document.
-import { lstat, readdir } from 'node:fs/promises';
+// Symbolic links are never followed, wherever they sit on a path: a wiki commit or a webhook can
+// name a link to anywhere on the machine, and what is outside a source's root must never be read.
+import { constants } from 'node:fs';
+import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface SourceFile {
@@ -8,31 +11,122 @@ export interface SourceFile {
   /** Path relative to the source root, with forward slashes (part of the document id). */
   rel: string;
   size: number;
-  /** Sidecar metadata files (`<name>.bib`, `<name>.yaml`, `<name>.yml`) next to this file. */
+  /** Sidecar metadata files (`<name>.bib`, `<name>.yaml`, `<name>.yml`, `<name>.json`) next to this file. */
   sidecars: string[];
 }
 
 export interface Listing {
   files: SourceFile[];
-  /** Files that are not documents themselves, with the reason. */
+  /** Files that are not documents themselves (or may not be read), with the reason. */
   ignored: { path: string; reason: string }[];
 }
 
-export const SIDECAR_EXT = ['.bib', '.yaml', '.yml'];
+export const SIDECAR_EXT = ['.bib', '.yaml', '.yml', '.json'];
 const SKIP_DIRS = new Set(['node_modules', '.git', '.svn', '__pycache__']);
+export const SYMLINK_REASON = 'symbolic link; not followed';
 
-/** Lists documents under `target` (a file or a folder inside `root`). Symlinks are not followed. */
+/** What is at a path inside a source, checked component by component without following links. */
+export type PathCheck =
+  | { ok: true; type: 'file' | 'directory'; size: number }
+  | { ok: false; absent: true }
+  | { ok: false; absent: false; reason: string };
+
+const isMissing = (err: unknown) => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
+
+const inside = (realRoot: string, real: string) => real === realRoot || real.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep);
+
+/**
+ * Checks `abs` (a path inside `root`) without following any link below the root: every
+ * component is lstat'ed, then the real path must still lie under the root's real path. The root
+ * itself may be a link (an admin's choice in the config). Throws when the root is unreadable.
+ */
+export async function checkPath(root: string, abs: string): Promise<PathCheck> {
+  const rel = path.relative(root, abs);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return { ok: false, absent: false, reason: 'outside the source root' };
+  const realRoot = await realpath(root);
+  const parts = rel === '' ? [] : rel.split(path.sep);
+  let cur = root;
+  let st = await stat(root);
+  for (let i = 0; i < parts.length; i++) {
+    cur = path.join(cur, parts[i]);
+    try {
+      st = await lstat(cur);
+    } catch (err) {
+      if (isMissing(err)) return { ok: false, absent: true };
+      throw err;
+    }
+    if (st.isSymbolicLink()) {
+      const at = parts.slice(0, i + 1).join('/');
+      return { ok: false, absent: false, reason: i === parts.length - 1 ? SYMLINK_REASON : `"${at}" is a symbolic link; not followed` };
+    }
+    if (i < parts.length - 1 && !st.isDirectory()) return { ok: false, absent: true };
+  }
+  if (!st.isFile() && !st.isDirectory()) return { ok: false, absent: false, reason: 'not a regular file' };
+  let real: string;
+  try {
+    real = await realpath(abs);
+  } catch (err) {
+    if (isMissing(err)) return { ok: false, absent: true };
+    throw err;
+  }
+  if (!inside(realRoot, real)) return { ok: false, absent: false, reason: 'resolves outside the source root' };
+  return { ok: true, type: st.isFile() ? 'file' : 'directory', size: st.size };
+}
+
+export class ConfinementError extends Error {}
+
+/**
+ * Reads a file that must lie inside `root`, checked when it is read, not only when it was listed.
+ * The file is opened without following a final link; then its real path must be exactly the path
+ * below the root's real path (so no component is a link) and hold the very file that was opened
+ * (so no component was swapped for a link and back in between). Cheaper than `checkPath` and
+ * just as strict: ingest reads every file through here.
+ */
+export async function readInside(root: string, abs: string): Promise<Buffer> {
+  const rel = path.relative(root, abs);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new ConfinementError('outside the source root');
+  // O_NONBLOCK: a FIFO swapped in must not hang the reader.
+  const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'ELOOP' ? new ConfinementError(SYMLINK_REASON) : err;
+  });
+  try {
+    const opened = await fh.stat();
+    if (!opened.isFile()) throw new ConfinementError('not a regular file');
+    const [realRoot, real] = await Promise.all([realpath(root), realpath(abs)]);
+    if (real !== path.join(realRoot, rel)) throw new ConfinementError('a folder on its path is a symbolic link; not followed');
+    const there = await stat(real);
+    if (there.ino !== opened.ino || there.dev !== opened.dev) throw new ConfinementError('changed while being read');
+    return await fh.readFile();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Lists documents under `target` (a file or a folder inside `root`). Links are never followed:
+ * a link, or a target reached through one, is reported in `ignored` with the reason.
+ */
 export async function listFolder(root: string, target: string = root): Promise<Listing> {
-  const all: { path: string; size: number }[] = [];
-  const st = await lstat(target);
-  if (st.isFile()) {
-    all.push({ path: target, size: st.size });
+  // `link`: a sidecar that is a link. It is still paired with its document, so that reading it
+  // fails and the document fails closed instead of being indexed without its access group.
+  const all: { path: string; size: number; link?: boolean }[] = [];
+  const isSidecar = (name: string) => SIDECAR_EXT.includes(path.extname(name).toLowerCase());
+  const ignored: Listing['ignored'] = [];
+  const check = await checkPath(root, target);
+  if (!check.ok) {
+    if (check.absent) throw Object.assign(new Error(`ENOENT: no such file or directory, '${target}'`), { code: 'ENOENT' });
+    return { files: [], ignored: [{ path: target, reason: check.reason }] };
+  }
+  const single = check.type === 'file';
+  if (single) {
+    all.push({ path: target, size: check.size });
     // A single file still gets its sidecars.
     const dir = path.dirname(target);
     for (const e of await readdir(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
-      if (e.isFile() && p !== target && SIDECAR_EXT.includes(path.extname(e.name).toLowerCase())) {
-        all.push({ path: p, size: (await lstat(p)).size });
+      if (p !== target && isSidecar(e.name)) {
+        if (e.isFile()) all.push({ path: p, size: (await lstat(p)).size });
+        else if (e.isSymbolicLink()) all.push({ path: p, size: 0, link: true });
       }
     }
   } else {
@@ -46,6 +140,9 @@ export async function listFolder(root: string, target: string = root): Promise<L
           if (!SKIP_DIRS.has(e.name)) stack.push(p);
         } else if (e.isFile()) {
           all.push({ path: p, size: (await lstat(p)).size });
+        } else if (e.isSymbolicLink()) {
+          if (isSidecar(e.name)) all.push({ path: p, size: 0, link: true });
+          else ignored.push({ path: p, reason: SYMLINK_REASON });
         }
       }
     }
@@ -53,19 +150,18 @@ export async function listFolder(root: string, target: string = root): Promise<L
   all.sort((a, b) => (a.path < b.path ? -1 : 1));
 
   const stem = (p: string) => p.slice(0, p.length - path.extname(p).length);
-  const docs = all.filter((f) => !SIDECAR_EXT.includes(path.extname(f.path).toLowerCase()));
+  const docs = all.filter((f) => !isSidecar(f.path));
   const docStems = new Map<string, SourceFile>();
   const files: SourceFile[] = docs.map((f) => {
     const sf: SourceFile = { path: f.path, rel: path.relative(root, f.path).split(path.sep).join('/'), size: f.size, sidecars: [] };
     docStems.set(stem(f.path), sf);
     return sf;
   });
-  const ignored: Listing['ignored'] = [];
   for (const f of all) {
-    if (!SIDECAR_EXT.includes(path.extname(f.path).toLowerCase())) continue;
+    if (!isSidecar(f.path)) continue;
     const owner = docStems.get(stem(f.path));
     if (owner) owner.sidecars.push(f.path);
-    else if (st.isDirectory()) ignored.push({ path: f.path, reason: 'metadata file with no document of the same name' });
+    else if (!single) ignored.push({ path: f.path, reason: f.link ? SYMLINK_REASON : 'metadata file with no document of the same name' });
   }
-  return { files: st.isFile() ? files.filter((f) => f.path === target) : files, ignored };
+  return { files: single ? files.filter((f) => f.path === target) : files, ignored };
 }

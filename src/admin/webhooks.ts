@@ -1,7 +1,10 @@
 // POST /hooks/wiki/<source-id>: GitHub (push, gollum; X-Hub-Signature-256), GitLab (push, wiki
 // page; X-Gitlab-Token) and a generic signed JSON body ({changed, deleted}; X-Labbot-Signature).
-// Signatures are checked over the raw body before anything is parsed; each delivery is accepted
-// once (Redis SET NX), so a replayed or retried delivery enqueues nothing.
+// Signatures are checked over the raw body before anything is parsed. A delivery is accepted once
+// per (signed body, delivery id): the id header is not signed, so keying on it alone would let a
+// captured body squat a future delivery's id, and a sender without ids (every edit notified with
+// the same body) would be told "duplicate". Without an id header nothing is deduplicated; a sync
+// is idempotent, so a replay only costs a re-check. The key is written after the job is queued.
 import { createHash, createHmac } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import type { Queue } from 'bullmq';
@@ -37,23 +40,28 @@ const genericBody = z
 
 type Verdict =
   | { ok: false; status: number; error: string }
-  | { ok: true; kind: 'github' | 'gitlab' | 'generic'; event: string; delivery: string; sync: boolean; changed?: string[]; deleted?: string[] };
+  | { ok: true; kind: 'github' | 'gitlab' | 'generic'; event: string; delivery?: string; sync: boolean; changed?: string[]; deleted?: string[] };
+
+/** The deduplication key of a delivery: its signed body and its delivery id; none without an id. */
+export function deliveryKey(body: Buffer, delivery: string | undefined): string | undefined {
+  if (!delivery) return undefined;
+  return createHash('sha256').update(body).update('\u0000').update(delivery).digest('hex');
+}
 
 /** Pure: decides what a delivery means from its headers and raw body. */
 export function judgeDelivery(source: SourceConfig, headers: Record<string, string | undefined>, body: Buffer): Verdict {
   const secret = source.secret;
   if (!secret) return { ok: false, status: 403, error: `webhooks are off for source "${source.id}": set a secret in its config` };
-  const bodyId = createHash('sha256').update(body).digest('hex');
   if (headers['x-github-event']) {
     if (!verifyHmac(secret, body, headers['x-hub-signature-256'])) return { ok: false, status: 401, error: 'bad or missing X-Hub-Signature-256' };
     const event = headers['x-github-event'];
-    return { ok: true, kind: 'github', event, delivery: headers['x-github-delivery'] ?? bodyId, sync: event === 'push' || event === 'gollum' };
+    return { ok: true, kind: 'github', event, delivery: headers['x-github-delivery'], sync: event === 'push' || event === 'gollum' };
   }
   if (headers['x-gitlab-event']) {
     const token = headers['x-gitlab-token'];
     if (!token || !safeEqual(token, secret)) return { ok: false, status: 401, error: 'bad or missing X-Gitlab-Token' };
     const event = headers['x-gitlab-event'];
-    return { ok: true, kind: 'gitlab', event, delivery: headers['x-gitlab-event-uuid'] ?? bodyId, sync: event === 'Push Hook' || event === 'Wiki Page Hook' };
+    return { ok: true, kind: 'gitlab', event, delivery: headers['x-gitlab-event-uuid'], sync: event === 'Push Hook' || event === 'Wiki Page Hook' };
   }
   if (!verifyHmac(secret, body, headers['x-labbot-signature'])) return { ok: false, status: 401, error: 'bad or missing X-Labbot-Signature' };
   let parsed: z.infer<typeof genericBody>;
@@ -66,7 +74,7 @@ export function judgeDelivery(source: SourceConfig, headers: Record<string, stri
   }
   const bad = [...parsed.changed, ...parsed.deleted].find((p) => safeRelativePath(p) === undefined);
   if (bad !== undefined) return { ok: false, status: 400, error: `path ${JSON.stringify(bad.slice(0, 200))} is not a relative path inside the source` };
-  return { ok: true, kind: 'generic', event: 'change', delivery: headers['x-labbot-delivery'] ?? bodyId, sync: true, changed: parsed.changed, deleted: parsed.deleted };
+  return { ok: true, kind: 'generic', event: 'change', delivery: headers['x-labbot-delivery'], sync: true, changed: parsed.changed, deleted: parsed.deleted };
 }
 
 export function webhookRouter(deps: WebhookDeps): express.Router {
@@ -92,20 +100,28 @@ export function webhookRouter(deps: WebhookDeps): express.Router {
         res.status(202).json({ ignored: `event ${verdict.event} does not change pages` });
         return;
       }
-      const first = await deps.redis.set(`${deps.ns}:delivery:${source.id}:${verdict.delivery}`, '1', 'EX', 86_400, 'NX');
-      if (first !== 'OK') {
-        res.status(200).json({ duplicate: true, delivery: verdict.delivery });
-        return;
+      const key = deliveryKey(body, verdict.delivery);
+      const seenKey = key && `${deps.ns}:delivery:${source.id}:${key}`;
+      try {
+        if (seenKey && (await deps.redis.exists(seenKey))) {
+          res.status(200).json({ duplicate: true, delivery: verdict.delivery });
+          return;
+        }
+        // Git sources always diff commits (the payload is only a trigger); folders can take paths.
+        const paths = source.type === 'folder' && verdict.kind === 'generic' && (verdict.changed?.length || verdict.deleted?.length);
+        const job = await enqueueSync(
+          deps.queue,
+          { source: source.id, reason: `${verdict.kind} webhook`, ...(paths ? { changed: verdict.changed, deleted: verdict.deleted } : {}) },
+          key,
+        );
+        // Only now: a delivery that could not be queued must not look like a duplicate on retry.
+        if (seenKey) await deps.redis.set(seenKey, '1', 'EX', 86_400);
+        deps.log.info({ source: source.id, kind: verdict.kind, event: verdict.event, job }, 'webhook accepted');
+        res.status(202).json({ queued: job, delivery: verdict.delivery });
+      } catch (err) {
+        deps.log.error({ source: source.id, kind: verdict.kind, err: (err as Error).message }, 'webhook could not be queued');
+        res.status(503).json({ error: 'the change could not be queued; retry later' });
       }
-      // Git sources always diff commits (the payload is only a trigger); folders can take paths.
-      const paths = source.type === 'folder' && verdict.kind === 'generic' && (verdict.changed?.length || verdict.deleted?.length);
-      const job = await enqueueSync(
-        deps.queue,
-        { source: source.id, reason: `${verdict.kind} webhook`, ...(paths ? { changed: verdict.changed, deleted: verdict.deleted } : {}) },
-        verdict.delivery,
-      );
-      deps.log.info({ source: source.id, kind: verdict.kind, event: verdict.event, job }, 'webhook accepted');
-      res.status(202).json({ queued: job, delivery: verdict.delivery });
     },
   );
   return router;

@@ -1,8 +1,9 @@
 // Job types of the `labbot-index` queue and how their ids are derived, so duplicate triggers
 // collapse into one job and two jobs for the same document never run at once.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { Config } from '../config.ts';
+import type { Redis } from '../store/redis.ts';
 
 export const QUEUE_NAME = 'labbot-index';
 
@@ -75,8 +76,66 @@ export function enqueueDoc(queue: Queue, name: 'index-doc' | 'delete-doc', data:
   });
 }
 
-export function enqueueSync(queue: Queue, data: SyncSourceData, deliveryId?: string): Promise<string> {
-  const id = `sync-${short(data.source)}-${deliveryId ? short(deliveryId) : Date.now().toString(36)}`;
+/**
+ * What sync-source jobs for a source still have to cover, as a Redis list beside the queue.
+ * BullMQ's deduplication keeps one waiting job per source and drops later adds (or keeps only the
+ * last one while a job runs), so job data alone would lose the paths of collapsed triggers.
+ * Every trigger appends its request here first; a sync reads the whole list, covers the union and
+ * removes exactly the entries it read once it has succeeded, so nothing is replaced and a sync
+ * that fails and retries still sees everything that arrived meanwhile.
+ */
+// The queue's own ioredis connection (BullMQ's Redis backend builds one from our options); its
+// declared type is a narrow interface without list commands.
+const redisOf = async (queue: Queue): Promise<Redis> => (await queue.getBackend().client) as unknown as Redis;
+const pendingKey = (queue: Queue, source: string) => queue.toKey(`pending-sync:${short(source)}`);
+
+interface PendingRequest {
+  /** Makes every entry unique, so removing one entry never removes a later identical request. */
+  t: string;
+  full?: boolean;
+  changed?: string[];
+  deleted?: string[];
+}
+
+export interface PendingSync {
+  /** The raw entries read, removed by `clearPendingSync` once the sync covering them is done. */
+  entries: string[];
+  requests: Omit<PendingRequest, 't'>[];
+}
+
+export async function readPendingSync(queue: Queue, source: string): Promise<PendingSync> {
+  const client = await redisOf(queue);
+  const entries = await client.lrange(pendingKey(queue, source), 0, -1);
+  const requests: PendingSync['requests'] = [];
+  for (const e of entries) {
+    try {
+      const r = JSON.parse(e) as PendingRequest;
+      requests.push({ full: r.full === true, changed: Array.isArray(r.changed) ? r.changed : undefined, deleted: Array.isArray(r.deleted) ? r.deleted : undefined });
+    } catch {
+      // Not ours (hand-edited Redis): a full listing covers whatever it meant.
+      requests.push({});
+    }
+  }
+  return { entries, requests };
+}
+
+export async function clearPendingSync(queue: Queue, source: string, entries: string[]): Promise<void> {
+  if (entries.length === 0) return;
+  const client = await redisOf(queue);
+  const tx = client.multi();
+  for (const e of entries) tx.lrem(pendingKey(queue, source), 1, e);
+  await tx.exec();
+}
+
+/**
+ * Queues a sync of a source. Its request is recorded first (merged with those still pending);
+ * throws when either write fails, so a webhook can answer 5xx and its sender retry.
+ */
+export async function enqueueSync(queue: Queue, data: SyncSourceData, deliveryId?: string): Promise<string> {
+  const request: PendingRequest = { t: randomUUID(), full: data.full || undefined, changed: data.changed, deleted: data.deleted };
+  const client = await redisOf(queue);
+  await client.rpush(pendingKey(queue, data.source), JSON.stringify(request));
+  const id = `sync-${short(data.source)}-${deliveryId ? short(deliveryId) : request.t}`;
   return addCollapsing(queue, 'sync-source', data, id, {
     deduplication: { id: `sync-${short(data.source)}`, keepLastIfActive: true },
   });

@@ -1,17 +1,16 @@
 // sync-source: find what changed in a source since it was last indexed and enqueue one job per
 // changed, new or removed document. Git sources diff the last synced commit against the new
 // head; folders (and git sources without a usable last commit) compare content hashes.
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Queue } from 'bullmq';
 import { fileContentHash, type IndexedDoc } from '../../ingest/pipeline.ts';
 import { isSupported } from '../../ingest/parse/index.ts';
-import { SIDECAR_EXT, listFolder, type SourceFile } from '../../ingest/sources/folder.ts';
+import { SIDECAR_EXT, checkPath, listFolder, readInside, type SourceFile } from '../../ingest/sources/folder.ts';
 import { changedFiles, updateClone } from '../../ingest/sources/git.ts';
 import type { App } from '../app.ts';
 import type { SourceConfig } from '../config.ts';
-import { enqueueDoc, type SyncSourceData } from './jobs.ts';
+import type { RecordStore } from '../store/records.ts';
+import { clearPendingSync, enqueueDoc, readPendingSync, type SyncSourceData } from './jobs.ts';
 
 export interface SyncResult {
   source: string;
@@ -33,8 +32,14 @@ export function safeRelativePath(p: string): string | undefined {
 }
 
 async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: string): Promise<string> {
-  const bytes = await readFile(file.path);
-  const sidecars = await Promise.all(file.sidecars.map(async (s) => ({ name: path.basename(s), text: await readFile(s, 'utf8') })));
+  const bytes = await readInside(source.path, file.path);
+  const sidecars = [];
+  for (const s of file.sidecars) {
+    const text = await readInside(source.path, s).catch((err: Error) => {
+      throw new Error(`metadata file ${path.basename(s)}: ${err.message}`);
+    });
+    sidecars.push({ name: path.basename(s), text: text.toString('utf8') });
+  }
   return fileContentHash(bytes, sidecars, source, defaultAccess);
 }
 
@@ -47,9 +52,8 @@ async function documentsFor(root: string, rels: string[]): Promise<string[]> {
       if (isSupported(rel) && !rel.split('/').some((s) => s.startsWith('.'))) out.add(rel);
       continue;
     }
-    const abs = path.join(root, rel);
-    const dir = path.dirname(abs);
-    if (!existsSync(dir)) continue;
+    const dir = path.dirname(path.join(root, rel));
+    // listFolder refuses a folder reached through a link; a folder that is gone names nothing.
     const listing = await listFolder(root, dir).catch(() => undefined);
     const stem = rel.slice(0, rel.length - ext.length);
     for (const f of listing?.files ?? []) if (f.rel.slice(0, f.rel.length - path.extname(f.rel).length) === stem) out.add(f.rel);
@@ -57,17 +61,43 @@ async function documentsFor(root: string, rels: string[]): Promise<string[]> {
   return [...out];
 }
 
+const relOf = (root: string, abs: string) => path.relative(root, abs).split(path.sep).join('/');
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** What one candidate document is now: a file to hash, gone, or refused (a link) with the reason. */
+type Inspected = { state: 'file'; hash: string } | { state: 'gone' } | { state: 'refused'; reason: string } | { state: 'error'; reason: string };
+
 export async function syncSource(app: App, queue: Queue, data: SyncSourceData): Promise<SyncResult> {
   const source = app.config.sources.find((s) => s.id === data.source);
   if (!source) throw new Error(`no source "${data.source}" in the config`);
   const records = app.records;
   if (!records) throw new Error('the queue worker needs Redis for its index records');
+  try {
+    return await syncOnce(app, queue, source, records, data);
+  } catch (err) {
+    // Shown on the dashboard until a sync of this source succeeds.
+    await records.setSourceState(source.id, { lastError: `${new Date().toISOString()}: ${messageOf(err).slice(0, 500)}` }).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: RecordStore, data: SyncSourceData): Promise<SyncResult> {
   const result: SyncResult = { source: source.id, mode: 'listing', index: 0, remove: 0, unchanged: 0, jobIds: [] };
   const defaultAccess = app.config.access.default;
+  // Requests of triggers collapsed into this job (webhooks while it waited or retried), merged.
+  const pending = await readPendingSync(queue, source.id);
+  const requests = [data, ...pending.requests];
+  const full = requests.some((r) => r.full);
+  const named = requests.some((r) => !r.changed?.length && !r.deleted?.length)
+    ? undefined
+    : [...new Set(requests.flatMap((r) => [...(r.changed ?? []), ...(r.deleted ?? [])]))].filter((p) => safeRelativePath(p) !== undefined);
+
   const known = new Map<string, IndexedDoc>((await records.bySource(source.id)).map((d) => [d.path, d]));
+  const problems = await records.problems(source.id);
   // A file that failed with this very content fails again: wait for it to change (or --full).
-  const failedAs = new Map((await records.problems(source.id)).filter((p) => p.hash).map((p) => [p.path, p.hash]));
-  const isCurrent = (rel: string, hash: string) => known.get(rel)?.contentHash === hash || (!data.full && failedAs.get(rel) === hash);
+  const problemPaths = new Set(problems.map((p) => p.path));
+  const failedAs = new Map(problems.filter((p) => p.hash).map((p) => [p.path, p.hash]));
+  const isCurrent = (rel: string, hash: string) => known.get(rel)?.contentHash === hash || (!full && failedAs.get(rel) === hash);
 
   let commit: string | undefined;
   let candidates: string[] | undefined;
@@ -75,18 +105,18 @@ export async function syncSource(app: App, queue: Queue, data: SyncSourceData): 
     commit = await updateClone(source);
     result.commit = commit;
     const last = (await records.sourceState(source.id)).commit;
-    const changes = !data.full && last && last !== commit ? await changedFiles(source.path, last, commit) : undefined;
+    const changes = !full && last && last !== commit ? await changedFiles(source.path, last, commit) : undefined;
     if (changes) {
       candidates = await documentsFor(source.path, changes.flatMap((c) => (c.from ? [c.from, c.path] : [c.path])));
       // A renamed sidecar or document also leaves its old path behind.
       for (const c of changes) if (c.from && known.has(c.from)) candidates.push(c.from);
       result.mode = 'diff';
-    } else if (!data.full && last === commit) {
+    } else if (!full && last === commit) {
       candidates = [];
       result.mode = 'diff';
     }
-  } else if (data.changed || data.deleted) {
-    candidates = await documentsFor(source.path, [...(data.changed ?? []), ...(data.deleted ?? [])]);
+  } else if (named) {
+    candidates = await documentsFor(source.path, named);
     result.mode = 'paths';
   }
 
@@ -95,35 +125,61 @@ export async function syncSource(app: App, queue: Queue, data: SyncSourceData): 
     if (name === 'index-doc') result.index += 1;
     else result.remove += 1;
   };
+  // One bad entry (a link, a file that vanished or cannot be read) becomes a problem row; the
+  // sync goes on. Store and queue errors are not caught: they fail the sync, which is retried.
+  const inspect = async (abs: string, listed?: SourceFile): Promise<Inspected> => {
+    try {
+      // A file from a full listing was reached without links; reading re-checks its real path.
+      if (listed) return { state: 'file', hash: await hashOf(source, listed, defaultAccess) };
+      const check = await checkPath(source.path, abs);
+      if (!check.ok) return check.absent ? { state: 'gone' } : { state: 'refused', reason: check.reason };
+      if (check.type !== 'file') return { state: 'gone' };
+      const file = (await listFolder(source.path, abs)).files[0];
+      if (!file) return { state: 'gone' };
+      return { state: 'file', hash: await hashOf(source, file, defaultAccess) };
+    } catch (err) {
+      return { state: 'error', reason: `cannot read: ${messageOf(err)}` };
+    }
+  };
+  const handle = async (rel: string, what: Inspected) => {
+    if (what.state === 'file') {
+      if (isCurrent(rel, what.hash)) result.unchanged += 1;
+      else await enqueue('index-doc', rel, what.hash);
+      return;
+    }
+    if (what.state === 'refused' || what.state === 'error') {
+      await records.setProblem(source.id, rel, { status: what.state === 'refused' ? 'skipped' : 'failed', reason: what.reason });
+    }
+    if (what.state === 'gone' && problemPaths.has(rel)) await records.setProblem(source.id, rel, undefined);
+    // Whatever was indexed at a path that is now gone or a link leaves the index.
+    if (what.state !== 'error' && known.has(rel)) await enqueue('delete-doc', rel, known.get(rel)?.contentHash);
+  };
 
   if (candidates) {
-    for (const rel of new Set(candidates)) {
-      const abs = path.join(source.path, rel);
-      if (!existsSync(abs)) {
-        if (known.has(rel)) await enqueue('delete-doc', rel, known.get(rel)?.contentHash);
-        continue;
-      }
-      const file = (await listFolder(source.path, abs)).files[0];
-      if (!file) continue;
-      const hash = await hashOf(source, file, defaultAccess);
-      if (isCurrent(rel, hash)) result.unchanged += 1;
-      else await enqueue('index-doc', rel, hash);
-    }
+    // The root must be there: a missing (unmounted) root fails the sync instead of deleting pages.
+    await checkPath(source.path, source.path);
+    for (const rel of new Set(candidates)) await handle(rel, await inspect(path.join(source.path, rel)));
   } else {
     const listing = await listFolder(source.path);
     const present = new Set<string>();
+    for (const i of listing.ignored) {
+      const rel = relOf(source.path, i.path);
+      present.add(rel);
+      await records.setProblem(source.id, rel, { status: 'skipped', reason: i.reason });
+    }
     for (const file of listing.files) {
       present.add(file.rel);
       if (!isSupported(file.rel)) {
         await records.setProblem(source.id, file.rel, { status: 'skipped', reason: `unsupported format "${path.extname(file.rel) || '(no extension)'}"` });
         continue;
       }
-      const hash = await hashOf(source, file, defaultAccess);
-      if (isCurrent(file.rel, hash)) result.unchanged += 1;
-      else await enqueue('index-doc', file.rel, hash);
+      await handle(file.rel, await inspect(file.path, file));
     }
     for (const [rel, doc] of known) if (!present.has(rel)) await enqueue('delete-doc', rel, doc.contentHash);
+    // Problems of files that are no longer there are over.
+    for (const p of problems) if (!present.has(p.path) && !known.has(p.path)) await records.setProblem(source.id, p.path, undefined);
   }
   await records.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
+  await clearPendingSync(queue, source.id, pending.entries);
   return result;
 }

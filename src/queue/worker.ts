@@ -1,11 +1,11 @@
 // The queue worker: runs sync-source, index-doc, delete-doc and rebuild jobs against an App.
 // Several workers (threads of one process or processes on several machines) share the queue:
 // per-document jobs are deduplicated by document, and the record of what is indexed lives in Redis.
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job, type Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { ingest } from '../../ingest/pipeline.ts';
+import { checkPath } from '../../ingest/sources/folder.ts';
 import { ensureAtLeast } from '../../ingest/sources/git.ts';
 import type { App } from '../app.ts';
 import type { SourceConfig } from '../config.ts';
@@ -49,10 +49,13 @@ export async function processDoc(app: App, data: DocJobData, job?: Job): Promise
   const abs = path.join(source.path, data.path);
   const lookup = app.ingestDeps().lookup!;
   // Both job types reconcile the document with the file as it is now: a delete that was
-  // collapsed into a waiting index job (same document) still deletes, and vice versa.
-  if (!existsSync(abs)) {
+  // collapsed into a waiting index job (same document) still deletes, and vice versa. A path
+  // that is now a link (or reached through one) counts as gone: it is never followed.
+  const check = await checkPath(source.path, abs);
+  if (!check.ok || check.type !== 'file') {
     const rec = await lookup.atPath(source.id, data.path);
-    await app.records?.setProblem(source.id, data.path, undefined);
+    const refused = !check.ok && !check.absent ? check.reason : undefined;
+    await app.records?.setProblem(source.id, data.path, refused ? { status: 'skipped', reason: refused } : undefined);
     if (!rec) return { source: source.id, path: data.path, outcome: 'absent' };
     await app.removeDocument(rec);
     return { source: source.id, path: data.path, outcome: 'removed', chunks: rec.chunkIds.length };

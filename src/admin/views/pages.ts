@@ -92,7 +92,7 @@ function indexSection(v: DashboardView): Html {
 <p>Index version <code>${v.version}</code> (${v.versionDescription}); embeddings <code>${v.embeddings}</code>; live collection <code>${v.base}</code>${v.base !== v.collection ? html` (configured name <code>${v.collection}</code>)` : ''}.</p>
 <table><thead><tr><th>Source</th><th>Type</th><th>Last sync</th><th>Commit</th><th>Documents</th><th>Chunks</th><th>By kind</th><th>Problems</th></tr></thead><tbody>
 ${v.sources.map(
-  (s) => html`<tr><td><strong>${s.id}</strong><br><small class="muted">${s.location}</small></td><td>${s.type}</td><td>${when(s.state?.lastSyncAt)}${s.state?.lastError ? html`<br><span class="error">${s.state.lastError}</span>` : ''}</td>
+  (s) => html`<tr><td><strong>${s.id}</strong><br><small class="muted">${s.location}</small></td><td>${s.type}</td><td>${when(s.state?.lastSyncAt)}${s.state?.lastError ? html`<br><span class="error sync-failed">Last sync failed: ${s.state.lastError}</span>` : ''}</td>
 <td>${s.state?.commit ? html`<code>${s.state.commit.slice(0, 12)}</code>` : html`<span class="muted">-</span>`}</td><td class="num">${s.documents}</td><td class="num">${s.chunks}</td>
 <td>${s.byKind.length ? s.byKind.map((k) => html`<span class="pill">${k.kind}: ${k.documents} / ${k.chunks}</span> `) : html`<span class="muted">empty</span>`}</td>
 <td class="num">${s.problems.length}</td></tr>`,

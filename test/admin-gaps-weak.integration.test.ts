@@ -49,12 +49,12 @@ describe('knowledge gaps: weakly supported answers', () => {
     const row = lines.find((l) => l.includes(QUESTIONS[0]));
     expect(row, lines.join('\n')).toBeDefined();
     // questions, refused, weak
-    expect(row).toMatch(/,2,0,2,/);
+    expect(row).toMatch(/,"2","0","2",/);
   });
 
   it('lists none of them when every answer clears the threshold', async () => {
     const page = await (await fetch(`${lax.url}/admin`, { headers: bearer })).text();
     expect(page.slice(page.indexOf('<section id="gaps">'))).toContain('No gaps in the recent questions.');
-    expect(await csvLines(lax)).toEqual(['topic,terms,questions,refused,weak,channels,last_asked,examples']);
+    expect(await csvLines(lax)).toEqual(['"topic","terms","questions","refused","weak","channels","last_asked","examples"']);
   });
 });

@@ -1,10 +1,13 @@
 // Blue/green rebuild: index every source into a new physical index beside the live one, check it,
-// then point the alias at it (one Redis SET) and drop the old one. Questions keep being answered
-// from the old index until the switch.
+// then point the alias at it (one Redis SET). Questions keep being answered from the old index
+// (queried with the embedding model it was built with) until each process has switched; the old
+// collections are dropped only once every live process has acknowledged the switch through Redis,
+// or after the grace period (queue.switchGraceMs).
 import type { Job } from 'bullmq';
 import { ingest } from '../../ingest/pipeline.ts';
 import { updateClone } from '../../ingest/sources/git.ts';
 import type { App } from '../app.ts';
+import { awaitSwitch } from '../store/presence.ts';
 import type { RebuildData } from './jobs.ts';
 import { recordProblems } from './problems.ts';
 
@@ -14,6 +17,8 @@ export interface RebuildResult {
   documents: number;
   chunks: number;
   embedded: number;
+  /** Every live process switched before the old index was dropped (else the grace period ran out). */
+  switchAcknowledged: boolean;
 }
 
 export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Promise<RebuildResult> {
@@ -40,18 +45,20 @@ export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Prom
     await check(app, next);
   } catch (err) {
     // The live index is untouched; the half-built one is dropped.
-    await next.store.dropAll().catch(() => undefined);
-    await next.records?.drop().catch(() => undefined);
+    await next.drop().catch(() => undefined);
     throw err;
   }
   for (const [id, commit] of commits) await next.records?.setSourceState(id, { commit, lastSyncAt: new Date().toISOString() });
   const stats = next.catalog.stats();
   const old = await app.openIndex(from);
   await app.switchTo(next, true);
-  await old.store.dropAll();
-  await old.records?.drop();
-  app.log.info({ from, to, documents: stats.documents, chunks: stats.chunks }, 'switched to the rebuilt index');
-  return { from, to, documents: stats.documents, chunks: stats.chunks, embedded };
+  app.log.info({ from, to, documents: stats.documents, chunks: stats.chunks }, 'switched to the rebuilt index; waiting for every live process before dropping the old one');
+  const graceMs = app.config.queue.switchGraceMs;
+  const acks = app.redis ? await awaitSwitch(app.redis, app.ns, to, graceMs) : { acknowledged: true, waitingFor: [] };
+  if (!acks.acknowledged) app.log.warn({ from, to, waitingFor: acks.waitingFor, graceMs }, 'some processes did not switch within the grace period; dropping the old index anyway');
+  await old.drop();
+  app.log.info({ from, to }, 'dropped the old index');
+  return { from, to, documents: stats.documents, chunks: stats.chunks, embedded, switchAcknowledged: acks.acknowledged };
 }
 
 /** The new index must hold documents if the old one did, and answer a query with its own chunk. */

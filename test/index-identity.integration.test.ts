@@ -1,0 +1,133 @@
+// Redis records are tied to the physical index they describe: when records and Chroma disagree
+// (a fresh Chroma data dir under an old Redis, Redis records lost under an intact Chroma, Chroma
+// emptied while a process runs), labbot repairs from what Chroma holds and logs the repair.
+// Real Chroma servers, real Redis, the real OpenAI client against a local fake endpoint.
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openApp, type App } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/log.ts';
+import { startChromaServer } from '../src/store/chroma-server.ts';
+import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
+import { testEnv, uniqueCollection } from './helpers/app.ts';
+import { startFakeOpenAI } from './helpers/fake-openai.ts';
+import { captureLog } from './helpers/log-capture.ts';
+import type { Logger } from 'pino';
+
+const LAB = path.resolve('examples/lab');
+const fileConfig = { sources: [{ id: 'lab', type: 'folder', path: LAB }], access: { default: 'public', channels: { CPI: ['pi-only'] } } };
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
+});
+
+async function open(env: Record<string, string>, log: Logger = createLogger('silent')): Promise<App> {
+  const redis = connectRedis('redis://127.0.0.1:6379');
+  const app = await openApp(loadConfig(env), log, { redis });
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await app.close();
+    await closeRedis(redis);
+  };
+  cleanups.push(close);
+  return Object.assign(app, { close });
+}
+
+/** Deletes every Redis key of one installation (the shared Redis also serves other tests). */
+async function flushNamespace(ns: string): Promise<number> {
+  const redis: Redis = connectRedis('redis://127.0.0.1:6379');
+  let n = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${ns}:*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length) n += await redis.del(...keys);
+  } while (cursor !== '0');
+  await closeRedis(redis);
+  return n;
+}
+
+describe('index identity and repair', () => {
+  it('a fresh Chroma data dir under an old Redis: the missing documents are indexed again, and the repair is logged', async () => {
+    const env = testEnv({ collection: uniqueCollection('ident'), fileConfig });
+    const first = await open(env);
+    const s1 = await first.ingestSource(first.config.sources[0]);
+    const n = s1.documents.indexed;
+    expect(n).toBeGreaterThan(5);
+    await first.close();
+
+    // A second clone on the same machine: same Redis, a Chroma started on an empty data dir.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-fresh-chroma-'));
+    const fresh = await startChromaServer(dir);
+    cleanups.push(() => fresh.stop());
+    const cap = captureLog();
+    const second = await open({ ...env, CHROMA_URL: fresh.url }, cap.log);
+    const repaired = cap.find('index repaired');
+    expect(repaired).toHaveLength(1);
+    expect(repaired[0].dropped).toBe(n);
+
+    const s2 = await second.ingestSource(second.config.sources[0]);
+    expect(s2.documents).toEqual({ indexed: n, unchanged: 0, removed: 0 });
+    expect(second.catalog.stats().documents).toBe(n);
+    expect(await second.records!.count()).toBe(n);
+    const r = await second.ask('How long do we block the membrane?');
+    expect(r.refused).toBe(false);
+    // Repaired once: a later start finds the stores in agreement.
+    await second.close();
+    const cap3 = captureLog();
+    const third = await open({ ...env, CHROMA_URL: fresh.url }, cap3.log);
+    expect(cap3.find('index repaired')).toHaveLength(0);
+    expect((await third.ingestSource(third.config.sources[0])).documents).toEqual({ indexed: 0, unchanged: n, removed: 0 });
+  });
+
+  it('Redis records lost under an intact Chroma: records are restored from Chroma and nothing is embedded again', async () => {
+    const fake = await startFakeOpenAI();
+    cleanups.push(() => fake.close());
+    const env = testEnv({
+      collection: uniqueCollection('ident'),
+      fileConfig,
+      env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', EMBEDDING_MODEL: 'fake-embed', LLM: 'none' },
+    });
+    const first = await open(env);
+    const s1 = await first.ingestSource(first.config.sources[0]);
+    const n = s1.documents.indexed;
+    expect(n).toBeGreaterThan(5);
+    expect(fake.embeddedDocuments.length).toBeGreaterThan(0);
+    await first.close();
+
+    // Redis lost everything of this installation: records, identity and the embedding cache.
+    expect(await flushNamespace(`labbot:${env.LABBOT_COLLECTION}`)).toBeGreaterThan(0);
+    const embeddedBefore = fake.embeddedDocuments.length;
+    const cap = captureLog();
+    const second = await open(env, cap.log);
+    const repaired = cap.find('index repaired');
+    expect(repaired).toHaveLength(1);
+    expect(repaired[0].restored).toBe(n);
+    expect(await second.records!.count()).toBe(n);
+
+    const s2 = await second.ingestSource(second.config.sources[0]);
+    expect(s2.documents).toEqual({ indexed: 0, unchanged: n, removed: 0 });
+    expect(fake.embeddedDocuments.length).toBe(embeddedBefore);
+    const r = await second.retrieve('How long do we block the membrane?', ['public'], 3);
+    expect(r.passages.some((p) => p.debug.denseRank !== undefined)).toBe(true);
+  });
+
+  it('Chroma emptied under a running process: its next ingest checks before skipping anything', async () => {
+    const env = testEnv({ collection: uniqueCollection('ident'), fileConfig });
+    const cap = captureLog();
+    const app = await open(env, cap.log);
+    const n = (await app.ingestSource(app.config.sources[0])).documents.indexed;
+    // Someone else empties the Chroma collections (a restored backup, a wiped volume).
+    const other = await open(env);
+    await other.store.dropAll();
+    const s = await app.ingestSource(app.config.sources[0]);
+    expect(s.documents).toEqual({ indexed: n, unchanged: 0, removed: 0 });
+    expect(cap.find('index repaired')).toHaveLength(1);
+    expect(await app.store.count('public')).toBeGreaterThan(0);
+  });
+});

@@ -98,7 +98,8 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       withTimeout(app.store.heartbeat(), 2000, false),
       redis ? withTimeout(redis.ping().then((r) => r === 'PONG'), 1000, false) : Promise.resolve(false),
     ]);
-    const body = { chroma: chroma ? 'ok' : 'down', redis: redisOk ? 'ok' : 'down' };
+    // chromaProcess: the embedded server's supervision (state, restarts, last exit), when labbot runs it.
+    const body = { chroma: chroma ? 'ok' : 'down', redis: redisOk ? 'ok' : 'down', chromaProcess: app.chromaProcess() ?? null };
     res.setHeader('Cache-Control', 'no-store');
     res.status(chroma && redisOk ? 200 : 503).json(body);
   });
@@ -287,6 +288,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         embeddings: `${config.embeddings.provider}:${config.embeddings.model}`,
         base: app.base,
         collection: config.collection,
+        chromaProcess: app.chromaProcess(),
         queueCounts: counts,
         sources,
         channels: channelOptions(),

@@ -5,6 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ChromaClient } from 'chromadb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -115,6 +116,30 @@ describe('index identity and repair', () => {
     expect(fake.embeddedDocuments.length).toBe(embeddedBefore);
     const r = await second.retrieve('How long do we block the membrane?', ['public'], 3);
     expect(r.passages.some((p) => p.debug.denseRank !== undefined)).toBe(true);
+  });
+
+  it('an index built before index ids: the id is recorded once, nothing is dropped or re-embedded', async () => {
+    const env = testEnv({ collection: uniqueCollection('ident'), fileConfig });
+    const first = await open(env);
+    const n = (await first.ingestSource(first.config.sources[0])).documents.indexed;
+    const base = first.base;
+    await first.close();
+    // What an older labbot left behind: collections without the id, records without identity.
+    const client = new ChromaClient({ host: '127.0.0.1', port: Number(new URL(env.CHROMA_URL).port), ssl: false });
+    for (const c of await client.listCollections()) {
+      if (!c.name.startsWith(`${base}--`)) continue;
+      const { labbot_index_id: _id, ...rest } = c.metadata ?? {};
+      await c.modify({ metadata: rest });
+    }
+    const redis = connectRedis('redis://127.0.0.1:6379');
+    await redis.del(`labbot:${env.LABBOT_COLLECTION}:idx:${base}:identity`);
+    await closeRedis(redis);
+
+    const cap = captureLog();
+    const second = await open(env, cap.log);
+    expect(cap.find('index repaired')).toHaveLength(0);
+    expect(cap.find('index identity recorded')).toHaveLength(1);
+    expect((await second.ingestSource(second.config.sources[0])).documents).toEqual({ indexed: 0, unchanged: n, removed: 0 });
   });
 
   it('Chroma emptied under a running process: its next ingest checks before skipping anything', async () => {

@@ -235,6 +235,11 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     try {
       if (await consistent()) return undefined;
       const report = await repair(opts.truth);
+      if (report.dropped.length + report.restored + report.rewritten + report.partial.length === 0) {
+        // Records and collections agreed; only the id was missing (an index built before ids).
+        log.info({ base, id }, 'index identity recorded in Chroma and Redis');
+        return report;
+      }
       log.warn(
         {
           base,

@@ -13,7 +13,7 @@ import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { startQueueRuntime, type QueueRuntime } from './queue/runtime.ts';
 import { recordProblems } from './queue/problems.ts';
 import { closeRedis, tryConnectRedis, type Redis } from './store/redis.ts';
-import { createAdminRouter, dashboardStartCheck } from './admin/dashboard.ts';
+import { createAdminRouter, dashboardStartCheck, readyzRouter } from './admin/dashboard.ts';
 import { createMetrics, type Metrics } from './admin/metrics.ts';
 import { createSlackBot, type SlackBot } from './slack/bot.ts';
 import { createBackgroundReindexer } from './slack/reindexer.ts';
@@ -91,7 +91,7 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   if (dashboardRefused) {
     log.error(dashboardRefused);
     // /readyz and /metrics are still wanted by orchestrators when the dashboard is refused.
-    routers.push(metrics.router);
+    routers.push(readyzRouter(app, redis), metrics.router);
   } else {
     routers.push(await createAdminRouter({ app, queue: queue?.queue, redis, activity, metrics, log }));
   }

@@ -60,4 +60,15 @@ describe('supervised embedded Chroma', () => {
     const page = await (await fetch(`${url}/admin`, { headers: { accept: 'text/html' } })).text();
     expect(page).toMatch(/Embedded Chroma: <strong[^>]*>up<\/strong>; restarts 1/);
   }, 90_000);
+
+  it('/readyz is served when the dashboard is refused (bound to 0.0.0.0 without a token)', async () => {
+    const env = testEnv({ env: { LABBOT_PORT: '0', LABBOT_HOST: '0.0.0.0', LABBOT_ADMIN_TOKEN: '', LABBOT_WORKER: 'off' }, fileConfig: { sources: [] } });
+    running = await startServe(loadConfig(env), captureLog().log);
+    expect(running.dashboardRefused).toMatch(/LABBOT_ADMIN_TOKEN/);
+    const port = new URL(running.url).port;
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ chroma: 'ok', redis: 'ok', chromaProcess: null });
+    expect((await fetch(`http://127.0.0.1:${port}/admin`)).status).toBe(404);
+  });
 });

@@ -97,6 +97,15 @@ async function guard<T>(url: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Records from a `get` result; the text is our metadata field, or the document in older collections. */
+function storedRecords(res: { ids: string[]; metadatas: (Metadata | null)[]; documents: (string | null)[] }): StoredRecord[] {
+  return res.ids.map((id, i) => {
+    const metadata = (res.metadatas[i] ?? {}) as ChunkMetadata;
+    const text = metadata[TEXT_KEY];
+    return { id, text: typeof text === 'string' ? text : (res.documents[i] ?? ''), metadata };
+  });
+}
+
 export interface ChromaStoreOptions {
   url: string;
   base: string;
@@ -238,11 +247,7 @@ export function openChromaStore(opts: ChromaStoreOptions): VectorStore {
         if (!col) return;
         const page = async (offset: number) => {
           const res = await col.get({ limit: batchSize, offset, include: ['documents', 'metadatas'] });
-          const records: StoredRecord[] = res.ids.map((id, i) => {
-            const metadata = (res.metadatas[i] ?? {}) as ChunkMetadata;
-            const text = metadata[TEXT_KEY];
-            return { id, text: typeof text === 'string' ? text : (res.documents[i] ?? ''), metadata };
-          });
+          const records = storedRecords(res);
           if (records.length) onBatch(records);
           return res.ids.length;
         };
@@ -319,11 +324,7 @@ export function openChromaStore(opts: ChromaStoreOptions): VectorStore {
         const out: StoredRecord[] = [];
         for (let offset = 0; ; offset += MAX_UPSERT) {
           const res = await col.get({ where: { doc_id: docId }, limit: MAX_UPSERT, offset, include: ['documents', 'metadatas'] });
-          res.ids.forEach((id, i) => {
-            const metadata = (res.metadatas[i] ?? {}) as ChunkMetadata;
-            const text = metadata[TEXT_KEY];
-            out.push({ id, text: typeof text === 'string' ? text : (res.documents[i] ?? ''), metadata });
-          });
+          out.push(...storedRecords(res));
           if (res.ids.length < MAX_UPSERT) return out;
         }
       }),

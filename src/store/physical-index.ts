@@ -146,7 +146,7 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     version: configuredVersion,
     queryVersion: storedVersion,
     indexId: id,
-    stamp: settingsStamp({ ...configured }),
+    stamp: settingsStamp(configured),
     efSearch: configured.hnsw.efSearch,
     m: configured.hnsw.m,
     efConstruction: configured.hnsw.efConstruction,

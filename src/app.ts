@@ -221,7 +221,8 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
         timeoutMs: config.openai.timeoutMs,
         onError: (err) => log.warn({ err: err.message }, 'rerank endpoint failed; keeping the fused order'),
       })
-    : createOfflineReranker({ idf: (t) => live.catalog.idf(t) });
+    : // Term weights come with each search (idf over the groups searched), never from all groups.
+      createOfflineReranker();
 
   const doRetrieve = (question: string, groups: string[], k?: number) => {
     // One index for the whole question, even if a switch lands meanwhile; queries are embedded

@@ -2,7 +2,7 @@
 // (a fresh Chroma data dir under an old Redis, Redis records lost under an intact Chroma, Chroma
 // emptied while a process runs), labbot repairs from what Chroma holds and logs the repair.
 // Real Chroma servers, real Redis, the real OpenAI client against a local fake endpoint.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ChromaClient } from 'chromadb';
@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
+import { startServe } from '../src/serve.ts';
 import { startChromaServer } from '../src/store/chroma-server.ts';
 import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
 import { testEnv, uniqueCollection } from './helpers/app.ts';
@@ -85,6 +86,24 @@ describe('index identity and repair', () => {
     expect(cap3.find('index repaired')).toHaveLength(0);
     expect((await third.ingestSource(third.config.sources[0])).documents).toEqual({ indexed: 0, unchanged: n, removed: 0 });
   });
+
+  it('rm -rf data && labbot serve under the same Redis: serve indexes everything again and answers', async () => {
+    const env = testEnv({ collection: uniqueCollection('ident'), fileConfig, env: { LABBOT_PORT: '0', LABBOT_WORKER: 'off' } });
+    delete env.CHROMA_URL; // serve starts its own Chroma under the data dir
+    const first = await startServe(loadConfig(env), createLogger('silent'));
+    const n = first.app.catalog.stats().documents;
+    expect(n).toBeGreaterThan(5);
+    await first.close();
+    rmSync(env.LABBOT_DATA_DIR, { recursive: true, force: true });
+
+    const cap = captureLog();
+    const second = await startServe(loadConfig(env), cap.log);
+    cleanups.push(() => second.close());
+    expect(cap.find('index repaired')[0]?.dropped).toBe(n);
+    expect(second.app.catalog.stats().documents).toBe(n);
+    const res = await fetch(`${second.url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'How long do we block the membrane?' }) });
+    expect(((await res.json()) as { refused: boolean }).refused).toBe(false);
+  }, 90_000);
 
   it('Redis records lost under an intact Chroma: records are restored from Chroma and nothing is embedded again', async () => {
     const fake = await startFakeOpenAI();

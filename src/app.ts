@@ -1,7 +1,6 @@
-// Wires the parts from a Config: Chroma (started here when CHROMA_URL is unset), models, the
-// in-memory catalog rebuilt from Chroma, retrieval and answering. CLI and server both use it.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+// Wires the parts from a Config: Chroma (store/chroma-supervisor.ts), models, the live physical
+// index (store/physical-index.ts, followed across processes by store/live-index.ts), retrieval
+// and answering. CLI and server both use it.
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
@@ -13,14 +12,13 @@ import { createEmbeddings } from './models/embeddings.ts';
 import { createHttpReranker, createOfflineReranker, type Reranker } from './search/rerank.ts';
 import type { Catalog } from './search/catalog.ts';
 import { retrieve, type RetrievalResult } from './search/retrieve.ts';
-import { waitForHeartbeat } from './store/chroma-server.ts';
 import { ChromaUnavailableError, type VectorStore } from './store/chroma-store.ts';
-import { startSupervisedChroma, type ChromaProcessStatus, type SupervisedChroma } from './store/chroma-supervisor.ts';
+import { connectChroma, type ChromaProcessStatus } from './store/chroma-supervisor.ts';
 import { createEmbeddingCache } from './store/embedding-cache.ts';
-import { openIndexEvents, type IndexEvent, type IndexEvents } from './store/index-events.ts';
+import type { IndexEvents } from './store/index-events.ts';
+import { followLiveIndex } from './store/live-index.ts';
 import { describeSettings, embeddingKey, openPhysicalIndex, settingsVersion, type EmbeddingSettings, type IndexSettings, type PhysicalIndex } from './store/physical-index.ts';
-import { startPresence, type Presence } from './store/presence.ts';
-import { aliasKey, liveBase, type RecordStore } from './store/records.ts';
+import type { RecordStore } from './store/records.ts';
 import type { Redis } from './store/redis.ts';
 
 /** One physical index: Chroma collections of a base name, its lexical catalog and its records. */
@@ -72,51 +70,6 @@ export interface AskedEvent {
   totalMs: number;
 }
 
-/** Shared by every process using the same data dir, so a CLI run next to `serve` reuses its Chroma. */
-interface ChromaLock {
-  pid: number;
-  url: string;
-}
-
-interface ChromaConnection {
-  url: string;
-  supervised?: SupervisedChroma;
-  stop(): Promise<void>;
-}
-
-async function connectChroma(config: Config, log: Logger): Promise<ChromaConnection> {
-  if (config.chromaUrl) {
-    await waitForHeartbeat(config.chromaUrl, 10_000).catch((err: Error) => {
-      throw new Error(`Chroma at CHROMA_URL=${config.chromaUrl} is not reachable: ${err.message}`);
-    });
-    return { url: config.chromaUrl, stop: async () => undefined };
-  }
-  const lockFile = path.join(config.dataDir, 'chroma.json');
-  if (existsSync(lockFile)) {
-    try {
-      const lock = JSON.parse(readFileSync(lockFile, 'utf8')) as ChromaLock;
-      process.kill(lock.pid, 0);
-      await waitForHeartbeat(lock.url, 2000);
-      log.debug({ url: lock.url }, 'reusing the Chroma server started by another labbot process');
-      return { url: lock.url, stop: async () => undefined };
-    } catch {
-      // Stale lock: the process that wrote it is gone.
-    }
-  }
-  const dir = path.join(config.dataDir, 'chroma');
-  const supervised = await startSupervisedChroma(dir, log);
-  writeFileSync(lockFile, JSON.stringify({ pid: process.pid, url: supervised.url } satisfies ChromaLock));
-  log.info({ url: supervised.url, dir }, 'started a local Chroma server');
-  return {
-    url: supervised.url,
-    supervised,
-    stop: async () => {
-      rmSync(lockFile, { force: true });
-      await supervised.stop();
-    },
-  };
-}
-
 /** The settings the configuration asks a new index to be built with. */
 function configuredSettings(config: Config): IndexSettings {
   return {
@@ -131,7 +84,7 @@ function configuredSettings(config: Config): IndexSettings {
 }
 
 export async function openApp(config: Config, log: Logger, opts: { loadCatalog?: boolean; redis?: Redis } = {}): Promise<App> {
-  const chroma = await connectChroma(config, log);
+  const chroma = await connectChroma({ chromaUrl: config.chromaUrl, dataDir: config.dataDir }, log);
   const settings = configuredSettings(config);
   const embeddings = await createEmbeddings(config);
   // One embedder per embedding setting: an index built with another model is queried with it.
@@ -148,54 +101,11 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
 
   // Without a loaded catalog (a queue worker, a CLI reindex) this process answers nothing: it does
   // not mirror the lexical index, it only follows which index is live.
-  const mirror = opts.loadCatalog !== false;
-  /** Opens an index for use here: its catalog loaded (when mirroring) and its records checked against Chroma. */
-  const activate = async (base: string): Promise<PhysicalIndex> => {
-    const index = await openIndex(base);
-    if (mirror) await index.loadCatalog();
-    await index.reconcile({ truth: mirror ? index.catalog : undefined });
-    return index;
-  };
-  let live = await activate((redis && (await liveBase(redis, ns))) ?? config.collection);
+  const liveIndex = await followLiveIndex({ redis, ns, defaultBase: config.collection, open: openIndex, mirror: opts.loadCatalog !== false, log });
+  const events = liveIndex.events;
   const cache = redis ? createEmbeddingCache(redis, ns, embeddingKey(settings.embeddings)) : undefined;
-  let events: IndexEvents | undefined;
-  let presence: Presence | undefined;
 
-  const applyEvent = async (e: IndexEvent) => {
-    if (e.type === 'switch') {
-      if (e.base === live.base) return;
-      live = await activate(e.base);
-      await presence?.beat();
-      log.info({ base: e.base, embedding: embeddingKey(live.embedding) }, 'switched to the rebuilt index');
-      return;
-    }
-    if (e.base !== live.base || !mirror) return;
-    const index = live;
-    if (e.type === 'remove') {
-      index.catalog.removeDocument(e.docId);
-      return;
-    }
-    const stored = await index.store.documentChunks(e.access, e.docId);
-    index.catalog.removeDocument(e.docId);
-    if (stored.length) index.catalog.load(stored);
-  };
-  if (redis) {
-    events = await openIndexEvents(
-      redis,
-      ns,
-      {
-        apply: applyEvent,
-        resync: async () => {
-          live = await activate((await liveBase(redis, ns)) ?? config.collection);
-          await presence?.beat();
-        },
-      },
-      log,
-    );
-    presence = startPresence(redis, ns, events.origin, () => live.base, log);
-  }
-
-  const ingestDeps = (h: PhysicalIndex = live, onProgress?: (e: ProgressEvent) => void): IngestDeps => ({
+  const ingestDeps = (h: PhysicalIndex = liveIndex.current, onProgress?: (e: ProgressEvent) => void): IngestDeps => ({
     store: h.store,
     catalog: h.catalog,
     embeddings,
@@ -227,7 +137,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   const doRetrieve = (question: string, groups: string[], k?: number) => {
     // One index for the whole question, even if a switch lands meanwhile; queries are embedded
     // with the model that index was built with.
-    const index = live;
+    const index = liveIndex.current;
     return retrieve(
       question,
       groups,
@@ -256,22 +166,22 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     embedBatch: config.ingest.embedBatch,
     defaultAccess: config.access.default,
   };
-  const runIngest = (target: IngestTarget, onProgress?: (e: ProgressEvent) => void) => ingest(target, ingestSettings, ingestDeps(live, onProgress));
+  const runIngest = (target: IngestTarget, onProgress?: (e: ProgressEvent) => void) => ingest(target, ingestSettings, ingestDeps(liveIndex.current, onProgress));
 
   return {
     config,
     log,
     get store() {
-      return live.store;
+      return liveIndex.current.store;
     },
     get catalog() {
-      return live.catalog;
+      return liveIndex.current.catalog;
     },
     get records() {
-      return live.records;
+      return liveIndex.current.records;
     },
     get base() {
-      return live.base;
+      return liveIndex.current.base;
     },
     redis,
     ns,
@@ -279,15 +189,8 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     ingestSettings,
     openIndex,
     ingestDeps,
-    removeDocument: (doc) => removeIndexed(doc, ingestDeps(live)),
-    switchTo: async (h, publish) => {
-      if (publish && redis) {
-        await redis.set(aliasKey(ns), h.base);
-        await events?.publish({ type: 'switch', base: h.base });
-      }
-      live = h;
-      await presence?.beat();
-    },
+    removeDocument: (doc) => removeIndexed(doc, ingestDeps(liveIndex.current)),
+    switchTo: (h, publish) => liveIndex.switchTo(h, publish),
     embeddings,
     chat,
     reranker,
@@ -320,15 +223,15 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     ingestSource: (source, onProgress) =>
       runIngest({ sourceId: source.id, root: source.path, kind: source.kind, access: source.access }, onProgress),
     reset: async () => {
-      await live.drop();
+      const index = liveIndex.current;
+      await index.drop();
       // Emptied, not replaced: the same index goes on being written.
-      await live.records?.setIdentity(live.id);
-      for (const d of [...live.catalog.docs()]) live.catalog.removeDocument(d.id);
+      await index.records?.setIdentity(index.id);
+      for (const d of [...index.catalog.docs()]) index.catalog.removeDocument(d.id);
     },
     chromaProcess: () => chroma.supervised?.status(),
     close: async () => {
-      await presence?.stop();
-      await events?.close();
+      await liveIndex.close();
       await chroma.stop();
     },
   };

@@ -2,8 +2,10 @@
 // the OOM killer, kill -9), the exit is logged and the server is started again on the same port
 // and data directory, with exponential backoff while it keeps failing. Hand-written because the
 // child is ours to restart in-process; a process manager would restart labbot, not its child.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
-import { startChromaServer, type ChromaServer } from './chroma-server.ts';
+import { startChromaServer, waitForHeartbeat, type ChromaServer } from './chroma-server.ts';
 
 export type ChromaProcessState = 'up' | 'restarting' | 'stopped';
 
@@ -100,6 +102,55 @@ export async function startSupervisedChroma(dataDir: string, log: Logger, opts: 
       wake?.();
       setState('stopped');
       await server.stop();
+    },
+  };
+}
+
+/** Shared by every process using the same data dir, so a CLI run next to `serve` reuses its Chroma. */
+interface ChromaLock {
+  pid: number;
+  url: string;
+}
+
+export interface ChromaConnection {
+  url: string;
+  supervised?: SupervisedChroma;
+  stop(): Promise<void>;
+}
+
+/**
+ * CHROMA_URL when set; else the Chroma another labbot process started on this data dir; else a
+ * supervised one of our own, under the data dir.
+ */
+export async function connectChroma(config: { chromaUrl: string | undefined; dataDir: string }, log: Logger): Promise<ChromaConnection> {
+  if (config.chromaUrl) {
+    await waitForHeartbeat(config.chromaUrl, 10_000).catch((err: Error) => {
+      throw new Error(`Chroma at CHROMA_URL=${config.chromaUrl} is not reachable: ${err.message}`);
+    });
+    return { url: config.chromaUrl, stop: async () => undefined };
+  }
+  const lockFile = path.join(config.dataDir, 'chroma.json');
+  if (existsSync(lockFile)) {
+    try {
+      const lock = JSON.parse(readFileSync(lockFile, 'utf8')) as ChromaLock;
+      process.kill(lock.pid, 0);
+      await waitForHeartbeat(lock.url, 2000);
+      log.debug({ url: lock.url }, 'reusing the Chroma server started by another labbot process');
+      return { url: lock.url, stop: async () => undefined };
+    } catch {
+      // Stale lock: the process that wrote it is gone.
+    }
+  }
+  const dir = path.join(config.dataDir, 'chroma');
+  const supervised = await startSupervisedChroma(dir, log);
+  writeFileSync(lockFile, JSON.stringify({ pid: process.pid, url: supervised.url } satisfies ChromaLock));
+  log.info({ url: supervised.url, dir }, 'started a local Chroma server');
+  return {
+    url: supervised.url,
+    supervised,
+    stop: async () => {
+      rmSync(lockFile, { force: true });
+      await supervised.stop();
     },
   };
 }

@@ -1,4 +1,5 @@
-// The embedded Chroma server, supervised: when the child exits without being asked to (a crash,
+// Which Chroma a process uses (connectChroma: CHROMA_URL, another labbot's on the same data dir,
+// or its own), and its own embedded server, supervised: when the child exits without being asked to (a crash,
 // the OOM killer, kill -9), the exit is logged and the server is started again on the same port
 // and data directory, with exponential backoff while it keeps failing. Hand-written because the
 // child is ours to restart in-process; a process manager would restart labbot, not its child.

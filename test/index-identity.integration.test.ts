@@ -2,7 +2,7 @@
 // (a fresh Chroma data dir under an old Redis, Redis records lost under an intact Chroma, Chroma
 // emptied while a process runs), labbot repairs from what Chroma holds and logs the repair.
 // Real Chroma servers, real Redis, the real OpenAI client against a local fake endpoint.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ChromaClient } from 'chromadb';
@@ -10,12 +10,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
+import { startQueueRuntime } from '../src/queue/runtime.ts';
+import type { SyncResult } from '../src/queue/sync-source.ts';
 import { startServe } from '../src/serve.ts';
 import { startChromaServer } from '../src/store/chroma-server.ts';
 import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
 import { testEnv, uniqueCollection } from './helpers/app.ts';
 import { startFakeOpenAI } from './helpers/fake-openai.ts';
 import { captureLog } from './helpers/log-capture.ts';
+import { waitFor } from './helpers/wait.ts';
 import type { Logger } from 'pino';
 
 const LAB = path.resolve('examples/lab');
@@ -173,5 +176,30 @@ describe('index identity and repair', () => {
     expect(s.documents).toEqual({ indexed: n, unchanged: 0, removed: 0 });
     expect(cap.find('index repaired')).toHaveLength(1);
     expect(await app.store.count('public')).toBeGreaterThan(0);
+  });
+
+  it('Chroma emptied under a running queue worker: the next sync indexes every document again', async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'labbot-ident-sync-'));
+    for (let i = 1; i <= 4; i++) writeFileSync(path.join(folder, `page-${i}.md`), `# Page ${i}\n\nThe OSPREY${i} sample is in drawer ${i}.\n`);
+    const env = testEnv({ collection: uniqueCollection('ident'), fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }] } });
+    const cap = captureLog();
+    const app = await open(env, cap.log);
+    const q = await startQueueRuntime(app, { worker: true, lockDurationMs: 2000, stalledIntervalMs: 1000 });
+    cleanups.push(() => q.close());
+    const sync = async () => {
+      const job = await q.queue.add('sync-source', { source: 'docs', reason: 'test' });
+      await waitFor(async () => ['completed', 'failed'].includes(await job.getState()), 30_000, 'sync');
+      await waitFor(async () => Object.values(await q.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((v) => v === 0), 30_000, 'jobs done');
+      return { result: (await q.queue.getJob(job.id!))!.returnvalue as SyncResult };
+    };
+    expect((await sync()).result.index).toBe(4);
+    expect(await app.store.count('public')).toBeGreaterThan(0);
+
+    const other = await open(env);
+    await other.store.dropAll();
+    const again = await sync();
+    expect(again.result.index).toBe(4);
+    expect(cap.find('index repaired')).toHaveLength(1);
+    expect(await app.store.count('public')).toBe(4);
   });
 });

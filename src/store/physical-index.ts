@@ -7,8 +7,9 @@
 // Redis) or collections with no records (Redis flushed) are found by comparing the two, and
 // repaired from what Chroma actually holds: records of documents Chroma lacks are dropped (so the
 // next ingest or sync indexes them again), records of documents Chroma holds are rewritten from
-// its metadata (no re-embedding). The check runs when the index is opened and, throttled, before
-// any read of the records that could lead to an "unchanged" skip.
+// its metadata (no re-embedding). The check (one listing of collections and two Redis reads) runs
+// when the index is opened, and before any read of the records that could lead to an "unchanged"
+// skip: once per ingest run or job, once per sync.
 import { randomUUID } from 'node:crypto';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { Logger } from 'pino';
@@ -92,7 +93,7 @@ export interface PhysicalIndex {
   readonly embeddings: Embeddings;
   readonly store: VectorStore;
   readonly catalog: Catalog;
-  /** Records, checked against Chroma (at most every few seconds) before reads that decide what to index. */
+  /** Records, checked against Chroma before each read that decides what to index (a sync's listing). */
   readonly records: RecordStore | undefined;
   /** Records for one ingest run or job: checked against Chroma once, before its first read. */
   recordsForRun(): RecordStore | undefined;
@@ -115,8 +116,6 @@ export interface IndexEnv {
   log: Logger;
   /** An embedder for given settings (same endpoint and credentials, possibly another model). */
   embedder(settings: EmbeddingSettings): Promise<Embeddings>;
-  /** Throttle of the check before record reads. */
-  checkEveryMs?: number;
 }
 
 const sameIds = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -220,8 +219,6 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     return report;
   };
 
-  let checking: Promise<RepairReport | undefined> | undefined;
-  let checkedAt = 0;
   const reconcile = async (opts: { truth?: Catalog } = {}): Promise<RepairReport | undefined> => {
     if (!raw || !env.redis) return undefined;
     if (await consistent()) return undefined;
@@ -256,15 +253,12 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
       if ((await env.redis.get(lockKey)) === token) await env.redis.del(lockKey);
     }
   };
-  const ensure = (): Promise<unknown> => {
-    if (checking) return checking;
-    if (Date.now() - checkedAt < (env.checkEveryMs ?? 2000)) return Promise.resolve();
-    checking = reconcile().finally(() => {
-      checkedAt = Date.now();
+  // Concurrent readers share one check.
+  let checking: Promise<unknown> | undefined;
+  const ensure = (): Promise<unknown> =>
+    (checking ??= reconcile().finally(() => {
       checking = undefined;
-    });
-    return checking;
-  };
+    }));
 
   // Reads that decide what to (re)index go through the check; writes and dashboard reads do not.
   const checkedBy = (check: () => Promise<unknown>): RecordStore | undefined =>

@@ -140,6 +140,23 @@ describe('index identity and repair', () => {
     expect(r.passages.some((p) => p.debug.denseRank !== undefined)).toBe(true);
   });
 
+  it('Chroma restored from an older backup (same index id, a document missing): a new process indexes it again', async () => {
+    const env = testEnv({ collection: uniqueCollection('ident'), fileConfig });
+    const first = await open(env);
+    const n = (await first.ingestSource(first.config.sources[0])).documents.indexed;
+    const gone = [...first.catalog.docs()].find((d) => d.access === 'public')!;
+    await first.store.delete(gone.access, gone.chunkIds);
+    await first.close();
+
+    const cap = captureLog();
+    const second = await open(env, cap.log);
+    const repaired = cap.find('index repaired');
+    expect(repaired).toHaveLength(1);
+    expect(repaired[0].droppedPaths).toEqual([`${gone.source}:${gone.path}`]);
+    expect((await second.ingestSource(second.config.sources[0])).documents).toEqual({ indexed: 1, unchanged: n - 1, removed: 0 });
+    expect(second.catalog.doc(gone.id)?.chunkIds).toEqual(gone.chunkIds);
+  });
+
   it('an index built before index ids: the id is recorded once, nothing is dropped or re-embedded', async () => {
     const env = testEnv({ collection: uniqueCollection('ident'), fileConfig });
     const first = await open(env);

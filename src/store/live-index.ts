@@ -45,7 +45,7 @@ export async function followLiveIndex(deps: LiveIndexDeps): Promise<LiveIndex> {
   const activate = async (base: string): Promise<PhysicalIndex> => {
     const index = await deps.open(base);
     if (mirror) await index.loadCatalog();
-    await index.reconcile({ truth: mirror ? index.catalog : undefined });
+    await index.reconcile({ truth: mirror ? index.catalog : undefined, deep: true });
     return index;
   };
   let live = await activate((redis && (await liveBase(redis, ns))) ?? deps.defaultBase);

@@ -103,7 +103,12 @@ export interface PhysicalIndex {
    */
   loadCatalog(): Promise<void>;
   /** Compares records with Chroma and repairs them; undefined when they agreed. */
-  reconcile(opts?: { truth?: Catalog }): Promise<RepairReport | undefined>;
+  /**
+   * Compares records with Chroma and repairs them; undefined when they agreed. The check compares
+   * ids (and emptiness); `deep` also compares chunk counts per group (a Chroma restored from an
+   * older backup keeps its id), which reads every record: used when an index is opened for use.
+   */
+  reconcile(opts?: { truth?: Catalog; deep?: boolean }): Promise<RepairReport | undefined>;
   /** Drops collections and records (a failed rebuild, or an index switched away from). */
   drop(): Promise<void>;
 }
@@ -219,9 +224,20 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     return report;
   };
 
-  const reconcile = async (opts: { truth?: Catalog } = {}): Promise<RepairReport | undefined> => {
+  /** The deeper check: per group, the chunks Chroma holds against the chunks the records list. */
+  const countsAgree = async (): Promise<boolean> => {
+    const expected = new Map<string, number>();
+    for (const r of await raw!.all()) expected.set(r.access, (expected.get(r.access) ?? 0) + r.chunkIds.length);
+    const groups = new Set([...expected.keys(), ...(await store.groups())]);
+    for (const g of groups) if ((await store.count(g)) !== (expected.get(g) ?? 0)) return false;
+    return true;
+  };
+  const agree = async (deep: boolean) => (await consistent()) && (!deep || (await countsAgree()));
+
+  const reconcile = async (opts: { truth?: Catalog; deep?: boolean } = {}): Promise<RepairReport | undefined> => {
     if (!raw || !env.redis) return undefined;
-    if (await consistent()) return undefined;
+    const deep = opts.deep ?? false;
+    if (await agree(deep)) return undefined;
     const lockKey = `${env.ns}:idx:${base}:repair`;
     const token = randomUUID();
     // One process repairs; the others wait for it and then see agreeing stores.
@@ -230,7 +246,7 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
       await new Promise((r) => setTimeout(r, 200));
     }
     try {
-      if (await consistent()) return undefined;
+      if (await agree(deep)) return undefined;
       const report = await repair(opts.truth);
       if (report.dropped.length + report.restored + report.rewritten + report.partial.length === 0) {
         // Records and collections agreed; only the id was missing (an index built before ids).

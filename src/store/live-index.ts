@@ -65,7 +65,17 @@ export async function followLiveIndex(deps: LiveIndexDeps): Promise<LiveIndex> {
             log.info({ base: e.base, embedding: embeddingKey(live.embedding) }, 'switched to the rebuilt index');
             return;
           }
-          if (e.base === live.base && mirror) await applyDocumentEvent(live, e);
+          if (e.base !== live.base || !mirror) return;
+          // The text is read from Chroma: a short outage (a restart) is waited out, in order.
+          for (let attempt = 0; ; attempt++) {
+            try {
+              return await applyDocumentEvent(live, e);
+            } catch (err) {
+              if (attempt >= 5) throw err;
+              log.warn({ docId: e.docId, attempt: attempt + 1, err: (err as Error).message }, 'reading a changed document from Chroma failed; retrying');
+              await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+            }
+          }
         },
         resync: async () => {
           live = await activate((await liveBase(redis, ns)) ?? deps.defaultBase);

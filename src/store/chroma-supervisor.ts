@@ -1,8 +1,9 @@
 // Which Chroma a process uses (connectChroma: CHROMA_URL, another labbot's on the same data dir,
-// or its own), and its own embedded server, supervised: when the child exits without being asked to (a crash,
-// the OOM killer, kill -9), the exit is logged and the server is started again on the same port
-// and data directory, with exponential backoff while it keeps failing. Hand-written because the
-// child is ours to restart in-process; a process manager would restart labbot, not its child.
+// or its own), and its own embedded server, supervised: when the child exits without being asked
+// to (a crash, the OOM killer, kill -9), the exit is logged and the server is started again on the
+// same port and data directory, with exponential backoff while it keeps failing. Hand-written
+// because the child is ours to restart in-process; a process manager would restart labbot, not
+// its child.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -36,11 +37,10 @@ export interface SupervisorOptions {
 }
 
 export async function startSupervisedChroma(dataDir: string, log: Logger, opts: SupervisorOptions = {}): Promise<SupervisedChroma> {
-  const start = startChromaServer;
   const initial = opts.initialDelayMs ?? 250;
   const max = opts.maxDelayMs ?? 30_000;
   const stableMs = opts.stableMs ?? 30_000;
-  let server: ChromaServer = await start(dataDir);
+  let server: ChromaServer = await startChromaServer(dataDir);
   const port = server.port;
   let stopping = false;
   let delay = initial;
@@ -72,7 +72,7 @@ export async function startSupervisedChroma(dataDir: string, log: Logger, opts: 
         if (stopping) return;
         delay = Math.min(delay * 2, max);
         try {
-          server = await start(dataDir, { port });
+          server = await startChromaServer(dataDir, { port });
         } catch (err) {
           log.error({ err: (err as Error).message }, 'the embedded Chroma server did not start; trying again');
           continue;

@@ -13,11 +13,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { Logger } from 'pino';
-import { chunkOrdinal, createCatalog, type Catalog } from '../search/catalog.ts';
+import { createCatalog, type Catalog } from '../search/catalog.ts';
 import type { ChunkOptions } from '../types.ts';
 import { META, openChromaStore, type CollectionInfo, type VectorStore } from './chroma-store.ts';
+import { repairRecords, type RepairReport } from './index-repair.ts';
 import { describeIndexVersion, indexVersion, type IndexVersionInput } from './index-version.ts';
-import { createRecordStore, type DocRecord, type RecordStore } from './records.ts';
+import { createRecordStore, type RecordStore } from './records.ts';
 import type { Redis } from './redis.ts';
 
 export interface EmbeddingSettings {
@@ -70,17 +71,6 @@ function storedEmbedding(cols: CollectionInfo[]): EmbeddingSettings | undefined 
   return { provider, model, dimensions: typeof dims === 'number' ? dims : undefined };
 }
 
-export interface RepairReport {
-  /** Records dropped because Chroma does not hold their document (it is indexed again next sync). */
-  dropped: { source: string; path: string }[];
-  /** Records written from Chroma's metadata (no re-embedding). */
-  restored: number;
-  /** Records rewritten because they disagreed with Chroma (hash, chunks, path or group). */
-  rewritten: number;
-  /** Documents Chroma held only in part: their chunks were deleted and their records dropped. */
-  partial: string[];
-}
-
 export interface PhysicalIndex {
   readonly base: string;
   /** The id tying these collections to their records. */
@@ -122,8 +112,6 @@ export interface IndexEnv {
   /** An embedder for given settings (same endpoint and credentials, possibly another model). */
   embedder(settings: EmbeddingSettings): Promise<Embeddings>;
 }
-
-const sameIds = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<PhysicalIndex> {
   const { log, configured } = env;
@@ -180,47 +168,15 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
   };
 
   const repair = async (truthIn: Catalog | undefined): Promise<RepairReport> => {
-    const records = raw!;
     let truth = truthIn;
     if (!truth) {
       const scanned = createCatalog();
       for (const group of await store.groups()) await store.scan(group, (r) => scanned.load(r));
       truth = scanned;
     }
-    const report: RepairReport = { dropped: [], restored: 0, rewritten: 0, partial: [] };
-    // A document whose chunks are not 0..n-1 was written in part: it cannot be trusted.
-    for (const d of [...truth.docs()]) {
-      const ordinals = d.chunkIds.map(chunkOrdinal);
-      if (ordinals.every((o, i) => o === i)) continue;
-      await store.delete(d.access, d.chunkIds);
-      truth.removeDocument(d.id);
-      report.partial.push(d.id);
-    }
-    const recs = await records.all();
-    const recorded = new Set<string>();
-    const touchedSources = new Set<string>();
-    for (const rec of recs) {
-      recorded.add(rec.id);
-      const d = truth.doc(rec.id);
-      if (!d) {
-        await records.remove(rec);
-        report.dropped.push({ source: rec.source, path: rec.path });
-        touchedSources.add(rec.source);
-        continue;
-      }
-      if (d.contentHash === rec.contentHash && d.source === rec.source && d.path === rec.path && d.access === rec.access && sameIds(d.chunkIds, rec.chunkIds)) continue;
-      await putFromTruth(records, truth, d.id);
-      report.rewritten += 1;
-    }
-    for (const d of truth.docs()) {
-      if (recorded.has(d.id)) continue;
-      await putFromTruth(records, truth, d.id);
-      report.restored += 1;
-    }
-    // A git source's last synced commit no longer says what is indexed: the next sync lists it all.
-    for (const s of touchedSources) await records.setSourceState(s, { commit: '' });
+    const report = await repairRecords(store, raw!, truth);
     await store.setIndexId(id);
-    await records.setIdentity(id);
+    await raw!.setIdentity(id);
     return report;
   };
 
@@ -309,11 +265,4 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
   };
 }
 
-async function putFromTruth(records: RecordStore, truth: Catalog, docId: string): Promise<void> {
-  const d = truth.doc(docId)!;
-  const chunks = d.chunkIds.map((c) => truth.chunk(c)!);
-  const { chunkIds: _ids, ...doc } = d;
-  await records.put(doc, chunks);
-}
-
-export type { DocRecord };
+export type { RepairReport };

@@ -27,6 +27,9 @@ export async function repairRecords(store: Pick<VectorStore, 'delete'>, records:
   // A document whose chunks are not 0..n-1 was written in part: it cannot be trusted.
   for (const d of [...truth.docs()]) {
     if (d.chunkIds.map(chunkOrdinal).every((o, i) => o === i)) continue;
+    // The same chunk in two groups is a document moving between groups right now: its writer
+    // finishes the move; deleting here would race with it.
+    if (new Set(d.chunkIds).size !== d.chunkIds.length) continue;
     await store.delete(d.access, d.chunkIds);
     truth.removeDocument(d.id);
     report.partial.push(d.id);

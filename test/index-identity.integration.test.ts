@@ -157,6 +157,23 @@ describe('index identity and repair', () => {
     expect(second.catalog.doc(gone.id)?.chunkIds).toEqual(gone.chunkIds);
   });
 
+  it('a document Chroma holds only in part: its remaining chunks are deleted and it is indexed again whole', async () => {
+    const env = testEnv({ collection: uniqueCollection('ident'), fileConfig });
+    const first = await open(env);
+    const n = (await first.ingestSource(first.config.sources[0])).documents.indexed;
+    const doc = [...first.catalog.docs()].find((d) => d.chunkIds.length >= 3)!;
+    await first.store.delete(doc.access, [doc.chunkIds[1]]);
+    await first.close();
+
+    const cap = captureLog();
+    const second = await open(env, cap.log);
+    expect(cap.find('index repaired')[0]?.partial).toBe(1);
+    expect(second.catalog.doc(doc.id)).toBeUndefined();
+    expect((await second.ingestSource(second.config.sources[0])).documents).toEqual({ indexed: 1, unchanged: n - 1, removed: 0 });
+    expect(second.catalog.doc(doc.id)?.chunkIds).toEqual(doc.chunkIds);
+    expect(await second.store.count(doc.access)).toBe(first.catalog.stats().byGroup[doc.access].chunks);
+  });
+
   it('an index built before index ids: the id is recorded once, nothing is dropped or re-embedded', async () => {
     const env = testEnv({ collection: uniqueCollection('ident'), fileConfig });
     const first = await open(env);

@@ -2,6 +2,7 @@
 // entry every few seconds and at once after a blue/green switch. A rebuild drops the old index
 // only when no live process still uses it (or after a grace period: a process that stopped
 // refreshing is gone, one that is stuck must not hold the old collections forever).
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Redis } from './redis.ts';
 
@@ -10,6 +11,9 @@ export const presenceKey = (ns: string) => `${ns}:processes`;
 interface Entry {
   base: string;
   seen: number;
+  /** Where the process runs, for the log when a rebuild waits for it. */
+  host?: string;
+  pid?: number;
 }
 
 export interface Presence {
@@ -24,7 +28,7 @@ export const PRESENCE_STALE_MS = 3 * PRESENCE_EVERY_MS;
 
 export function startPresence(redis: Redis, ns: string, origin: string, base: () => string, log: Logger): Presence {
   const beat = async () => {
-    await redis.hset(presenceKey(ns), origin, JSON.stringify({ base: base(), seen: Date.now() } satisfies Entry));
+    await redis.hset(presenceKey(ns), origin, JSON.stringify({ base: base(), seen: Date.now(), host: hostname(), pid: process.pid } satisfies Entry));
   };
   const timer = setInterval(() => void beat().catch((err: Error) => log.debug({ err: err.message }, 'presence refresh failed')), PRESENCE_EVERY_MS);
   timer.unref();
@@ -38,7 +42,7 @@ export function startPresence(redis: Redis, ns: string, origin: string, base: ()
   };
 }
 
-/** Live processes (fresh entries) not yet using `base`; stale entries are removed on the way. */
+/** Live processes (fresh entries) not yet using `base`, as host:pid; stale entries are removed on the way. */
 export async function processesNotOn(redis: Redis, ns: string, base: string): Promise<string[]> {
   const all = await redis.hgetall(presenceKey(ns));
   const waiting: string[] = [];
@@ -51,7 +55,7 @@ export async function processesNotOn(redis: Redis, ns: string, base: string): Pr
       continue;
     }
     if (Date.now() - e.seen > PRESENCE_STALE_MS) await redis.hdel(presenceKey(ns), origin);
-    else if (e.base !== base) waiting.push(origin);
+    else if (e.base !== base) waiting.push(e.host && e.pid ? `${e.host}:${e.pid}` : origin);
   }
   return waiting;
 }

@@ -12,6 +12,7 @@ import type { Config, SourceConfig } from './config.ts';
 import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { startQueueRuntime, type QueueRuntime } from './queue/runtime.ts';
 import { recordProblems } from './queue/problems.ts';
+import { dropRetired } from './queue/rebuild.ts';
 import { closeRedis, tryConnectRedis, type Redis } from './store/redis.ts';
 import { createAdminRouter, dashboardStartCheck, readyzRouter } from './admin/dashboard.ts';
 import { createMetrics, type Metrics } from './admin/metrics.ts';
@@ -59,6 +60,8 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   const versionChanged = stored !== undefined && stored !== app.version;
 
   const queue = redis ? await startQueueRuntime(app, { worker: config.workerInServe, ...opts }) : undefined;
+  // Old indexes a stopped rebuild could not drop yet (none is dropped while a process uses it).
+  if (redis) await dropRetired(app).catch((err: Error) => log.warn({ err: err.message }, 'could not drop retired indexes'));
   if (versionChanged) {
     if (queue) {
       await enqueueRebuild(queue.queue, { reason: `index version ${stored} -> ${app.version}` });

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
-import { rebuildIndex } from '../src/queue/rebuild.ts';
+import { rebuildIndex, retiredKey } from '../src/queue/rebuild.ts';
 import { IndexVersionError } from '../src/store/chroma-store.ts';
 import { liveBase } from '../src/store/records.ts';
 import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
@@ -121,5 +121,25 @@ describe('blue/green rebuild', () => {
     expect(third.app.version).not.toBe(first.app.version);
     expect(third.app.versionDescription).toMatch(/m=32/);
     await expect(third.app.ingestSource(third.app.config.sources[0])).rejects.toBeInstanceOf(IndexVersionError);
+  }, 60_000);
+
+  it('an old index left behind by a rebuild that stopped while waiting is dropped by the next rebuild, once no process uses it', async () => {
+    const folder = makeFolder(2);
+    const env = testEnv({ collection: uniqueCollection('bg'), fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }] } });
+    const bot = await open(env);
+    await bot.app.ingestSource(bot.app.config.sources[0]);
+    // What such a rebuild leaves: an index beside the live one, marked retired.
+    const leftover = await bot.app.openIndex(`${env.LABBOT_COLLECTION}-vleft`);
+    const [vector] = await bot.app.embeddings.embedDocuments(['left over']);
+    await leftover.store.upsert('public', [{ id: 'x#0', text: 'left over', embedding: vector, metadata: { doc_id: 'x', source: 'docs', path: 'x.md', kind: 'note', title: 'x', authors: '', access: 'public', doc_hash: 'h', chunk_hash: 'c', chunk_index: 0, section: '' } }]);
+    await bot.redis.sadd(retiredKey(bot.app.ns), leftover.base);
+
+    const worker = await open(env, { loadCatalog: false });
+    await rebuildIndex(worker.app, { reason: 'test' });
+    expect(await leftover.store.groups()).toEqual([]);
+    expect(await bot.redis.sismember(retiredKey(bot.app.ns), leftover.base)).toBe(0);
+    // The index it replaced was retired and dropped the same way; the live one is untouched.
+    expect(await bot.redis.smembers(retiredKey(bot.app.ns))).toEqual([]);
+    expect(await worker.app.store.count('public')).toBe(2);
   }, 60_000);
 });

@@ -60,6 +60,21 @@ export async function processesNotOn(redis: Redis, ns: string, base: string): Pr
   return waiting;
 }
 
+/** Live processes (fresh entries) using `base`. */
+export async function processesOn(redis: Redis, ns: string, base: string): Promise<number> {
+  const all = await redis.hgetall(presenceKey(ns));
+  let n = 0;
+  for (const json of Object.values(all)) {
+    try {
+      const e = JSON.parse(json) as Entry;
+      if (e.base === base && Date.now() - e.seen <= PRESENCE_STALE_MS) n += 1;
+    } catch {
+      // A malformed entry names no index.
+    }
+  }
+  return n;
+}
+
 /** Waits until every live process uses `base`, or the grace period ends; says which it was. */
 export async function awaitSwitch(redis: Redis, ns: string, base: string, graceMs: number, pollMs = 250): Promise<{ acknowledged: boolean; waitingFor: string[] }> {
   const deadline = Date.now() + graceMs;

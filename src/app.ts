@@ -1,7 +1,6 @@
-// Wires the parts from a Config: Chroma (started here when CHROMA_URL is unset), models, the
-// in-memory catalog rebuilt from Chroma, retrieval and answering. CLI and server both use it.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+// Wires the parts from a Config: Chroma (store/chroma-supervisor.ts), models, the live physical
+// index (store/physical-index.ts, followed across processes by store/live-index.ts), retrieval
+// and answering. CLI and server both use it.
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
@@ -10,24 +9,20 @@ import { answerQuestion, type AskResult, type HistoryTurn } from './answer/answe
 import { groupsForChannel, type Config, type SourceConfig } from './config.ts';
 import { createChatModel, describeModel } from './models/chat.ts';
 import { createEmbeddings } from './models/embeddings.ts';
-import { createCatalog, type Catalog } from './search/catalog.ts';
 import { createHttpReranker, createOfflineReranker, type Reranker } from './search/rerank.ts';
+import type { Catalog } from './search/catalog.ts';
 import { retrieve, type RetrievalResult } from './search/retrieve.ts';
-import { startChromaServer, waitForHeartbeat, type ChromaServer } from './store/chroma-server.ts';
-import { ChromaUnavailableError, openChromaStore, type VectorStore } from './store/chroma-store.ts';
-import { describeIndexVersion, indexVersion } from './store/index-version.ts';
+import { ChromaUnavailableError, type VectorStore } from './store/chroma-store.ts';
+import { connectChroma, type ChromaProcessStatus } from './store/chroma-supervisor.ts';
 import { createEmbeddingCache } from './store/embedding-cache.ts';
-import { openIndexEvents, type IndexEvent, type IndexEvents } from './store/index-events.ts';
-import { aliasKey, createRecordStore, liveBase, type RecordStore } from './store/records.ts';
+import type { IndexEvents } from './store/index-events.ts';
+import { followLiveIndex } from './store/live-index.ts';
+import { describeSettings, embeddingKey, openPhysicalIndex, settingsVersion, type EmbeddingSettings, type IndexSettings, type PhysicalIndex } from './store/physical-index.ts';
+import type { RecordStore } from './store/records.ts';
 import type { Redis } from './store/redis.ts';
 
 /** One physical index: Chroma collections of a base name, its lexical catalog and its records. */
-export interface IndexHandle {
-  base: string;
-  store: VectorStore;
-  catalog: Catalog;
-  records: RecordStore | undefined;
-}
+export type IndexHandle = PhysicalIndex;
 
 export interface App {
   config: Config;
@@ -64,6 +59,8 @@ export interface App {
   onAsked(listener: (e: AskedEvent) => void): void;
   /** Drops every collection of this index (used before a full rebuild). */
   reset(): Promise<void>;
+  /** The embedded Chroma process, when this process started and supervises it. */
+  chromaProcess(): ChromaProcessStatus | undefined;
   close(): Promise<void>;
 }
 
@@ -73,128 +70,52 @@ export interface AskedEvent {
   totalMs: number;
 }
 
-/** Shared by every process using the same data dir, so a CLI run next to `serve` reuses its Chroma. */
-interface ChromaLock {
-  pid: number;
-  url: string;
-}
-
-async function connectChroma(config: Config, log: Logger): Promise<{ url: string; server?: ChromaServer }> {
-  if (config.chromaUrl) {
-    await waitForHeartbeat(config.chromaUrl, 10_000).catch((err: Error) => {
-      throw new Error(`Chroma at CHROMA_URL=${config.chromaUrl} is not reachable: ${err.message}`);
-    });
-    return { url: config.chromaUrl };
-  }
-  const lockFile = path.join(config.dataDir, 'chroma.json');
-  if (existsSync(lockFile)) {
-    try {
-      const lock = JSON.parse(readFileSync(lockFile, 'utf8')) as ChromaLock;
-      process.kill(lock.pid, 0);
-      await waitForHeartbeat(lock.url, 2000);
-      log.debug({ url: lock.url }, 'reusing the Chroma server started by another labbot process');
-      return { url: lock.url };
-    } catch {
-      // Stale lock: the process that wrote it is gone.
-    }
-  }
-  const server = await startChromaServer(path.join(config.dataDir, 'chroma'));
-  writeFileSync(lockFile, JSON.stringify({ pid: process.pid, url: server.url } satisfies ChromaLock));
-  log.info({ url: server.url, dir: path.join(config.dataDir, 'chroma') }, 'started a local Chroma server');
+/** The settings the configuration asks a new index to be built with. */
+function configuredSettings(config: Config): IndexSettings {
   return {
-    url: server.url,
-    server: {
-      ...server,
-      stop: async () => {
-        rmSync(lockFile, { force: true });
-        await server.stop();
-      },
+    embeddings: {
+      provider: config.embeddings.provider,
+      model: config.embeddings.model,
+      dimensions: config.embeddings.provider === 'hash' ? (config.embeddings.dimensions ?? 384) : config.embeddings.dimensions,
     },
+    chunking: config.chunking,
+    hnsw: { m: config.retrieval.hnswM, efConstruction: config.retrieval.hnswEfConstruction, efSearch: config.retrieval.hnswEfSearch },
   };
 }
 
 export async function openApp(config: Config, log: Logger, opts: { loadCatalog?: boolean; redis?: Redis } = {}): Promise<App> {
-  const chroma = await connectChroma(config, log);
+  const chroma = await connectChroma({ chromaUrl: config.chromaUrl, dataDir: config.dataDir }, log);
+  const settings = configuredSettings(config);
   const embeddings = await createEmbeddings(config);
-  const versionInput = {
-    embeddingProvider: config.embeddings.provider,
-    embeddingModel: config.embeddings.model,
-    dimensions: config.embeddings.provider === 'hash' ? (config.embeddings.dimensions ?? 384) : config.embeddings.dimensions,
-    chunking: config.chunking,
+  // One embedder per embedding setting: an index built with another model is queried with it.
+  const embedders = new Map<string, Promise<Embeddings>>([[embeddingKey(settings.embeddings), Promise.resolve(embeddings)]]);
+  const embedderFor = (e: EmbeddingSettings) => {
+    const key = embeddingKey(e);
+    if (!embedders.has(key)) embedders.set(key, createEmbeddings({ embeddings: e, openai: config.openai }));
+    return embedders.get(key)!;
   };
-  const version = indexVersion(versionInput);
+  const version = settingsVersion(settings);
   const redis = opts.redis;
   const ns = `labbot:${config.collection}`;
-
-  const loadCatalog = async (h: IndexHandle) => {
-    const t0 = performance.now();
-    for (const group of await h.store.groups()) await h.store.scan(group, (records) => h.catalog.load(records));
-    const s = h.catalog.stats();
-    log.debug({ base: h.base, documents: s.documents, chunks: s.chunks, ms: Math.round(performance.now() - t0) }, 'catalog loaded from Chroma');
-  };
-  const openIndex = async (base: string): Promise<IndexHandle> => ({
-    base,
-    store: openChromaStore({
-      url: chroma.url,
-      base,
-      version,
-      efSearch: config.retrieval.hnswEfSearch,
-      m: config.retrieval.hnswM,
-      efConstruction: config.retrieval.hnswEfConstruction,
-    }),
-    catalog: createCatalog(),
-    records: redis ? createRecordStore(redis, ns, base, version) : undefined,
-  });
-  let live = await openIndex((redis && (await liveBase(redis, ns))) ?? config.collection);
-  const cache = redis ? createEmbeddingCache(redis, ns, `${config.embeddings.provider}.${config.embeddings.model}.${versionInput.dimensions ?? 'd'}`) : undefined;
-  let events: IndexEvents | undefined;
+  const openIndex = (base: string) => openPhysicalIndex({ chromaUrl: chroma.url, redis, ns, configured: settings, log, embedder: embedderFor }, base);
 
   // Without a loaded catalog (a queue worker, a CLI reindex) this process answers nothing: it does
   // not mirror the lexical index, it only follows which index is live.
-  const mirror = opts.loadCatalog !== false;
-  const applyEvent = async (e: IndexEvent) => {
-    if (e.type === 'switch') {
-      if (e.base === live.base) return;
-      const next = await openIndex(e.base);
-      if (mirror) await loadCatalog(next);
-      const stored = await next.store.storedVersion();
-      if (stored && stored !== version) log.warn({ base: e.base, stored, configured: version }, 'the new live index was built with other settings; restart this process with them');
-      live = next;
-      log.info({ base: e.base }, 'switched to the rebuilt index');
-      return;
-    }
-    if (e.base !== live.base || !mirror) return;
-    if (e.type === 'put') live.catalog.putDocument(e.doc, e.chunks);
-    else live.catalog.removeDocument(e.docId);
-  };
-  if (redis) {
-    events = await openIndexEvents(
-      redis,
-      ns,
-      {
-        apply: applyEvent,
-        resync: async () => {
-          const base = (await liveBase(redis, ns)) ?? config.collection;
-          const next = await openIndex(base);
-          if (mirror) await loadCatalog(next);
-          live = next;
-        },
-      },
-      log,
-    );
-  }
+  const liveIndex = await followLiveIndex({ redis, ns, defaultBase: config.collection, open: openIndex, mirror: opts.loadCatalog !== false, log });
+  const events = liveIndex.events;
+  const cache = redis ? createEmbeddingCache(redis, ns, embeddingKey(settings.embeddings)) : undefined;
 
-  const ingestDeps = (h: IndexHandle = live, onProgress?: (e: ProgressEvent) => void): IngestDeps => ({
+  const ingestDeps = (h: PhysicalIndex = liveIndex.current, onProgress?: (e: ProgressEvent) => void): IngestDeps => ({
     store: h.store,
     catalog: h.catalog,
     embeddings,
     log,
     onProgress,
     cache,
-    lookup: h.records ?? catalogLookup(h.catalog),
+    lookup: h.recordsForRun() ?? catalogLookup(h.catalog),
     onPut: async (doc, chunks) => {
       await h.records?.put(doc, chunks);
-      await events?.publish({ type: 'put', base: h.base, doc, chunks });
+      await events?.publish({ type: 'put', base: h.base, docId: doc.id, access: doc.access, chunks: chunks.length });
     },
     onRemove: async (doc) => {
       await h.records?.remove(doc);
@@ -210,31 +131,34 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
         timeoutMs: config.openai.timeoutMs,
         onError: (err) => log.warn({ err: err.message }, 'rerank endpoint failed; keeping the fused order'),
       })
-    : createOfflineReranker({ idf: (t) => live.catalog.idf(t) });
+    : // Term weights come with each search (idf over the groups searched), never from all groups.
+      createOfflineReranker();
 
-  if (opts.loadCatalog !== false) await loadCatalog(live);
-
-  const doRetrieve = (question: string, groups: string[], k?: number) =>
-    retrieve(
+  const doRetrieve = (question: string, groups: string[], k?: number) => {
+    // One index for the whole question, even if a switch lands meanwhile; queries are embedded
+    // with the model that index was built with.
+    const index = liveIndex.current;
+    return retrieve(
       question,
       groups,
       config.retrieval,
       {
-        catalog: live.catalog,
+        catalog: index.catalog,
         // An outage must reach the user ("index unavailable"); any other dense failure (a
         // collection built with other vector dimensions, mid-switch) leaves lexical retrieval.
         dense: (group, vector, n) =>
-          live.store.query(group, vector, n).catch((err: Error) => {
+          index.store.query(group, vector, n).catch((err: Error) => {
             if (err instanceof ChromaUnavailableError) throw err;
             log.warn({ group, err: err.message }, 'dense search failed; answering from lexical retrieval');
             return [];
           }),
-        embedQuery: (q) => embeddings.embedQuery(q),
+        embedQuery: (q) => index.embeddings.embedQuery(q),
         reranker,
         onDenseError: (err) => log.warn({ err: err.message }, 'query embedding failed; answering from lexical retrieval only'),
       },
       k,
     );
+  };
 
   const ingestSettings = {
     chunking: config.chunking,
@@ -242,22 +166,22 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     embedBatch: config.ingest.embedBatch,
     defaultAccess: config.access.default,
   };
-  const runIngest = (target: IngestTarget, onProgress?: (e: ProgressEvent) => void) => ingest(target, ingestSettings, ingestDeps(live, onProgress));
+  const runIngest = (target: IngestTarget, onProgress?: (e: ProgressEvent) => void) => ingest(target, ingestSettings, ingestDeps(liveIndex.current, onProgress));
 
   return {
     config,
     log,
     get store() {
-      return live.store;
+      return liveIndex.current.store;
     },
     get catalog() {
-      return live.catalog;
+      return liveIndex.current.catalog;
     },
     get records() {
-      return live.records;
+      return liveIndex.current.records;
     },
     get base() {
-      return live.base;
+      return liveIndex.current.base;
     },
     redis,
     ns,
@@ -265,19 +189,13 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     ingestSettings,
     openIndex,
     ingestDeps,
-    removeDocument: (doc) => removeIndexed(doc, ingestDeps(live)),
-    switchTo: async (h, publish) => {
-      if (publish && redis) {
-        await redis.set(aliasKey(ns), h.base);
-        await events?.publish({ type: 'switch', base: h.base });
-      }
-      live = h;
-    },
+    removeDocument: (doc) => removeIndexed(doc, ingestDeps(liveIndex.current)),
+    switchTo: (h, publish) => liveIndex.switchTo(h, publish),
     embeddings,
     chat,
     reranker,
     version,
-    versionDescription: describeIndexVersion(versionInput),
+    versionDescription: describeSettings(settings),
     chromaUrl: chroma.url,
     retrieve: doRetrieve,
     ask: async (question, o = {}) => {
@@ -305,13 +223,16 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     ingestSource: (source, onProgress) =>
       runIngest({ sourceId: source.id, root: source.path, kind: source.kind, access: source.access }, onProgress),
     reset: async () => {
-      await live.store.dropAll();
-      await live.records?.drop();
-      for (const d of [...live.catalog.docs()]) live.catalog.removeDocument(d.id);
+      const index = liveIndex.current;
+      await index.drop();
+      // Emptied, not replaced: the same index goes on being written.
+      await index.records?.setIdentity(index.id);
+      for (const d of [...index.catalog.docs()]) index.catalog.removeDocument(d.id);
     },
+    chromaProcess: () => chroma.supervised?.status(),
     close: async () => {
-      await events?.close();
-      await chroma.server?.stop();
+      await liveIndex.close();
+      await chroma.stop();
     },
   };
 }

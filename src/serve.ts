@@ -12,9 +12,10 @@ import type { Config, SourceConfig } from './config.ts';
 import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { startQueueRuntime, type QueueRuntime } from './queue/runtime.ts';
 import { recordProblems } from './queue/problems.ts';
+import { dropRetired } from './queue/rebuild.ts';
 import { closeRedis, tryConnectRedis, type Redis } from './store/redis.ts';
 import { redactUrls } from './log.ts';
-import { createAdminRouter, dashboardStartCheck } from './admin/dashboard.ts';
+import { createAdminRouter, dashboardStartCheck, readyzRouter } from './admin/dashboard.ts';
 import { createMetrics, type Metrics } from './admin/metrics.ts';
 import { createSlackBot, type SlackBot } from './slack/bot.ts';
 import { createBackgroundReindexer } from './slack/reindexer.ts';
@@ -60,6 +61,8 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   const versionChanged = stored !== undefined && stored !== app.version;
 
   const queue = redis ? await startQueueRuntime(app, { worker: config.workerInServe, ...opts }) : undefined;
+  // Old indexes a stopped rebuild could not drop yet (none is dropped while a process uses it).
+  if (redis) await dropRetired(app).catch((err: Error) => log.warn({ err: err.message }, 'could not drop retired indexes'));
   if (versionChanged) {
     if (queue) {
       await enqueueRebuild(queue.queue, { reason: `index version ${stored} -> ${app.version}` });
@@ -92,7 +95,7 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   if (dashboardRefused) {
     log.error(dashboardRefused);
     // /readyz and /metrics are still wanted by orchestrators when the dashboard is refused.
-    routers.push(metrics.router);
+    routers.push(readyzRouter(app, redis), metrics.router);
   } else {
     routers.push(await createAdminRouter({ app, queue: queue?.queue, redis, activity, metrics, log }));
   }

@@ -245,7 +245,7 @@ describe('admin dashboard over HTTP', () => {
   it('/readyz reports Chroma and Redis ok', async () => {
     const res = await fetch(`${s.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ chroma: 'ok', redis: 'ok' });
+    expect(await res.json()).toEqual({ chroma: 'ok', redis: 'ok', chromaProcess: null });
   });
 
   it('/metrics exposes the metrics and counts a question after an ask', async () => {

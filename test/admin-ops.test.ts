@@ -84,7 +84,7 @@ describe('/readyz', () => {
       up = false;
       const down = await fetch(`${s.url}/readyz`);
       expect(down.status).toBe(503);
-      expect(await down.json()).toEqual({ chroma: 'ok', redis: 'down' });
+      expect(await down.json()).toEqual({ chroma: 'ok', redis: 'down', chromaProcess: null });
     } finally {
       if (up) execFileSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave']);
       // Closing waits on Redis connections that can no longer be reached: bounded.
@@ -97,7 +97,7 @@ describe('/readyz', () => {
     try {
       const res = await fetch(`${s.url}/readyz`);
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ chroma: 'ok', redis: 'down' });
+      expect(await res.json()).toEqual({ chroma: 'ok', redis: 'down', chromaProcess: null });
       // The dashboard still renders and says the queue is missing.
       const page = await (await fetch(`${s.url}/admin`, { headers: { authorization: 'Bearer admin-token-for-tests-0123456789' } })).text();
       expect(page).toContain('Redis is not reachable');
@@ -116,7 +116,7 @@ describe('/readyz', () => {
       up = false;
       const down = await fetch(`${s.url}/readyz`);
       expect(down.status).toBe(503);
-      expect(await down.json()).toEqual({ chroma: 'down', redis: 'ok' });
+      expect(await down.json()).toEqual({ chroma: 'down', redis: 'ok', chromaProcess: null });
     } finally {
       if (up) await chroma.stop();
       await s.close();

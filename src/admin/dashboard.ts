@@ -80,6 +80,22 @@ function withTimeout<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
 
 const wantsJson = (req: Request) => req.path.startsWith('/api/') || req.originalUrl.startsWith('/admin/queues/api') || !(req.headers.accept ?? '').includes('text/html');
 
+/** GET /readyz (no authentication): Chroma and Redis reachable; served even when the dashboard is not. */
+export function readyzRouter(app: App, redis: Redis | undefined): Router {
+  const router = Router();
+  router.get('/readyz', async (_req, res) => {
+    const [chroma, redisOk] = await Promise.all([
+      withTimeout(app.store.heartbeat(), 2000, false),
+      redis ? withTimeout(redis.ping().then((r) => r === 'PONG'), 1000, false) : Promise.resolve(false),
+    ]);
+    // chromaProcess: the embedded server's supervision (state, restarts, last exit), when labbot runs it.
+    const body = { chroma: chroma ? 'ok' : 'down', redis: redisOk ? 'ok' : 'down', chromaProcess: app.chromaProcess() ?? null };
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(chroma && redisOk ? 200 : 503).json(body);
+  });
+  return router;
+}
+
 export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   const { app, queue, redis, activity, metrics, log } = deps;
   const config = app.config;
@@ -97,15 +113,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   const router = Router();
 
   // --- operations (no authentication) ---
-  router.get('/readyz', async (_req, res) => {
-    const [chroma, redisOk] = await Promise.all([
-      withTimeout(app.store.heartbeat(), 2000, false),
-      redis ? withTimeout(redis.ping().then((r) => r === 'PONG'), 1000, false) : Promise.resolve(false),
-    ]);
-    const body = { chroma: chroma ? 'ok' : 'down', redis: redisOk ? 'ok' : 'down' };
-    res.setHeader('Cache-Control', 'no-store');
-    res.status(chroma && redisOk ? 200 : 503).json(body);
-  });
+  router.use(readyzRouter(app, redis));
   router.use(metrics.router);
 
   // --- /admin ---
@@ -311,6 +319,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         embeddings: `${config.embeddings.provider}:${config.embeddings.model}`,
         base: app.base,
         collection: config.collection,
+        chromaProcess: app.chromaProcess(),
         queueCounts: counts,
         sources,
         channels: channelOptions(),

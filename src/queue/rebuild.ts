@@ -1,10 +1,14 @@
 // Blue/green rebuild: index every source into a new physical index beside the live one, check it,
-// then point the alias at it (one Redis SET) and drop the old one. Questions keep being answered
-// from the old index until the switch.
+// then point the alias at it (one Redis SET). Questions keep being answered from the old index
+// (queried with the embedding model it was built with) until each process has switched; the old
+// collections are dropped only once every live process has acknowledged the switch through Redis,
+// or after the grace period (queue.switchGraceMs).
 import type { Job } from 'bullmq';
 import { ingest } from '../../ingest/pipeline.ts';
 import { updateClone } from '../../ingest/sources/git.ts';
 import type { App } from '../app.ts';
+import { awaitSwitch, processesOn } from '../store/presence.ts';
+import { liveBase } from '../store/records.ts';
 import type { RebuildData } from './jobs.ts';
 import { recordProblems } from './problems.ts';
 
@@ -14,9 +18,36 @@ export interface RebuildResult {
   documents: number;
   chunks: number;
   embedded: number;
+  /** Every live process switched before the old index was dropped (else the grace period ran out). */
+  switchAcknowledged: boolean;
+}
+
+/** Indexes switched away from but not yet dropped (the rebuild waits for every process first). */
+export const retiredKey = (ns: string) => `${ns}:retired`;
+
+/**
+ * Drops retired indexes no live process uses: a rebuild stopped while it waited (a worker
+ * restarted during an upgrade) would otherwise leave its old collections behind for good.
+ */
+export async function dropRetired(app: App): Promise<string[]> {
+  const redis = app.redis;
+  if (!redis) return [];
+  const live = (await liveBase(redis, app.ns)) ?? app.config.collection;
+  const dropped: string[] = [];
+  for (const base of await redis.smembers(retiredKey(app.ns))) {
+    if (base !== live && (await processesOn(redis, app.ns, base)) > 0) continue;
+    if (base !== live) {
+      await (await app.openIndex(base)).drop();
+      dropped.push(base);
+      app.log.info({ base }, 'dropped an index retired by an earlier rebuild');
+    }
+    await redis.srem(retiredKey(app.ns), base);
+  }
+  return dropped;
 }
 
 export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Promise<RebuildResult> {
+  await dropRetired(app);
   const from = app.base;
   const to = `${app.config.collection}-v${Date.now().toString(36)}`;
   app.log.info({ from, to, reason: data.reason }, 'rebuilding the index beside the live one');
@@ -40,18 +71,23 @@ export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Prom
     await check(app, next);
   } catch (err) {
     // The live index is untouched; the half-built one is dropped.
-    await next.store.dropAll().catch(() => undefined);
-    await next.records?.drop().catch(() => undefined);
+    await next.drop().catch(() => undefined);
     throw err;
   }
   for (const [id, commit] of commits) await next.records?.setSourceState(id, { commit, lastSyncAt: new Date().toISOString() });
   const stats = next.catalog.stats();
   const old = await app.openIndex(from);
+  // Retired before the switch is visible: if this job stops while it waits, a later rebuild drops it.
+  await app.redis?.sadd(retiredKey(app.ns), from);
   await app.switchTo(next, true);
-  await old.store.dropAll();
-  await old.records?.drop();
-  app.log.info({ from, to, documents: stats.documents, chunks: stats.chunks }, 'switched to the rebuilt index');
-  return { from, to, documents: stats.documents, chunks: stats.chunks, embedded };
+  app.log.info({ from, to, documents: stats.documents, chunks: stats.chunks }, 'switched to the rebuilt index; waiting for every live process before dropping the old one');
+  const graceMs = app.config.queue.switchGraceMs;
+  const acks = app.redis ? await awaitSwitch(app.redis, app.ns, to, graceMs) : { acknowledged: true, waitingFor: [] };
+  if (!acks.acknowledged) app.log.warn({ from, to, waitingFor: acks.waitingFor, graceMs }, 'some processes did not switch within the grace period; dropping the old index anyway');
+  await old.drop();
+  await app.redis?.srem(retiredKey(app.ns), from);
+  app.log.info({ from, to }, 'dropped the old index');
+  return { from, to, documents: stats.documents, chunks: stats.chunks, embedded, switchAcknowledged: acks.acknowledged };
 }
 
 /** The new index must hold documents if the old one did, and answer a query with its own chunk. */

@@ -38,10 +38,18 @@ export interface Catalog {
   passage(chunkId: string, score: number): Passage | undefined;
   lexicalSearch(groups: string[], query: string, n: number): Hit[];
   idsWithTerm(groups: string[], term: string, limit: number): string[];
-  /** BM25 idf of an analysed term: the highest over partitions (rare anywhere is informative). */
-  idf(term: string): number;
+  /**
+   * BM25 idf of an analysed term: the highest over the given groups' partitions (rare anywhere
+   * searched is informative), or over all partitions without groups. Statistics of groups the
+   * caller may not read must never shape its scores.
+   */
+  idf(term: string, groups?: string[]): number;
   /** Chunks indexed, over all partitions. */
   readonly chunkCount: number;
+  /** Chunks indexed in the given groups' partitions. */
+  chunkCountIn(groups: string[]): number;
+  /** The access group of a chunk's document, if the chunk is indexed. */
+  groupOf(chunkId: string): string | undefined;
   /** Loads records scanned from Chroma (chunks of one document may arrive in several batches). */
   load(records: StoredRecord[]): void;
   stats(): CatalogStats;
@@ -152,10 +160,20 @@ export function createCatalog(): Catalog {
     get chunkCount() {
       return chunks.size;
     },
-    idf(term) {
+    idf(term, groups) {
       let best = 0;
-      for (const p of partitions.values()) best = Math.max(best, p.idf(term));
+      const searched = groups ? groups.map((g) => partitions.get(g)) : [...partitions.values()];
+      for (const p of searched) if (p) best = Math.max(best, p.idf(term));
       return best;
+    },
+    chunkCountIn(groups) {
+      let n = 0;
+      for (const g of new Set(groups)) n += partitions.get(g)?.size ?? 0;
+      return n;
+    },
+    groupOf(chunkId) {
+      const c = chunks.get(chunkId);
+      return c && docs.get(c.docId)?.access;
     },
     load(records) {
       // Group by document, then merge with chunks already loaded from earlier batches.

@@ -20,8 +20,15 @@ export interface RerankHit {
 
 export interface Reranker {
   name: string;
-  /** Every passage comes back exactly once, best first. */
-  rerank(query: string, passages: RerankPassage[]): Promise<RerankHit[]>;
+  /**
+   * Every passage comes back exactly once, best first. `context.idf`, when given, weighs query
+   * terms by the statistics of the groups being searched (it overrides the reranker's own).
+   */
+  rerank(query: string, passages: RerankPassage[], context?: RerankContext): Promise<RerankHit[]>;
+}
+
+export interface RerankContext {
+  idf?: (term: string) => number;
 }
 
 export interface OfflineRerankWeights {
@@ -185,10 +192,11 @@ export function createOfflineReranker(opts: OfflineRerankerOptions = {}): Rerank
   const weights = { ...DEFAULT_OFFLINE_WEIGHTS, ...opts.weights };
   return {
     name: 'offline',
-    async rerank(query, passages) {
+    async rerank(query, passages, context) {
       if (passages.length === 0) return [];
       const qTokens = tokenizeWithPositions(query);
-      const feats = passages.map((p) => passageFeatures(qTokens, p.text, opts));
+      const featureOpts = context?.idf ? { ...opts, idf: context.idf } : opts;
+      const feats = passages.map((p) => passageFeatures(qTokens, p.text, featureOpts));
       let lo = Infinity;
       let hi = -Infinity;
       for (const p of passages) {

@@ -59,7 +59,15 @@ export async function retrieve(
   });
   // BM25 runs while the query embedding (possibly remote) is computed.
   const lexicalStart = performance.now();
-  const lexical = deps.catalog.lexicalSearch(groups, question, n);
+  // Every hit, whatever list it comes from, must belong to a group being searched: a collection
+  // or partition holding a chunk of another group (a drift, a moved document) must not leak it.
+  const searched = new Set(groups);
+  const allowed = (id: string) => {
+    const g = deps.catalog.groupOf(id);
+    return g !== undefined && searched.has(g);
+  };
+  const idf = (term: string) => deps.catalog.idf(term, groups);
+  const lexical = deps.catalog.lexicalSearch(groups, question, n).filter((h) => allowed(h.id));
   const lexicalMs = performance.now() - lexicalStart;
   const vector = await vectorP;
   const embedMs = performance.now() - tEmbed - lexicalMs;
@@ -68,7 +76,7 @@ export async function retrieve(
   const perGroup = vector ? await Promise.all(groups.map((g) => deps.dense(g, vector, n))) : [];
   const dense = perGroup
     .flat()
-    .filter((h) => deps.catalog.chunk(h.id))
+    .filter((h) => allowed(h.id))
     .sort((a, b) => b.score - a.score)
     .slice(0, n);
   const denseMs = performance.now() - tDense;
@@ -85,12 +93,12 @@ export async function retrieve(
   // Matchers are phrases first, then identifiers (see exactMatchers). An identifier common in
   // the corpus (a cell line every protocol names) says little about which passage answers, so
   // its boost shrinks with its idf; a rare catalogue number keeps the full boost.
-  const exactWeights = [...terms.phrases.map(() => 1), ...terms.identifiers.map((id) => identifierWeight(id, deps.catalog))];
+  const exactWeights = [...terms.phrases.map(() => 1), ...terms.identifiers.map((id) => identifierWeight(id, deps.catalog, groups))];
   if (matchers.length) {
     for (const id of terms.identifiers) {
       for (const term of new Set(tokenize(id))) {
         for (const cid of deps.catalog.idsWithTerm(groups, term, EXACT_LOOKUP_LIMIT)) {
-          if (!candidates.has(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
+          if (!candidates.has(cid) && allowed(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
         }
       }
     }
@@ -111,6 +119,7 @@ export async function retrieve(
     const reranked = await deps.reranker.rerank(
       question,
       head.map((h) => ({ id: h.id, text: deps.catalog.searchText(h.id) ?? '', score: h.score })),
+      { idf },
     );
     const byId = new Map(head.map((h) => [h.id, h]));
     const newHead = reranked.filter((r) => byId.has(r.id)).map((r) => ({ ...byId.get(r.id)!, rerank: r.score }));
@@ -123,7 +132,7 @@ export async function retrieve(
   const used = new Set<string>();
   for (const h of ordered) {
     if (passages.length >= k) break;
-    if (used.has(h.id)) continue;
+    if (used.has(h.id) || !allowed(h.id)) continue;
     const p = deps.catalog.passage(h.id, h.rerank ?? h.score);
     if (!p) continue;
     used.add(h.id);
@@ -145,11 +154,11 @@ export async function retrieve(
   };
 }
 
-/** An identifier's weight: its idf relative to that of a term found in a single chunk. */
-function identifierWeight(identifier: string, catalog: Catalog): number {
-  const idfs = tokenize(identifier).map((t) => catalog.idf(t));
+/** An identifier's weight: its idf relative to that of a term found in a single chunk, both over the searched groups. */
+function identifierWeight(identifier: string, catalog: Catalog, groups: string[]): number {
+  const idfs = tokenize(identifier).map((t) => catalog.idf(t, groups));
   const idf = idfs.length ? Math.max(...idfs) : 0;
-  const n = catalog.chunkCount;
+  const n = catalog.chunkCountIn(groups);
   const rarest = Math.log(1 + (n - 0.5) / 1.5);
   return rarest > 0 ? Math.min(1, idf / rarest) : 1;
 }

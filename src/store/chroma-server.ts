@@ -9,6 +9,10 @@ import path from 'node:path';
 export interface ChromaServer {
   url: string;
   port: number;
+  /** The child's process id. */
+  pid: number | undefined;
+  /** Resolves when the child exits, for any reason (a stop, a crash, kill -9). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
 }
 
@@ -55,6 +59,7 @@ export async function startChromaServer(dataDir: string, opts: { timeoutMs?: num
   const child = spawn(process.execPath, [chromaCli(), 'run', '--path', dataDir, '--host', '127.0.0.1', '--port', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
   let output = '';
   const keep = (b: Buffer) => {
     output = (output + b.toString()).slice(-4000);
@@ -75,5 +80,5 @@ export async function startChromaServer(dataDir: string, opts: { timeoutMs?: num
     await exited;
     clearTimeout(timer);
   };
-  return { url, port, stop };
+  return { url, port, pid: child.pid, exited, stop };
 }

@@ -36,7 +36,30 @@ export interface VectorStore {
   /** Drops every collection of this base name (all groups). */
   dropAll(): Promise<void>;
   heartbeat(): Promise<boolean>;
+  /** This index's collections with their stored metadata and search setting (identity, settings). */
+  describe(): Promise<CollectionInfo[]>;
+  /** Writes the physical index id into every collection of this base (and into collections created later). */
+  setIndexId(id: string): Promise<void>;
+  /** Applies the configured ef_search to existing collections; returns the groups that changed. */
+  applySearchSetting(): Promise<{ group: string; from: number | undefined; to: number }[]>;
+  /** Every stored chunk of one document in a group (index events carry ids; readers fetch the text). */
+  documentChunks(group: string, docId: string): Promise<StoredRecord[]>;
 }
+
+export interface CollectionInfo {
+  group: string;
+  metadata: Record<string, unknown>;
+  efSearch: number | undefined;
+  m: number | undefined;
+  efConstruction: number | undefined;
+}
+
+/** Collection metadata keys (scalars only: Chroma metadata cannot hold objects). */
+export const META = {
+  version: 'labbot_index_version',
+  group: 'labbot_group',
+  indexId: 'labbot_index_id',
+} as const;
 
 const SCAN_PARALLEL = 2;
 const MAX_UPSERT = 5000; // Chroma refuses batches above ~5,461 records.
@@ -74,8 +97,34 @@ async function guard<T>(url: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function openChromaStore(opts: { url: string; base: string; version: string; efSearch: number; m?: number; efConstruction?: number }): VectorStore {
+/** Records from a `get` result; the text is our metadata field, or the document in older collections. */
+function storedRecords(res: { ids: string[]; metadatas: (Metadata | null)[]; documents: (string | null)[] }): StoredRecord[] {
+  return res.ids.map((id, i) => {
+    const metadata = (res.metadatas[i] ?? {}) as ChunkMetadata;
+    const text = metadata[TEXT_KEY];
+    return { id, text: typeof text === 'string' ? text : (res.documents[i] ?? ''), metadata };
+  });
+}
+
+export interface ChromaStoreOptions {
+  url: string;
+  base: string;
+  /** The version writes must match (the configured settings). */
+  version: string;
+  /** The version queries must match: the index's own, when it was built with other settings. */
+  queryVersion?: string;
+  /** Physical index id stored with every collection (see physical-index.ts). */
+  indexId?: string;
+  /** More scalar metadata stored with new collections (the settings the index is built with). */
+  stamp?: Record<string, string | number>;
+  efSearch: number;
+  m?: number;
+  efConstruction?: number;
+}
+
+export function openChromaStore(opts: ChromaStoreOptions): VectorStore {
   const client = new ChromaClient(parseUrl(opts.url));
+  let indexId = opts.indexId;
   const cache = new Map<string, Collection>();
   const nameOf = (group: string) => `${opts.base}${GROUP_SEP}${group}`;
 
@@ -93,11 +142,12 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
    * scanning texts, counting and deleting do not, so a process with new settings can still load
    * the lexical index and serve while a blue/green rebuild runs.
    */
-  async function collection(group: string, create: boolean, strict = true): Promise<Collection | undefined> {
+  async function collection(group: string, create: boolean, strict: boolean | 'query' = true): Promise<Collection | undefined> {
+    const expected = strict === 'query' ? (opts.queryVersion ?? opts.version) : opts.version;
     const hit = cache.get(group);
     if (hit) {
       const v = hit.metadata?.labbot_index_version;
-      if (strict && v !== undefined && v !== opts.version) throw versionError(String(v));
+      if (strict && v !== undefined && v !== expected) throw versionError(String(v));
       return hit;
     }
     const name = nameOf(group);
@@ -106,7 +156,7 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
       col = await client.getOrCreateCollection({
         name,
         embeddingFunction: null,
-        metadata: { labbot_index_version: opts.version, labbot_group: group },
+        metadata: { ...opts.stamp, [META.version]: opts.version, [META.group]: group, ...(indexId ? { [META.indexId]: indexId } : {}) },
         configuration: { hnsw: { space: 'cosine', ef_construction: opts.efConstruction ?? 200, ef_search: opts.efSearch, max_neighbors: opts.m ?? 16 } },
       });
     } else {
@@ -119,7 +169,7 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
     }
     cache.set(group, col);
     const stored = col.metadata?.labbot_index_version;
-    if (strict && stored !== undefined && stored !== opts.version) throw versionError(String(stored));
+    if (strict && stored !== undefined && stored !== expected) throw versionError(String(stored));
     return col;
   }
 
@@ -169,7 +219,7 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
       }),
     query: (group, vector, n) =>
       guard(opts.url, async () => {
-        const col = await collection(group, false);
+        const col = await collection(group, false, 'query');
         if (!col) return [];
         const res = await col.query({ queryEmbeddings: [vector], nResults: n, include: ['distances'] });
         const ids = res.ids[0] ?? [];
@@ -197,11 +247,7 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
         if (!col) return;
         const page = async (offset: number) => {
           const res = await col.get({ limit: batchSize, offset, include: ['documents', 'metadatas'] });
-          const records: StoredRecord[] = res.ids.map((id, i) => {
-            const metadata = (res.metadatas[i] ?? {}) as ChunkMetadata;
-            const text = metadata[TEXT_KEY];
-            return { id, text: typeof text === 'string' ? text : (res.documents[i] ?? ''), metadata };
-          });
+          const records = storedRecords(res);
           if (records.length) onBatch(records);
           return res.ids.length;
         };
@@ -236,5 +282,51 @@ export function openChromaStore(opts: { url: string; base: string; version: stri
         return false;
       }
     },
+    describe: () =>
+      guard(opts.url, async () =>
+        (await listOwn()).map((c) => {
+          const hnsw = (c.configuration as { hnsw?: { ef_search?: number; max_neighbors?: number; ef_construction?: number } | null } | undefined)?.hnsw ?? undefined;
+          return {
+            group: c.name.slice(opts.base.length + GROUP_SEP.length),
+            metadata: { ...(c.metadata ?? {}) },
+            efSearch: hnsw?.ef_search,
+            m: hnsw?.max_neighbors,
+            efConstruction: hnsw?.ef_construction,
+          };
+        }),
+      ),
+    setIndexId: (id) =>
+      guard(opts.url, async () => {
+        indexId = id;
+        for (const c of await listOwn()) {
+          if (c.metadata?.[META.indexId] === id) continue;
+          // Chroma replaces metadata on modify: write it back whole.
+          await c.modify({ metadata: { ...(c.metadata ?? {}), [META.indexId]: id } });
+        }
+        cache.clear();
+      }),
+    applySearchSetting: () =>
+      guard(opts.url, async () => {
+        const changed: { group: string; from: number | undefined; to: number }[] = [];
+        for (const c of await listOwn()) {
+          const from = (c.configuration as { hnsw?: { ef_search?: number } | null } | undefined)?.hnsw?.ef_search;
+          if (from === opts.efSearch) continue;
+          await c.modify({ configuration: { hnsw: { ef_search: opts.efSearch } } });
+          changed.push({ group: c.name.slice(opts.base.length + GROUP_SEP.length), from, to: opts.efSearch });
+        }
+        if (changed.length) cache.clear();
+        return changed;
+      }),
+    documentChunks: (group, docId) =>
+      guard(opts.url, async () => {
+        const col = await collection(group, false, false);
+        if (!col) return [];
+        const out: StoredRecord[] = [];
+        for (let offset = 0; ; offset += MAX_UPSERT) {
+          const res = await col.get({ where: { doc_id: docId }, limit: MAX_UPSERT, offset, include: ['documents', 'metadatas'] });
+          out.push(...storedRecords(res));
+          if (res.ids.length < MAX_UPSERT) return out;
+        }
+      }),
   };
 }

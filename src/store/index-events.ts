@@ -1,13 +1,15 @@
 // Index events over Redis pub/sub: every process holding a lexical index (bot replicas, workers)
 // applies the changes another process made, so answers use new text without a restart. Pub/sub
 // drops messages while a subscriber is disconnected, so a reconnect triggers a full reload.
+// Events carry ids, never chunk text: a subscriber reads a changed document's chunks from Chroma.
+// (A 30 MB page once made one event large enough to drop the subscriber's connection.)
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Chunk, LabDocument } from '../types.ts';
 import type { Redis } from './redis.ts';
 
 export type IndexEvent =
-  | { type: 'put'; base: string; doc: LabDocument; chunks: Chunk[] }
+  /** A document was (re)indexed: its chunks are in `base`'s collection for `access`. */
+  | { type: 'put'; base: string; docId: string; access: string; chunks: number }
   | { type: 'remove'; base: string; docId: string }
   /** The live index is now `base` (blue/green switch). */
   | { type: 'switch'; base: string };

@@ -40,6 +40,13 @@ export interface RecordStore extends IndexLookup {
   problems(source: string): Promise<FileProblem[]>;
   /** Drops every record of this index (after a blue/green switch away from it). */
   drop(): Promise<void>;
+  /** Every document record of this index, over all sources. */
+  all(): Promise<DocRecord[]>;
+  /** The physical index these records describe (see physical-index.ts); undefined when never set. */
+  identity(): Promise<string | undefined>;
+  /** Sets the identity unless one is set; returns the identity now stored. */
+  claimIdentity(id: string): Promise<string>;
+  setIdentity(id: string): Promise<void>;
 }
 
 const SEP = '\u0000';
@@ -127,8 +134,21 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
     },
     async drop() {
       const sources = await redis.smembers(k('sources'));
-      const keys = [k('ids'), k('sources'), ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)])];
+      const keys = [k('ids'), k('sources'), k('identity'), ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)])];
       await redis.del(...keys);
+    },
+    async all() {
+      const out: DocRecord[] = [];
+      for (const s of await redis.smembers(k('sources'))) out.push(...Object.values(await redis.hgetall(srcKey(s))).map((j) => JSON.parse(j) as DocRecord));
+      return out;
+    },
+    identity: async () => (await redis.get(k('identity'))) ?? undefined,
+    async claimIdentity(id) {
+      await redis.set(k('identity'), id, 'NX');
+      return (await redis.get(k('identity'))) ?? id;
+    },
+    async setIdentity(id) {
+      await redis.set(k('identity'), id);
     },
   };
 }

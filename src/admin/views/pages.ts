@@ -27,6 +27,8 @@ export interface DashboardView {
   embeddings: string;
   base: string;
   collection: string;
+  /** The embedded Chroma process, when this process supervises one. */
+  chromaProcess?: { state: string; restarts: number; lastExit?: { code: number | null; signal: string | null; at: string } };
   queueCounts: Record<string, number> | undefined;
   sources: SourceView[];
   channels: { value: string; label: string }[];
@@ -90,6 +92,7 @@ export function confirmRebuildPage(csrf: string): string {
 function indexSection(v: DashboardView): Html {
   return html`<section id="index"><h2>Index</h2>
 <p>Index version <code>${v.version}</code> (${v.versionDescription}); embeddings <code>${v.embeddings}</code>; live collection <code>${v.base}</code>${v.base !== v.collection ? html` (configured name <code>${v.collection}</code>)` : ''}.</p>
+${v.chromaProcess ? html`<p id="chroma-process">Embedded Chroma: <strong class="${v.chromaProcess.state === 'up' ? '' : 'error'}">${v.chromaProcess.state}</strong>; restarts ${v.chromaProcess.restarts}${v.chromaProcess.lastExit ? html`; last exit ${when(v.chromaProcess.lastExit.at)} (${v.chromaProcess.lastExit.signal ?? `code ${v.chromaProcess.lastExit.code}`})` : ''}.</p>` : ''}
 <table><thead><tr><th>Source</th><th>Type</th><th>Last sync</th><th>Commit</th><th>Documents</th><th>Chunks</th><th>By kind</th><th>Problems</th></tr></thead><tbody>
 ${v.sources.map(
   (s) => html`<tr><td><strong>${s.id}</strong><br><small class="muted">${s.location}</small></td><td>${s.type}</td><td>${when(s.state?.lastSyncAt)}${s.state?.lastError ? html`<br><span class="error sync-failed">Last sync failed: ${s.state.lastError}</span>` : ''}</td>

@@ -1,0 +1,268 @@
+// One physical index: the Chroma collections of a base name, the lexical catalog loaded from them,
+// the Redis records describing them, the settings they were built with, and the identity that
+// ties records to collections.
+//
+// Identity: every physical index has an id, stored in each of its collections' metadata and in
+// its Redis records. Records that describe other collections (a fresh data dir under an old
+// Redis) or collections with no records (Redis flushed) are found by comparing the two, and
+// repaired from what Chroma actually holds: records of documents Chroma lacks are dropped (so the
+// next ingest or sync indexes them again), records of documents Chroma holds are rewritten from
+// its metadata (no re-embedding). The check (one listing of collections and two Redis reads) runs
+// when the index is opened, and before any read of the records that could lead to an "unchanged"
+// skip: once per ingest run or job, once per sync.
+import { randomUUID } from 'node:crypto';
+import type { Embeddings } from '@langchain/core/embeddings';
+import type { Logger } from 'pino';
+import { createCatalog, type Catalog } from '../search/catalog.ts';
+import type { ChunkOptions } from '../types.ts';
+import { META, openChromaStore, type CollectionInfo, type VectorStore } from './chroma-store.ts';
+import { repairRecords, type RepairReport } from './index-repair.ts';
+import { describeIndexVersion, indexVersion, type IndexVersionInput } from './index-version.ts';
+import { createRecordStore, type RecordStore } from './records.ts';
+import type { Redis } from './redis.ts';
+
+export interface EmbeddingSettings {
+  provider: 'openai' | 'hash';
+  model: string;
+  dimensions: number | undefined;
+}
+
+/** Everything an index is built with. */
+export interface IndexSettings {
+  embeddings: EmbeddingSettings;
+  chunking: ChunkOptions;
+  hnsw: { m: number; efConstruction: number; efSearch: number };
+}
+
+export function versionInput(s: IndexSettings): IndexVersionInput {
+  return {
+    embeddingProvider: s.embeddings.provider,
+    embeddingModel: s.embeddings.model,
+    dimensions: s.embeddings.dimensions,
+    chunking: s.chunking,
+    hnsw: { m: s.hnsw.m, efConstruction: s.hnsw.efConstruction },
+  };
+}
+
+export const settingsVersion = (s: IndexSettings) => indexVersion(versionInput(s));
+export const describeSettings = (s: IndexSettings) => describeIndexVersion(versionInput(s));
+export const embeddingKey = (e: EmbeddingSettings) => `${e.provider}.${e.model}.${e.dimensions ?? 'd'}`;
+
+/** Collection metadata naming the embedding settings an index was built with. */
+const SETTINGS_META = {
+  provider: 'labbot_embedding_provider',
+  model: 'labbot_embedding_model',
+  dimensions: 'labbot_embedding_dimensions',
+} as const;
+
+function settingsStamp(s: IndexSettings): Record<string, string | number> {
+  const out: Record<string, string | number> = { [SETTINGS_META.provider]: s.embeddings.provider, [SETTINGS_META.model]: s.embeddings.model };
+  if (s.embeddings.dimensions !== undefined) out[SETTINGS_META.dimensions] = s.embeddings.dimensions;
+  return out;
+}
+
+/** The embedding settings stored with existing collections, if they were stored. */
+function storedEmbedding(cols: CollectionInfo[]): EmbeddingSettings | undefined {
+  const m = cols[0]?.metadata;
+  const provider = m?.[SETTINGS_META.provider];
+  const model = m?.[SETTINGS_META.model];
+  if ((provider !== 'openai' && provider !== 'hash') || typeof model !== 'string') return undefined;
+  const dims = m?.[SETTINGS_META.dimensions];
+  return { provider, model, dimensions: typeof dims === 'number' ? dims : undefined };
+}
+
+export interface PhysicalIndex {
+  readonly base: string;
+  /** The id tying these collections to their records. */
+  readonly id: string;
+  /** Version of the settings this index was built with (the configured one for a new index). */
+  readonly version: string;
+  /** Embedding settings this index was built with; queries against it are embedded with these. */
+  readonly embedding: EmbeddingSettings;
+  /** The embedder for queries against this index. */
+  readonly embeddings: Embeddings;
+  readonly store: VectorStore;
+  readonly catalog: Catalog;
+  /** Records, checked against Chroma before each read that decides what to index (a sync's listing). */
+  readonly records: RecordStore | undefined;
+  /** Records for one ingest run or job: checked against Chroma once, before its first read. */
+  recordsForRun(): RecordStore | undefined;
+  /**
+   * Fills the lexical catalog from Chroma. This is where a persisted snapshot of the lexical
+   * index would be loaded instead of scanning, once one exists.
+   */
+  loadCatalog(): Promise<void>;
+  /** Compares records with Chroma and repairs them; undefined when they agreed. */
+  /**
+   * Compares records with Chroma and repairs them; undefined when they agreed. The check compares
+   * ids (and emptiness); `deep` also compares chunk counts per group (a Chroma restored from an
+   * older backup keeps its id), which reads every record: used when an index is opened for use.
+   */
+  reconcile(opts?: { truth?: Catalog; deep?: boolean }): Promise<RepairReport | undefined>;
+  /** Drops collections and records (a failed rebuild, or an index switched away from). */
+  drop(): Promise<void>;
+}
+
+export interface IndexEnv {
+  chromaUrl: string;
+  redis: Redis | undefined;
+  ns: string;
+  configured: IndexSettings;
+  log: Logger;
+  /** An embedder for given settings (same endpoint and credentials, possibly another model). */
+  embedder(settings: EmbeddingSettings): Promise<Embeddings>;
+}
+
+export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<PhysicalIndex> {
+  const { log, configured } = env;
+  const configuredVersion = settingsVersion(configured);
+  const probe = openChromaStore({ url: env.chromaUrl, base, version: configuredVersion, efSearch: configured.hnsw.efSearch });
+  const cols = await probe.describe();
+  const storedVersion = cols.length ? String(cols[0].metadata[META.version] ?? configuredVersion) : configuredVersion;
+  const built = storedEmbedding(cols) ?? (storedVersion === configuredVersion ? configured.embeddings : undefined);
+  if (!built) {
+    log.warn({ base, stored: storedVersion, configured: configuredVersion }, 'the index does not record the embedding settings it was built with; its queries use the configured embedder');
+  }
+  const embedding = built ?? configured.embeddings;
+  const embeddings = await env.embedder(embedding);
+
+  const raw = env.redis ? createRecordStore(env.redis, env.ns, base, configuredVersion) : undefined;
+  const chromaIds = new Set(cols.map((c) => c.metadata[META.indexId]).filter((v): v is string => typeof v === 'string'));
+  const stampedId = chromaIds.size === 1 ? [...chromaIds][0] : undefined;
+  // Chroma's id wins (the vectors are there); an empty index takes the records' id or a new one.
+  const id = stampedId ?? (raw ? await raw.claimIdentity(randomUUID()) : randomUUID());
+
+  const store = openChromaStore({
+    url: env.chromaUrl,
+    base,
+    version: configuredVersion,
+    queryVersion: storedVersion,
+    indexId: id,
+    stamp: settingsStamp(configured),
+    efSearch: configured.hnsw.efSearch,
+    m: configured.hnsw.m,
+    efConstruction: configured.hnsw.efConstruction,
+  });
+  // ef_search is a search-time setting Chroma can change in place; the build settings (m,
+  // ef_construction) are part of the index version instead, so a change to them means a rebuild.
+  if (cols.length) {
+    for (const c of await store.applySearchSetting()) log.info({ base, group: c.group, from: c.from, to: c.to }, 'applied the configured HNSW ef_search to the index');
+  }
+  const catalog = createCatalog();
+
+  const loadCatalog = async () => {
+    const t0 = performance.now();
+    for (const group of await store.groups()) await store.scan(group, (records) => catalog.load(records));
+    const s = catalog.stats();
+    log.debug({ base, documents: s.documents, chunks: s.chunks, ms: Math.round(performance.now() - t0) }, 'catalog loaded from Chroma');
+  };
+
+  /** Agreement of the two stores, cheaply: ids match, or neither holds anything. */
+  const consistent = async (): Promise<boolean> => {
+    if (!raw) return true;
+    const now = await store.describe();
+    const ids = new Set(now.map((c) => c.metadata[META.indexId]));
+    const [redisId, count] = await Promise.all([raw.identity(), raw.count()]);
+    if (now.length === 0) return count === 0;
+    return ids.size === 1 && redisId !== undefined && ids.has(redisId);
+  };
+
+  const repair = async (truthIn: Catalog | undefined): Promise<RepairReport> => {
+    let truth = truthIn;
+    if (!truth) {
+      const scanned = createCatalog();
+      for (const group of await store.groups()) await store.scan(group, (r) => scanned.load(r));
+      truth = scanned;
+    }
+    const report = await repairRecords(store, raw!, truth);
+    await store.setIndexId(id);
+    await raw!.setIdentity(id);
+    return report;
+  };
+
+  /** The deeper check: per group, the chunks Chroma holds against the chunks the records list. */
+  const countsAgree = async (): Promise<boolean> => {
+    const expected = new Map<string, number>();
+    for (const r of await raw!.all()) expected.set(r.access, (expected.get(r.access) ?? 0) + r.chunkIds.length);
+    const groups = new Set([...expected.keys(), ...(await store.groups())]);
+    for (const g of groups) if ((await store.count(g)) !== (expected.get(g) ?? 0)) return false;
+    return true;
+  };
+  const agree = async (deep: boolean) => (await consistent()) && (!deep || (await countsAgree()));
+
+  const reconcile = async (opts: { truth?: Catalog; deep?: boolean } = {}): Promise<RepairReport | undefined> => {
+    if (!raw || !env.redis) return undefined;
+    const deep = opts.deep ?? false;
+    if (await agree(deep)) return undefined;
+    const lockKey = `${env.ns}:idx:${base}:repair`;
+    const token = randomUUID();
+    // One process repairs; the others wait for it and then see agreeing stores.
+    for (let waited = 0; (await env.redis.set(lockKey, token, 'PX', 120_000, 'NX')) !== 'OK'; waited += 200) {
+      if (waited > 120_000) throw new Error(`index ${base}: waited too long for another process's repair`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    try {
+      if (await agree(deep)) return undefined;
+      const report = await repair(opts.truth);
+      if (report.dropped.length + report.restored + report.rewritten + report.partial.length === 0) {
+        // Records and collections agreed; only the id was missing (an index built before ids).
+        log.info({ base, id }, 'index identity recorded in Chroma and Redis');
+        return report;
+      }
+      log.warn(
+        {
+          base,
+          dropped: report.dropped.length,
+          restored: report.restored,
+          rewritten: report.rewritten,
+          partial: report.partial.length,
+          droppedPaths: report.dropped.slice(0, 20).map((d) => `${d.source}:${d.path}`),
+        },
+        'index repaired: the Redis records and Chroma disagreed (documents missing from Chroma will be indexed again; records of documents Chroma holds were restored from it)',
+      );
+      return report;
+    } finally {
+      if ((await env.redis.get(lockKey)) === token) await env.redis.del(lockKey);
+    }
+  };
+  // Concurrent readers share one check.
+  let checking: Promise<unknown> | undefined;
+  const ensure = (): Promise<unknown> =>
+    (checking ??= reconcile().finally(() => {
+      checking = undefined;
+    }));
+
+  // Reads that decide what to (re)index go through the check; writes and dashboard reads do not.
+  const checkedBy = (check: () => Promise<unknown>): RecordStore | undefined =>
+    raw && {
+      ...raw,
+      atPath: async (source, p) => (await check(), raw.atPath(source, p)),
+      byId: async (docId) => (await check(), raw.byId(docId)),
+      bySource: async (source) => (await check(), raw.bySource(source)),
+    };
+  const records = checkedBy(ensure);
+  const recordsForRun = () => {
+    let once: Promise<unknown> | undefined;
+    return checkedBy(() => (once ??= reconcile()));
+  };
+
+  return {
+    base,
+    id,
+    version: storedVersion,
+    embedding,
+    embeddings,
+    store,
+    catalog,
+    records,
+    recordsForRun,
+    loadCatalog,
+    reconcile,
+    drop: async () => {
+      await store.dropAll();
+      await raw?.drop();
+    },
+  };
+}
+
+export type { RepairReport };

@@ -16,6 +16,8 @@ import type { Reindexer } from './reindexer.ts';
 import { createLimiter } from './limiter.ts';
 import { fastEventAck } from './fast-ack.ts';
 import { handleSlashCommand } from './slash.ts';
+import { routeMessage, type MessageEventFields } from './message-events.ts';
+import { createThreadTracker } from './threads.ts';
 import type { HandlerDeps } from './types.ts';
 
 export interface SlackBotDeps {
@@ -69,6 +71,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     activity: deps.activity,
     reindexer: deps.reindexer,
     dedupe: createDeduper(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
+    threads: createThreadTracker(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
     log,
   };
   const clientOptions = {
@@ -105,6 +108,10 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       log.info({ eventId: body.event_id }, 'duplicate app_mention ignored');
       return;
     }
+    if (!(await handlerDeps.dedupe.claimMessage(event.channel, event.ts))) {
+      log.info({ eventId: body.event_id }, 'message already answered (delivered as message too)');
+      return;
+    }
     await limit(() => answerSlackQuestion(client, handlerDeps, {
       eventId: body.event_id,
       channel: event.channel,
@@ -121,24 +128,31 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   });
 
   bolt.event('message', async ({ event, body, client, context }) => {
-    if (event.channel_type !== 'im') return;
-    if (event.subtype !== undefined) return;
-    if (event.bot_id || !event.user) return;
+    const e = event as unknown as MessageEventFields;
+    const route = routeMessage(e, context.botUserId);
+    if (route.kind === 'ignore') return;
+    // Plain replies in channel threads are answered only where labbot already answered.
+    if (route.kind === 'thread-reply' && !(await handlerDeps.threads.answered(e.channel, route.threadTs))) return;
     if (!(await handlerDeps.dedupe.claim(body.event_id))) {
-      log.info({ eventId: body.event_id }, 'duplicate direct message ignored');
+      log.info({ eventId: body.event_id }, 'duplicate message event ignored');
       return;
     }
+    if (!(await handlerDeps.dedupe.claimMessage(e.channel, e.ts))) {
+      log.info({ eventId: body.event_id }, 'message already answered (delivered as app_mention too)');
+      return;
+    }
+    const dm = route.kind === 'dm';
     await limit(() => answerSlackQuestion(client, handlerDeps, {
       eventId: body.event_id,
-      channel: event.channel,
-      threadTs: event.thread_ts,
-      inThread: event.thread_ts !== undefined && event.thread_ts !== event.ts,
-      eventTs: event.ts,
-      user: event.user,
-      text: event.text ?? '',
+      channel: e.channel,
+      threadTs: route.threadTs,
+      inThread: dm ? route.inThread : true,
+      eventTs: e.ts,
+      user: e.user,
+      text: e.text ?? '',
       botUserId: context.botUserId,
-      source: 'dm',
-      access: { user: event.user! },
+      source: dm ? 'dm' : 'slack',
+      access: dm ? { user: e.user! } : { channel: e.channel },
     }));
   });
 

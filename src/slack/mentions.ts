@@ -45,21 +45,40 @@ function slackError(err: unknown): string {
   return [e.data?.error ?? e.message ?? String(err), ...(e.data?.response_metadata?.messages ?? [])].join(' ');
 }
 
-/** Earlier turns of the thread, oldest first, without the current message and our placeholder. */
+/** conversations.replies page size: Slack suggests at most 200 per page. */
+const REPLIES_PAGE = 200;
+/** Pages read at most (4,000 messages): a thread longer than that is not a conversation any more. */
+const MAX_REPLY_PAGES = 20;
+
+/**
+ * The newest earlier turns of the thread, oldest first, without the current message and our
+ * placeholder. conversations.replies returns the thread oldest first, one page at a time, and has
+ * no "newest first" order: every page is read and only the tail is kept, so a thread of 300
+ * messages is answered with its last turns, not its first ones.
+ */
 export async function threadHistory(
   client: WebClient,
   q: Pick<SlackQuestion, 'channel' | 'threadTs' | 'eventTs' | 'botUserId'>,
   skipTs: string[],
 ): Promise<HistoryTurn[]> {
   if (!q.threadTs) return [];
-  const res = await client.conversations.replies({ channel: q.channel, ts: q.threadTs, limit: 50 });
-  const turns: HistoryTurn[] = [];
-  for (const m of res.messages ?? []) {
-    if (!m.ts || m.ts === q.eventTs || skipTs.includes(m.ts)) continue;
-    const text = (m.text ?? '').trim();
-    if (!text) continue;
-    const fromBot = Boolean(m.bot_id) || (q.botUserId !== undefined && m.user === q.botUserId);
-    turns.push({ role: fromBot ? 'assistant' : 'user', text: fromBot ? text : stripMention(text, q.botUserId) });
+  const seen = new Set<string>([q.eventTs, ...skipTs]);
+  let turns: HistoryTurn[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_REPLY_PAGES; page++) {
+    const res = await client.conversations.replies({ channel: q.channel, ts: q.threadTs, limit: REPLIES_PAGE, ...(cursor ? { cursor } : {}) });
+    for (const m of res.messages ?? []) {
+      // The parent may come again on later pages; each message counts once.
+      if (!m.ts || seen.has(m.ts)) continue;
+      seen.add(m.ts);
+      const text = (m.text ?? '').trim();
+      if (!text) continue;
+      const fromBot = Boolean(m.bot_id) || (q.botUserId !== undefined && m.user === q.botUserId);
+      turns.push({ role: fromBot ? 'assistant' : 'user', text: fromBot ? text : stripMention(text, q.botUserId) });
+    }
+    if (turns.length > MAX_HISTORY) turns = turns.slice(-MAX_HISTORY);
+    cursor = res.response_metadata?.next_cursor || undefined;
+    if (!res.has_more || !cursor) break;
   }
   return turns.slice(-MAX_HISTORY);
 }
@@ -133,6 +152,9 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
   } catch (err) {
     log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not post the placeholder; the answer will be a new message');
   }
+
+  // Replies in this thread are follow-ups from now on, mention or not.
+  if (q.source === 'slack' && q.threadTs) await deps.threads.remember(q.channel, q.threadTs);
 
   const t0 = performance.now();
   try {

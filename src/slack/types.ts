@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { ActivityStore } from '../store/activity.ts';
 import type { Deduper } from './dedupe.ts';
 import type { Reindexer } from './reindexer.ts';
+import type { ThreadTracker } from './threads.ts';
 
 export interface HandlerDeps {
   app: App;
@@ -12,5 +13,6 @@ export interface HandlerDeps {
   activity: ActivityStore;
   reindexer: Reindexer;
   dedupe: Deduper;
+  threads: ThreadTracker;
   log: Logger;
 }

@@ -169,7 +169,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       case 'reactions.add':
         return { ok: true };
       case 'conversations.replies':
-        return { ok: true, messages: threads.get(`${channel}:${String(body.ts)}`) ?? [], has_more: false };
+        return repliesPage(threads.get(`${channel}:${String(body.ts)}`) ?? [], body);
       case 'apps.connections.open':
         return { ok: true, url: `ws://127.0.0.1:${port}/ws?ticket=${randomUUID()}` };
       default:
@@ -286,5 +286,29 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         server.closeAllConnections();
         server.close(() => r());
       }),
+  };
+}
+
+// --- conversations.replies as Slack pages it (kept apart so other fake changes merge cleanly) ---
+// Oldest first, `limit` per page (default and maximum 1000 for internal apps), an opaque cursor in
+// response_metadata.next_cursor and has_more while messages remain. A thread the fake does not
+// know returns no messages (Slack would answer thread_not_found; tests seed what they read).
+const REPLIES_MAX_LIMIT = 1000;
+
+export function repliesPage(messages: { ts: string }[], body: Record<string, unknown>): Record<string, unknown> {
+  const limit = Math.min(REPLIES_MAX_LIMIT, Math.max(1, Number(body.limit ?? REPLIES_MAX_LIMIT) || REPLIES_MAX_LIMIT));
+  let start = 0;
+  if (body.cursor !== undefined && body.cursor !== '') {
+    const decoded = /^next:(\d+)$/.exec(Buffer.from(String(body.cursor), 'base64').toString('utf8'));
+    if (!decoded) return { ok: false, error: 'invalid_cursor' };
+    start = Number(decoded[1]);
+  }
+  const page = messages.slice(start, start + limit);
+  const more = start + limit < messages.length;
+  return {
+    ok: true,
+    messages: page,
+    has_more: more,
+    response_metadata: { next_cursor: more ? Buffer.from(`next:${start + limit}`).toString('base64') : '' },
   };
 }

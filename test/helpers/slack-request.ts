@@ -139,3 +139,40 @@ export async function post(url: string, req: SignedRequest): Promise<{ status: n
   const text = await res.text();
   return { status: res.status, text, ms: performance.now() - t0 };
 }
+
+/**
+ * A channel message (message.channels / .groups / .mpim, or .im) as Slack sends it; with
+ * `threadTs` it is a reply in that thread. `extShared` sets the envelope's is_ext_shared_channel.
+ */
+export function channelMessageEnvelope(o: {
+  text: string;
+  channel: string;
+  user?: string;
+  ts?: string;
+  threadTs?: string;
+  channelType?: 'channel' | 'group' | 'mpim' | 'im';
+  eventId?: string;
+  subtype?: string;
+  botId?: string;
+  extShared?: boolean;
+}): Record<string, unknown> {
+  seq += 1;
+  const ts = o.ts ?? `${Math.floor(Date.now() / 1000)}.${String(700000 + seq).padStart(6, '0')}`;
+  const env = callbackEnvelope(
+    {
+      type: 'message',
+      channel_type: o.channelType ?? 'channel',
+      channel: o.channel,
+      user: o.user ?? 'UASKER',
+      text: o.text,
+      ts,
+      event_ts: ts,
+      ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
+      ...(o.subtype ? { subtype: o.subtype } : {}),
+      ...(o.botId ? { bot_id: o.botId } : {}),
+    },
+    o.eventId,
+  );
+  if (o.extShared !== undefined) env.is_ext_shared_channel = o.extShared;
+  return env;
+}

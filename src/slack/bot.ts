@@ -11,10 +11,12 @@ import type { ActivityStore, Vote } from '../store/activity.ts';
 import { createDeduper } from './dedupe.ts';
 import { handleFeedback } from './feedback.ts';
 import { FEEDBACK_DOWN, FEEDBACK_UP } from './format.ts';
-import { answerSlackQuestion } from './mentions.ts';
 import type { Reindexer } from './reindexer.ts';
 import { createLimiter } from './limiter.ts';
-import { fastEventAck } from './fast-ack.ts';
+import { fastEventAck, type FastEventAck } from './fast-ack.ts';
+import { createQuestionRunner } from './conversation.ts';
+import { conversationText } from './conversation-texts.ts';
+import { detectLanguage } from '../search/tokenize.ts';
 import { handleSlashCommand } from './slash.ts';
 import { routeMessage, type MessageEventFields } from './message-events.ts';
 import { createThreadTracker } from './threads.ts';
@@ -31,6 +33,8 @@ export interface SlackBotDeps {
   keyPrefix?: string;
   /** Questions answered at once by this process; more wait their turn (default 4). */
   concurrency?: number;
+  /** At stop, how long acknowledged questions may take to be answered (default 20 s). */
+  drainMs?: number;
 }
 
 export interface SlackBot {
@@ -39,6 +43,7 @@ export interface SlackBot {
   mode: 'http' | 'socket';
   /** Socket Mode: opens the WebSocket. HTTP mode: nothing to do (the server owns the port). */
   start(): Promise<void>;
+  /** Stops taking events and drains acknowledged questions (bounded by drainMs). */
   stop(): Promise<void>;
 }
 
@@ -85,6 +90,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
 
   let bolt: BoltApp;
   let router: express.Router | undefined;
+  let acker: FastEventAck | undefined;
+  let stopping = false;
   if (slack.appToken) {
     const receiver = new SocketModeReceiver({ appToken: slack.appToken, logger, installerOptions: { clientOptions } });
     bolt = new BoltApp({ token: slack.botToken, receiver, logger, clientOptions });
@@ -99,9 +106,13 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     });
     bolt = new BoltApp({ token: slack.botToken, receiver, logger, clientOptions });
     router = express.Router();
-    router.use(fastEventAck({ bolt, signingSecret: slack.signingSecret, log }));
+    acker = fastEventAck({ bolt, signingSecret: slack.signingSecret, log, accepting: () => !stopping });
+    router.use(acker);
     router.use(receiver.router as express.Router);
   }
+
+  const runner = createQuestionRunner(handlerDeps, limit);
+  const extShared = (body: unknown) => (body as { is_ext_shared_channel?: boolean }).is_ext_shared_channel === true;
 
   bolt.event('app_mention', async ({ event, body, client, context }) => {
     if (!(await handlerDeps.dedupe.claim(body.event_id))) {
@@ -112,7 +123,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       log.info({ eventId: body.event_id }, 'message already answered (delivered as message too)');
       return;
     }
-    await limit(() => answerSlackQuestion(client, handlerDeps, {
+    const hasFiles = ((event as { files?: unknown[] }).files?.length ?? 0) > 0;
+    await runner.ask(client, {
       eventId: body.event_id,
       channel: event.channel,
       threadTs: event.thread_ts ?? event.ts,
@@ -124,7 +136,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       source: 'slack',
       // Only the channel: a user's own grants must not widen what a shared channel sees.
       access: { channel: event.channel },
-    }));
+      notes: hasFiles ? [conversationText(detectLanguage(event.text)).attachmentsNotRead] : undefined,
+    }, { extShared: extShared(body) });
   });
 
   bolt.event('message', async ({ event, body, client, context }) => {
@@ -142,7 +155,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       return;
     }
     const dm = route.kind === 'dm';
-    await limit(() => answerSlackQuestion(client, handlerDeps, {
+    await runner.ask(client, {
       eventId: body.event_id,
       channel: e.channel,
       threadTs: route.threadTs,
@@ -153,12 +166,17 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       botUserId: context.botUserId,
       source: dm ? 'dm' : 'slack',
       access: dm ? { user: e.user! } : { channel: e.channel },
-    }));
+      // A file with a question: the question's text is answered; the file itself is not read.
+      notes: route.hasFiles ? [conversationText(detectLanguage(e.text ?? '')).attachmentsNotRead] : undefined,
+    }, { extShared: extShared(body) });
   });
 
   bolt.command('/labbot', async ({ ack, command, respond }) => {
     await ack();
-    await limit(() => handleSlashCommand(handlerDeps, command, respond));
+    // Only answers wait their turn; help, status and reindex (which only queues) never wait behind them.
+    const sub = command.text.trim().split(/\s+/)[0]?.toLowerCase();
+    const work = () => handleSlashCommand(handlerDeps, command, respond);
+    await runner.track(sub === 'ask' ? limit(work) : work());
   });
 
   const votes: [string, Vote][] = [
@@ -184,7 +202,14 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       if (slack.appToken) await bolt.start();
     },
     async stop() {
+      // Stop taking events (HTTP: 503, so Slack redelivers them elsewhere or after the restart),
+      // hand over what was acknowledged, then let answers finish within the drain time.
+      stopping = true;
+      acker?.flush();
+      // Socket Mode: close the socket first; events not yet acknowledged are redelivered by Slack.
       if (slack.appToken) await bolt.stop();
+      const outcome = await runner.drain(deps.drainMs ?? 20_000);
+      if (!outcome.drained) log.warn(outcome, 'Slack answers did not finish in the drain time');
     },
   };
 }

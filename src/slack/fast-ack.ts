@@ -15,8 +15,20 @@ type WithRawBody = Request & { rawBody?: Buffer };
 const QUIET_MS = 5;
 const MAX_WAIT_MS = 50;
 
-export function fastEventAck(deps: { bolt: BoltApp; signingSecret: string; log: Logger; path?: string }): express.Router {
-  const router = express.Router();
+export interface FastEventAck extends express.Router {
+  /** Hands every acknowledged event still waiting for its quiet moment to Bolt now (at shutdown). */
+  flush(): void;
+}
+
+export function fastEventAck(deps: {
+  bolt: BoltApp;
+  signingSecret: string;
+  log: Logger;
+  path?: string;
+  /** False while shutting down: events get a 503 so Slack redelivers them (here after a restart, or to another replica). */
+  accepting?: () => boolean;
+}): FastEventAck {
+  const router = express.Router() as FastEventAck;
   // Answering is CPU work on this same event loop: started between the requests of a burst, it
   // would hold up their acks. Events wait for a short quiet moment (bounded), so a burst of
   // mentions is acked first and answered right after.
@@ -54,6 +66,10 @@ export function fastEventAck(deps: { bolt: BoltApp; signingSecret: string; log: 
       res.status(401).end();
       return;
     }
+    if (deps.accepting && !deps.accepting()) {
+      res.status(503).end();
+      return;
+    }
     res.status(200).end();
     const retryNum = Number(req.headers['x-slack-retry-num']);
     const retryReason = req.headers['x-slack-retry-reason'];
@@ -64,5 +80,9 @@ export function fastEventAck(deps: { bolt: BoltApp; signingSecret: string; log: 
       retryReason: typeof retryReason === 'string' ? retryReason : undefined,
     });
   });
+  router.flush = () => {
+    if (timer) clearTimeout(timer);
+    drain();
+  };
   return router;
 }

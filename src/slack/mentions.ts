@@ -11,6 +11,7 @@ import { entryFor, type ActivitySource } from '../store/activity.ts';
 import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, splitText, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
+import { conversationText } from './conversation-texts.ts';
 import type { HandlerDeps } from './types.ts';
 
 type WebClient = webApi.WebClient;
@@ -27,8 +28,34 @@ export interface SlackQuestion {
   text: string;
   botUserId: string | undefined;
   source: Extract<ActivitySource, 'slack' | 'dm'>;
-  /** Access is decided by the channel for mentions and by the user for DMs, never both. */
+  /** Access is decided by the channel for mentions and by the user for DMs, never both; {} is `public` only. */
   access: { channel?: string; user?: string };
+  /** Lines of labbot's own mrkdwn shown above the answer (attachments not read, Slack Connect). */
+  notes?: string[];
+}
+
+/** The question text as asked, without the mention of labbot. */
+export const questionText = (q: Pick<SlackQuestion, 'text' | 'botUserId'>) => stripMention(q.text, q.botUserId);
+
+/**
+ * Posts the "Searching…" placeholder (with the queue position when answers are waiting) in the
+ * question's thread and returns its ts. Called before the answer limiter, so a busy moment shows
+ * at once that the question was heard. Nothing is posted for an empty question.
+ */
+export async function postPlaceholder(client: WebClient, deps: HandlerDeps, q: SlackQuestion, position: number): Promise<string | undefined> {
+  const question = questionText(q);
+  if (!question) return undefined;
+  const lang = detectLanguage(question);
+  const working = escapeMrkdwn(messages(lang).working) + (position > 0 ? ` ${escapeMrkdwn(conversationText(lang).queued(position))}` : '');
+  // Replies in this thread are follow-ups from now on, mention or not.
+  if (q.source === 'slack' && q.threadTs) await deps.threads.remember(q.channel, q.threadTs);
+  try {
+    const placeholder = await client.chat.postMessage({ channel: q.channel, thread_ts: q.threadTs, ...noticeMessage(working) });
+    return placeholder.ts;
+  } catch (err) {
+    deps.log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not post the placeholder; the answer will be a new message');
+    return undefined;
+  }
 }
 
 const MAX_HISTORY = 20;
@@ -137,24 +164,27 @@ export async function deliver(
   }
 }
 
-export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, q: SlackQuestion): Promise<void> {
+/** Puts labbot's own notes (already mrkdwn) above the first message of the answer. */
+function withNotes(msgs: SlackMessage[], notes: string[] | undefined): SlackMessage[] {
+  if (!notes?.length || msgs.length === 0) return msgs;
+  const [first, ...rest] = msgs;
+  return [{ ...first, blocks: [{ type: 'context', elements: notes.map((text) => ({ type: 'mrkdwn' as const, text })) }, ...first.blocks] }, ...rest];
+}
+
+/**
+ * Answers a question in Slack: gathers the thread, asks, records, and replaces the placeholder
+ * (posted by postPlaceholder before the limiter; undefined means post a new message).
+ */
+export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, q: SlackQuestion, placeholderTs?: string): Promise<void> {
   const { app, log } = deps;
-  const question = stripMention(q.text, q.botUserId);
+  const question = questionText(q);
   let lang: Language = detectLanguage(question);
-  const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs: undefined as string | undefined, eventId: q.eventId };
+  const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs, eventId: q.eventId };
   if (!question) {
     await deliver(client, deps, where, [noticeMessage(escapeMrkdwn(messages(lang).emptyQuestion))]);
     return;
   }
-  try {
-    const placeholder = await client.chat.postMessage({ channel: q.channel, thread_ts: q.threadTs, ...noticeMessage(messages(lang).working) });
-    where.placeholderTs = placeholder.ts;
-  } catch (err) {
-    log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not post the placeholder; the answer will be a new message');
-  }
-
-  // Replies in this thread are follow-ups from now on, mention or not.
-  if (q.source === 'slack' && q.threadTs) await deps.threads.remember(q.channel, q.threadTs);
+  if (q.source === 'slack' && q.threadTs && !placeholderTs) await deps.threads.remember(q.channel, q.threadTs);
 
   const t0 = performance.now();
   try {
@@ -183,7 +213,7 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
       // Losing a log line must not cost the user their answer; only the vote buttons go.
       log.warn({ eventId: q.eventId, err: (err as Error).message }, 'could not record the question');
     }
-    await deliver(client, deps, where, answerMessages(result, { recordId }));
+    await deliver(client, deps, where, withNotes(answerMessages(result, { recordId }), q.notes));
   } catch (err) {
     const down = err instanceof ChromaUnavailableError;
     log.error({ eventId: q.eventId, err }, down ? 'Chroma unavailable while answering' : 'answering failed');

@@ -17,7 +17,7 @@ export interface MessageEventFields {
 
 export type MessageRoute =
   | { kind: 'dm'; threadTs: string; inThread: boolean; hasFiles: boolean }
-  | { kind: 'thread-reply'; threadTs: string }
+  | { kind: 'thread-reply'; threadTs: string; hasFiles: boolean }
   | { kind: 'ignore'; reason: string };
 
 /** Subtypes that carry a person's new words; edits, joins, deletions and bot posts do not. */
@@ -28,15 +28,16 @@ export function routeMessage(e: MessageEventFields, botUserId: string | undefine
   if (e.bot_id || !e.user) return { kind: 'ignore', reason: 'not from a person' };
   if (botUserId && e.user === botUserId) return { kind: 'ignore', reason: 'own message' };
   const inThread = e.thread_ts !== undefined && e.thread_ts !== e.ts;
+  const hasFiles = (e.files?.length ?? 0) > 0 || e.subtype === 'file_share';
   if (e.channel_type === 'im') {
     if (!DM_SUBTYPES.has(e.subtype)) return { kind: 'ignore', reason: `subtype ${e.subtype}` };
     // Answered in a thread under the user's message, so each question keeps its own conversation.
-    return { kind: 'dm', threadTs: e.thread_ts ?? e.ts, inThread, hasFiles: (e.files?.length ?? 0) > 0 || e.subtype === 'file_share' };
+    return { kind: 'dm', threadTs: e.thread_ts ?? e.ts, inThread, hasFiles };
   }
   if (e.channel_type !== 'channel' && e.channel_type !== 'group' && e.channel_type !== 'mpim') return { kind: 'ignore', reason: `channel type ${e.channel_type}` };
   if (!THREAD_SUBTYPES.has(e.subtype)) return { kind: 'ignore', reason: `subtype ${e.subtype}` };
   if (!inThread) return { kind: 'ignore', reason: 'not a thread reply' };
   // A reply that mentions labbot is also delivered as app_mention, which answers it.
   if (botUserId && new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`).test(e.text ?? '')) return { kind: 'ignore', reason: 'mention (app_mention answers it)' };
-  return { kind: 'thread-reply', threadTs: e.thread_ts! };
+  return { kind: 'thread-reply', threadTs: e.thread_ts!, hasFiles };
 }

@@ -38,6 +38,11 @@ export interface FakeSlack {
   /** Socket Mode: sends an envelope to the connected bot; returns its envelope_id. */
   sendEnvelope(type: 'events_api' | 'slash_commands' | 'interactive', payload: Record<string, unknown>): string;
   wsConnected(): boolean;
+  /**
+   * Holds the answer to matching calls (recorded at once, answered on release), like a slow
+   * Slack; returns the release function. For busy-moment and shutdown tests.
+   */
+  hold(method: string, match?: (body: Record<string, unknown>) => boolean): () => void;
   close(): Promise<void>;
 }
 
@@ -144,6 +149,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     for (const w of [...waiters]) w();
   };
   let port = 0;
+  const held = createHolds();
 
   const send = (res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -195,6 +201,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     }
     const method = url.pathname.replace(/^\/api\//, '');
     calls.push({ method, body, at: performance.now() });
+    notify();
+    await held.until(method, body);
     const failure = failures.get(method)?.shift();
     if (failure && 'status' in failure) {
       send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
@@ -279,6 +287,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       socket.write(encodeFrame(0x1, Buffer.from(JSON.stringify({ envelope_id, type, payload, accepts_response_payload: type !== 'events_api', retry_attempt: 0, retry_reason: '' }))));
       return envelope_id;
     },
+    hold: held.hold,
     wsConnected: () => socket !== undefined,
     close: () =>
       new Promise<void>((r) => {
@@ -310,5 +319,24 @@ export function repliesPage(messages: { ts: string }[], body: Record<string, unk
     messages: page,
     has_more: more,
     response_metadata: { next_cursor: more ? Buffer.from(`next:${start + limit}`).toString('base64') : '' },
+  };
+}
+
+// --- holding calls (kept apart so other fake changes merge cleanly) ---
+function createHolds() {
+  const holds: { method: string; match: (body: Record<string, unknown>) => boolean; gate: Promise<void>; released: boolean }[] = [];
+  return {
+    hold(method: string, match: (body: Record<string, unknown>) => boolean = () => true): () => void {
+      let release!: () => void;
+      const h = { method, match, gate: new Promise<void>((r) => (release = r)), released: false };
+      holds.push(h);
+      return () => {
+        h.released = true;
+        release();
+      };
+    },
+    async until(method: string, body: Record<string, unknown>): Promise<void> {
+      for (const h of holds) if (!h.released && h.method === method && h.match(body)) await h.gate;
+    },
   };
 }

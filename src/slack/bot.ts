@@ -10,7 +10,7 @@ import type { Config } from '../config.ts';
 import type { ActivityStore, Vote } from '../store/activity.ts';
 import { createDeduper } from './dedupe.ts';
 import { handleFeedback } from './feedback.ts';
-import { FEEDBACK_DOWN, FEEDBACK_UP } from './format.ts';
+import { FEEDBACK_DOWN, FEEDBACK_UP, noticeMessage } from './format.ts';
 import type { Reindexer } from './reindexer.ts';
 import { createLimiter } from './limiter.ts';
 import { fastEventAck, type FastEventAck } from './fast-ack.ts';
@@ -171,11 +171,15 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     }, { extShared: extShared(body) });
   });
 
-  bolt.command('/labbot', async ({ ack, command, respond }) => {
+  bolt.command('/labbot', async ({ ack, command, respond, client }) => {
     await ack();
     // Only answers wait their turn; help, status and reindex (which only queues) never wait behind them.
     const sub = command.text.trim().split(/\s+/)[0]?.toLowerCase();
-    const work = () => handleSlashCommand(handlerDeps, command, respond);
+    const dm = async (user: string, mrkdwn: string) => {
+      // A user id as channel posts in the app's direct conversation with that user.
+      await client.chat.postMessage({ channel: user, ...noticeMessage(mrkdwn) });
+    };
+    const work = () => handleSlashCommand(handlerDeps, command, respond, { dm });
     await runner.track(sub === 'ask' ? limit(work) : work());
   });
 

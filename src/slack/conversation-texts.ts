@@ -10,7 +10,6 @@ export interface ConversationTexts {
   connectPublicOnly: string;
   attachmentsNotRead: string;
   restarting: string;
-  reindexQueued(sources: string[]): string;
   reindexProgressByDm: string;
   reindexDone: string;
 }
@@ -23,7 +22,6 @@ const TEXTS: Record<Language, ConversationTexts> = {
     connectPublicOnly: '_This channel is shared with another organisation: only the lab’s public material was searched._',
     attachmentsNotRead: '_I answered from the text of your message: I do not read attachments._',
     restarting: 'labbot is restarting and could not finish this answer. Please ask again in a minute.',
-    reindexQueued: (s) => `Re-sync queued for ${s.join(', ')}. The result will follow here; progress comes by direct message.`,
     reindexProgressByDm: 'Re-sync progress',
     reindexDone: 'Re-sync finished',
   },
@@ -34,7 +32,6 @@ const TEXTS: Record<Language, ConversationTexts> = {
     connectPublicOnly: '_Este canal está compartido con otra organización: solo se buscó en el material público del laboratorio._',
     attachmentsNotRead: '_Respondí a partir del texto de tu mensaje: no leo los archivos adjuntos._',
     restarting: 'labbot se está reiniciando y no pudo terminar esta respuesta. Vuelve a preguntar en un minuto.',
-    reindexQueued: (s) => `Resincronización en cola para ${s.join(', ')}. El resultado llegará aquí; el progreso, por mensaje directo.`,
     reindexProgressByDm: 'Progreso de la resincronización',
     reindexDone: 'Resincronización terminada',
   },

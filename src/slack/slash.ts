@@ -7,6 +7,7 @@ import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor } from '../store/activity.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
+import { conversationText } from './conversation-texts.ts';
 import type { HandlerDeps } from './types.ts';
 
 async function ephemeral(respond: RespondFn, deps: HandlerDeps, msg: SlackMessage): Promise<void> {
@@ -49,17 +50,47 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
   }
 }
 
-async function reindex(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, target: string): Promise<void> {
+/** What slash handlers may need beyond respond(): a direct message to the user who ran the command. */
+export interface SlashExtras {
+  dm?: (user: string, mrkdwn: string) => Promise<void>;
+}
+
+/**
+ * A response_url takes at most 5 posts within 30 minutes: it gets the "queued" line and, once
+ * every queued source is done, one summary. Progress goes to the admin by direct message.
+ */
+async function reindex(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, target: string, extras: SlashExtras): Promise<void> {
   const lang = detectLanguage(command.text);
   if (!deps.config.admins.includes(command.user_id)) {
     deps.log.warn({ user: command.user_id }, 'non-admin tried /labbot reindex');
     return notice(respond, deps, slackText(lang).reindexAdminsOnly);
   }
+  const results: string[] = [];
+  let expected = Number.POSITIVE_INFINITY;
+  let queuedPosted: Promise<void> = Promise.resolve();
+  let summarised = false;
+  const summarise = () => {
+    if (summarised || results.length < expected) return;
+    summarised = true;
+    const text = [`*${escapeMrkdwn(conversationText(lang).reindexDone)}*`, ...results.map((r) => `• ${escapeMrkdwn(r)}`)].join('\n');
+    void queuedPosted.then(() => notice(respond, deps, text));
+  };
+  const progress = (line: string) => {
+    if (!extras.dm) return;
+    extras.dm(command.user_id, `${escapeMrkdwn(conversationText(lang).reindexProgressByDm)}: ${escapeMrkdwn(line)}`).catch((err: Error) =>
+      deps.log.warn({ err: err.message }, 'reindex progress DM failed'),
+    );
+  };
   try {
-    const { message } = await deps.reindexer.reindex(target || 'all', command.user_id, (text) => {
-      void notice(respond, deps, escapeMrkdwn(text));
+    const { queued, message } = await deps.reindexer.reindex(target || 'all', command.user_id, (text, final) => {
+      if (!final) return progress(text);
+      results.push(text);
+      summarise();
     });
-    await notice(respond, deps, escapeMrkdwn(message));
+    queuedPosted = notice(respond, deps, escapeMrkdwn(message));
+    expected = queued.length;
+    summarise();
+    await queuedPosted;
   } catch (err) {
     await notice(respond, deps, escapeMrkdwn((err as Error).message));
   }
@@ -83,7 +114,7 @@ export async function statusText(deps: HandlerDeps): Promise<string> {
   return lines.join('\n');
 }
 
-export async function handleSlashCommand(deps: HandlerDeps, command: SlashCommand, respond: RespondFn): Promise<void> {
+export async function handleSlashCommand(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, extras: SlashExtras = {}): Promise<void> {
   const text = command.text.trim();
   const [sub = '', ...rest] = text.split(/\s+/);
   const arg = rest.join(' ').trim();
@@ -91,7 +122,7 @@ export async function handleSlashCommand(deps: HandlerDeps, command: SlashComman
     case 'ask':
       return ask(deps, command, respond, arg);
     case 'reindex':
-      return reindex(deps, command, respond, arg);
+      return reindex(deps, command, respond, arg, extras);
     case 'status':
       return notice(respond, deps, await statusText(deps));
     default:

@@ -1,7 +1,7 @@
 // The Slack bot: Bolt over the Events API (an express Router at POST /slack/events, mounted by the
 // server before its JSON parser) or Socket Mode when SLACK_APP_TOKEN is set. Handlers live in
 // mentions.ts, slash.ts and feedback.ts; this file wires them to Bolt.
-import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
+import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Logger as BoltLogger, type MessageShortcut } from '@slack/bolt';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -20,6 +20,8 @@ import { detectLanguage } from '../search/tokenize.ts';
 import { handleSlashCommand } from './slash.ts';
 import { routeMessage, type MessageEventFields } from './message-events.ts';
 import { createThreadTracker } from './threads.ts';
+import { createShareStore, SHARE_ACTION, shareAnswer } from './share.ts';
+import { ASK_SHORTCUT, publishHome } from './surfaces.ts';
 import type { HandlerDeps } from './types.ts';
 
 export interface SlackBotDeps {
@@ -77,6 +79,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     reindexer: deps.reindexer,
     dedupe: createDeduper(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
     threads: createThreadTracker(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
+    shares: createShareStore(deps.redis, deps.keyPrefix ?? 'labbot:', log),
     log,
   };
   const clientOptions = {
@@ -194,6 +197,40 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       await handleFeedback(handlerDeps, vote, action.value ?? '', body.user.id, respond);
     });
   }
+
+  bolt.shortcut({ callback_id: ASK_SHORTCUT, type: 'message_action' }, async ({ ack, shortcut, client, respond, context }) => {
+    await ack();
+    const s = shortcut as MessageShortcut;
+    const inDm = s.channel.id.startsWith('D');
+    // The message is the question; the answer goes in its thread, like a mention there.
+    await runner.ask(client, {
+      eventId: `shortcut:${s.trigger_id}`,
+      channel: s.channel.id,
+      threadTs: (s.message.thread_ts as string | undefined) ?? s.message.ts,
+      inThread: s.message.thread_ts !== undefined && s.message.thread_ts !== s.message.ts,
+      eventTs: s.message.ts,
+      user: s.user.id,
+      text: s.message.text ?? '',
+      botUserId: context.botUserId,
+      source: 'slack',
+      access: inDm ? { user: s.user.id } : { channel: s.channel.id },
+      // Where labbot cannot post (a DM between people, a channel it is not in), the asker still hears why.
+      undeliverable: async (msg) => {
+        await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });
+      },
+    }, { extShared: false });
+  });
+
+  bolt.event('app_home_opened', async ({ event, client }) => {
+    if (event.tab !== 'home') return;
+    await runner.track(publishHome(client, handlerDeps, event.user));
+  });
+
+  bolt.action(SHARE_ACTION, async ({ ack, action, body, respond }) => {
+    await ack();
+    if (action.type !== 'button') return;
+    await runner.track(shareAnswer(handlerDeps.shares, action.value ?? '', body.user.id, respond, log));
+  });
 
   bolt.error(async (err) => {
     log.error({ err: err.message, code: err.code }, 'unhandled error in a Slack handler');

@@ -32,6 +32,8 @@ export interface SlackQuestion {
   access: { channel?: string; user?: string };
   /** Lines of labbot's own mrkdwn shown above the answer (attachments not read, Slack Connect). */
   notes?: string[];
+  /** Where labbot cannot post in the conversation (not a member): another way to reach the asker. */
+  undeliverable?: (msg: SlackMessage) => Promise<void>;
 }
 
 /** The question text as asked, without the mention of labbot. */
@@ -142,7 +144,7 @@ async function rewrite(deps: HandlerDeps, question: string, history: HistoryTurn
 export async function deliver(
   client: WebClient,
   deps: HandlerDeps,
-  where: { channel: string; threadTs: string | undefined; placeholderTs: string | undefined; eventId: string },
+  where: { channel: string; threadTs: string | undefined; placeholderTs: string | undefined; eventId: string; undeliverable?: (msg: SlackMessage) => Promise<void> },
   msgs: SlackMessage[],
 ): Promise<void> {
   for (let i = 0; i < msgs.length; i++) {
@@ -159,6 +161,7 @@ export async function deliver(
         await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text });
       } catch (err2) {
         deps.log.error({ eventId: where.eventId, err: slackError(err2) }, 'could not post even a plain-text reply');
+        await where.undeliverable?.(m).catch((err3: Error) => deps.log.error({ eventId: where.eventId, err: err3.message }, 'no way left to reach the asker'));
       }
     }
   }
@@ -179,7 +182,7 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
   const { app, log } = deps;
   const question = questionText(q);
   let lang: Language = detectLanguage(question);
-  const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs, eventId: q.eventId };
+  const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs, eventId: q.eventId, undeliverable: q.undeliverable };
   if (!question) {
     await deliver(client, deps, where, [noticeMessage(escapeMrkdwn(messages(lang).emptyQuestion))]);
     return;

@@ -8,6 +8,7 @@ import { entryFor } from '../store/activity.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
 import { conversationText } from './conversation-texts.ts';
+import { withShareButton } from './share.ts';
 import type { HandlerDeps } from './types.ts';
 
 async function ephemeral(respond: RespondFn, deps: HandlerDeps, msg: SlackMessage): Promise<void> {
@@ -42,7 +43,17 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'could not record the question');
     }
-    for (const m of answerMessages(result, { recordId })) await ephemeral(respond, deps, m);
+    let msgs = answerMessages(result, { recordId });
+    if (recordId) {
+      try {
+        const view = { answer: result.answer, refused: result.refused, citations: result.citations, model: result.model, language: result.language };
+        await deps.shares.save(recordId, { asker: command.user_id, channel: command.channel_id, question, view });
+        msgs = withShareButton(msgs, recordId, lang);
+      } catch (err) {
+        deps.log.warn({ err: (err as Error).message }, 'could not keep the answer for sharing; no Share button');
+      }
+    }
+    for (const m of msgs) await ephemeral(respond, deps, m);
   } catch (err) {
     const down = err instanceof ChromaUnavailableError;
     deps.log.error({ err, command: command.command, trigger: command.trigger_id }, 'slash ask failed');

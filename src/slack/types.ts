@@ -6,6 +6,7 @@ import type { ActivityStore } from '../store/activity.ts';
 import type { Deduper } from './dedupe.ts';
 import type { Reindexer } from './reindexer.ts';
 import type { ThreadTracker } from './threads.ts';
+import type { ShareStore } from './share.ts';
 
 export interface HandlerDeps {
   app: App;
@@ -14,5 +15,6 @@ export interface HandlerDeps {
   reindexer: Reindexer;
   dedupe: Deduper;
   threads: ThreadTracker;
+  shares: ShareStore;
   log: Logger;
 }

@@ -179,7 +179,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       case 'apps.connections.open':
         return { ok: true, url: `ws://127.0.0.1:${port}/ws?ticket=${randomUUID()}` };
       default:
-        return { ok: false, error: 'unknown_method' };
+        return surfaceMethod(method, body) ?? { ok: false, error: 'unknown_method' };
     }
   }
 
@@ -339,4 +339,24 @@ function createHolds() {
       for (const h of holds) if (!h.released && h.method === method && h.match(body)) await h.gate;
     },
   };
+}
+
+// --- App Home and other surfaces (kept apart so other fake changes merge cleanly) ---
+// views.publish: a `home` view of at most 100 blocks for a user id; block rules as for messages.
+const VIEW_MAX_BLOCKS = 100;
+
+function surfaceMethod(method: string, body: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (method !== 'views.publish') return undefined;
+  if (typeof body.user_id !== 'string' || !/^[UW][A-Z0-9]+$/.test(body.user_id)) return { ok: false, error: 'invalid_arguments' };
+  const view = (typeof body.view === 'string' ? JSON.parse(body.view) : body.view) as { type?: string; blocks?: unknown[] } | undefined;
+  if (!view || view.type !== 'home' || !Array.isArray(view.blocks)) return { ok: false, error: 'invalid_arguments' };
+  if (view.blocks.length > VIEW_MAX_BLOCKS) return { ok: false, error: 'invalid_blocks' };
+  for (let i = 0; i < view.blocks.length; i += 50) {
+    const bad = validateBlocks(view.blocks.slice(i, i + 50));
+    if (bad) return { ok: false, error: bad };
+  }
+  for (const b of view.blocks as { type: string; text?: { type?: string; text?: string } }[]) {
+    if (b.type === 'header' && (b.text?.type !== 'plain_text' || !b.text.text || b.text.text.length > 150)) return { ok: false, error: 'invalid_blocks' };
+  }
+  return { ok: true, view: { id: 'V0HOME', type: 'home', ...view } };
 }

@@ -176,3 +176,30 @@ export function channelMessageEnvelope(o: {
   if (o.extShared !== undefined) env.is_ext_shared_channel = o.extShared;
   return env;
 }
+
+/** A message shortcut ("Ask labbot about this") on a message, form-encoded like block actions. */
+export function messageShortcutRequest(
+  secret: string,
+  o: { callbackId: string; text: string; channel: string; ts: string; threadTs?: string; user?: string; responseUrl: string },
+): SignedRequest {
+  const payload = {
+    type: 'message_action',
+    callback_id: o.callbackId,
+    trigger_id: `trig.${randomUUID()}`,
+    message_ts: o.ts,
+    response_url: o.responseUrl,
+    team: { id: 'T0LAB', domain: 'lab' },
+    user: { id: o.user ?? 'UASKER', name: 'asker', team_id: 'T0LAB' },
+    channel: { id: o.channel, name: 'somewhere' },
+    message: { type: 'message', user: 'UOTHER', ts: o.ts, text: o.text, ...(o.threadTs ? { thread_ts: o.threadTs } : {}) },
+    token: 'legacy',
+    action_ts: String(Date.now() / 1000),
+  };
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  return { body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(secret, body) } };
+}
+
+/** app_home_opened for the Home tab. */
+export function appHomeOpenedEnvelope(o: { user: string; tab?: 'home' | 'messages' }): Record<string, unknown> {
+  return callbackEnvelope({ type: 'app_home_opened', user: o.user, channel: `D${o.user.slice(1)}`, tab: o.tab ?? 'home', event_ts: String(Date.now() / 1000) }, undefined);
+}

@@ -7,7 +7,7 @@ import type { App } from '../src/app.ts';
 import { openTestApp } from './helpers/app.ts';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
-import { appHomeOpenedEnvelope, blockActionRequest, dmEnvelope, eventRequest, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
+import { appHomeOpenedEnvelope, assistantThreadStartedEnvelope, blockActionRequest, channelMessageEnvelope, dmEnvelope, eventRequest, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
 
 const LAB = path.resolve('examples/lab');
 const fileConfig = { sources: [{ id: 'lab', type: 'folder', path: LAB }], access: { default: 'public', channels: {} } };
@@ -95,5 +95,48 @@ describe('Slack surfaces', () => {
     expect(text).toContain('How long is the TRIzol incubation?');
     expect(text).not.toContain('<!channel>');
     expect(text).not.toContain('secret of someone else');
+  });
+});
+
+describe('Slack AI-app surface (assistant threads)', () => {
+  let app: App;
+  let fake: FakeSlack;
+  let bot: RunningBot;
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+    app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
+    await app.ingestSource(app.config.sources[0]);
+    bot = await startTestBot(app);
+  });
+  afterAll(async () => {
+    await bot?.close();
+    await app?.close();
+    await fake?.close();
+  });
+
+  it('suggests prompts in a new assistant thread, shows a status while searching, and posts the offline answer at once', async () => {
+    const root = '1700008000.000100';
+    await post(bot.url, eventRequest(SIGNING_SECRET, assistantThreadStartedEnvelope({ user: 'UAI', channel: 'DAI', threadTs: root })));
+    const prompts = await fake.waitFor(() => fake.callsOf('assistant.threads.setSuggestedPrompts')[0]);
+    expect(prompts.body.channel_id).toBe('DAI');
+    expect(prompts.body.thread_ts).toBe(root);
+    const list = (typeof prompts.body.prompts === 'string' ? JSON.parse(prompts.body.prompts) : prompts.body.prompts) as { title: string; message: string }[];
+    expect(list.length).toBeGreaterThan(0);
+
+    fake.threads.set(`DAI:${root}`, [{ ts: root, user: 'UAI', text: 'Chats from 2026-12-01', subtype: 'assistant_app_thread' } as never]);
+    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DAI', channelType: 'im', user: 'UAI', threadTs: root })));
+    const answer = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DAI'));
+    const status = fake.callsOf('assistant.threads.setStatus').filter((c) => c.body.channel_id === 'DAI');
+    expect(status).toHaveLength(1);
+    expect(status[0].body.thread_ts).toBe(root);
+    expect(String(status[0].body.status)).toMatch(/searching the lab’s papers/);
+    expect(status[0].at).toBeLessThan(answer.at);
+    // No placeholder to replace: the extractive answer is the first and only message, in the thread.
+    expect(answer.body.thread_ts).toBe(root);
+    expect(JSON.stringify(answer.body.blocks)).toMatch(/\[S\d+\]/);
+    expect(fake.callsOf('chat.update').filter((c) => c.body.channel === 'DAI')).toEqual([]);
+    // Slack's thread title is not a turn of the conversation.
+    const record = (await bot.activity.recent(10)).find((r) => r.user === 'UAI');
+    expect(record?.searchedAs ?? record?.question).toBe('How long is the TRIzol incubation?');
   });
 });

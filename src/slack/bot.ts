@@ -15,7 +15,7 @@ import type { Reindexer } from './reindexer.ts';
 import { createLimiter } from './limiter.ts';
 import { fastEventAck, type FastEventAck } from './fast-ack.ts';
 import { createQuestionRunner } from './conversation.ts';
-import { conversationText } from './conversation-texts.ts';
+import { conversationText, SUGGESTED_PROMPTS } from './conversation-texts.ts';
 import { detectLanguage } from '../search/tokenize.ts';
 import { handleSlashCommand } from './slash.ts';
 import { routeMessage, type MessageEventFields } from './message-events.ts';
@@ -219,6 +219,18 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
         await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });
       },
     }, { extShared: false });
+  });
+
+  // A new assistant thread (Slack's AI-app surface): remember it, so its questions get a status
+  // instead of a placeholder, and offer a few questions to start with.
+  bolt.event('assistant_thread_started', async ({ event, client }) => {
+    const t = event.assistant_thread;
+    await handlerDeps.threads.rememberAssistant(t.channel_id, t.thread_ts);
+    try {
+      await client.assistant.threads.setSuggestedPrompts({ channel_id: t.channel_id, thread_ts: t.thread_ts, prompts: SUGGESTED_PROMPTS });
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'could not set suggested prompts');
+    }
   });
 
   bolt.event('app_home_opened', async ({ event, client }) => {

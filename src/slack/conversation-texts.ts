@@ -11,6 +11,8 @@ export interface ConversationTexts {
   attachmentsNotRead: string;
   restarting: string;
   reindexProgressByDm: string;
+  /** Assistant thread status (shown after the app's name), with the queue position in busy moments. */
+  status(position: number): string;
   reindexDone: string;
 }
 
@@ -23,6 +25,7 @@ const TEXTS: Record<Language, ConversationTexts> = {
     attachmentsNotRead: '_I answered from the text of your message: I do not read attachments._',
     restarting: 'labbot is restarting and could not finish this answer. Please ask again in a minute.',
     reindexProgressByDm: 'Re-sync progress',
+    status: (n) => (n <= 0 ? 'is searching the lab’s papers…' : n === 1 ? 'is busy: yours is next…' : `is busy: ${n - 1} questions before yours…`),
     reindexDone: 'Re-sync finished',
   },
   es: {
@@ -33,6 +36,7 @@ const TEXTS: Record<Language, ConversationTexts> = {
     attachmentsNotRead: '_Respondí a partir del texto de tu mensaje: no leo los archivos adjuntos._',
     restarting: 'labbot se está reiniciando y no pudo terminar esta respuesta. Vuelve a preguntar en un minuto.',
     reindexProgressByDm: 'Progreso de la resincronización',
+    status: (n) => (n <= 0 ? 'está buscando en los artículos del laboratorio…' : n === 1 ? 'está ocupado: la tuya es la siguiente…' : `está ocupado: ${n - 1} preguntas antes de la tuya…`),
     reindexDone: 'Resincronización terminada',
   },
 };
@@ -40,3 +44,10 @@ const TEXTS: Record<Language, ConversationTexts> = {
 export function conversationText(lang: Language): ConversationTexts {
   return TEXTS[lang] ?? TEXTS.en;
 }
+
+/** Suggested prompts for a new assistant thread (assistant.threads.setSuggestedPrompts). */
+export const SUGGESTED_PROMPTS = [
+  { title: 'Find a protocol', message: 'Which protocol do we use for RNA extraction, and what are its key steps?' },
+  { title: 'Summarise a paper', message: 'What are the main findings of our most recent paper?' },
+  { title: 'Lab how-to', message: 'How do I book shared equipment like the confocal microscope?' },
+];

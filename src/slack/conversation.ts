@@ -26,10 +26,20 @@ export interface QuestionRunner {
   drain(timeoutMs: number): Promise<{ drained: boolean; abandoned: number }>;
 }
 
+/** Sets the assistant thread status; false when Slack refused (then a placeholder message is used). */
+async function setStatus(client: WebClient, q: SlackQuestion, status: string): Promise<boolean> {
+  try {
+    await client.assistant.threads.setStatus({ channel_id: q.channel, thread_ts: q.threadTs!, status });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): QuestionRunner {
   const running = new Set<Promise<unknown>>();
   /** Placeholders posted whose answer has not replaced them yet. */
-  const open = new Map<string, { client: WebClient; channel: string; ts: string; question: string }>();
+  const open = new Map<string, { client: WebClient; channel: string; ts: string | undefined; threadTs: string | undefined; question: string }>();
   let abandoned = false;
 
   const track = <T>(work: Promise<T>): Promise<T> => {
@@ -54,9 +64,14 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
       // Another organisation reads this channel: the lab's public material only, whatever the channel's grants.
       q = { ...q, access: {}, notes: [...(q.notes ?? []), conversationText(lang).connectPublicOnly] };
     }
-    const placeholderTs = await postPlaceholder(client, deps, q, limit.position());
-    const key = `${q.channel}:${placeholderTs}`;
-    if (placeholderTs) open.set(key, { client, channel: q.channel, ts: placeholderTs, question: questionText(q) });
+    const position = limit.position();
+    // In an assistant thread Slack shows a status under the question; elsewhere a placeholder message does.
+    const status = q.source === 'dm' && q.threadTs && questionText(q) && (await deps.threads.isAssistant(q.channel, q.threadTs))
+      ? await setStatus(client, q, conversationText(lang).status(position))
+      : false;
+    const placeholderTs = status ? undefined : await postPlaceholder(client, deps, q, position);
+    const key = `${q.channel}:${placeholderTs ?? q.eventTs}`;
+    if (placeholderTs || status) open.set(key, { client, channel: q.channel, ts: placeholderTs, threadTs: q.threadTs, question: questionText(q) });
     try {
       await limit(async () => {
         if (abandoned) return;
@@ -87,9 +102,10 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
       const left = [...open.values()];
       open.clear();
       await Promise.allSettled(
-        left.map((p) =>
-          p.client.chat.update({ channel: p.channel, ts: p.ts, ...noticeMessage(conversationText(detectLanguage(p.question)).restarting) }),
-        ),
+        left.map((p) => {
+          const note = noticeMessage(conversationText(detectLanguage(p.question)).restarting);
+          return p.ts ? p.client.chat.update({ channel: p.channel, ts: p.ts, ...note }) : p.client.chat.postMessage({ channel: p.channel, thread_ts: p.threadTs, ...note });
+        }),
       );
       deps.log.warn({ abandoned: left.length, inFlight: running.size }, 'shutdown: answers still running after the drain time were abandoned');
       return { drained: false, abandoned: left.length };

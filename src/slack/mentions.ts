@@ -100,6 +100,8 @@ export async function threadHistory(
       // The parent may come again on later pages; each message counts once.
       if (!m.ts || seen.has(m.ts)) continue;
       seen.add(m.ts);
+      // The root of an assistant thread is Slack's title ("Chats from …"), not a turn.
+      if ((m as { subtype?: string }).subtype === 'assistant_app_thread') continue;
       const text = (m.text ?? '').trim();
       if (!text) continue;
       const fromBot = Boolean(m.bot_id) || (q.botUserId !== undefined && m.user === q.botUserId);

@@ -7,6 +7,9 @@ import type { Logger } from 'pino';
 export interface ThreadTracker {
   remember(channel: string, threadTs: string): Promise<void>;
   answered(channel: string, threadTs: string): Promise<boolean>;
+  /** Assistant threads (assistant_thread_started): a status shows labbot at work, no placeholder message. */
+  rememberAssistant(channel: string, threadTs: string): Promise<void>;
+  isAssistant(channel: string, threadTs: string): Promise<boolean>;
 }
 
 /** A conversation goes quiet after a while; a reply weeks later deserves a fresh @mention. */
@@ -15,7 +18,22 @@ const DEFAULT_TTL_SECONDS = 14 * 24 * 3600;
 export function createThreadTracker(redis: Redis, prefix: string, opts: { ttlSeconds?: number; log?: Logger } = {}): ThreadTracker {
   const ttl = opts.ttlSeconds ?? DEFAULT_TTL_SECONDS;
   const key = (channel: string, threadTs: string) => `${prefix}slack:thread:${channel}:${threadTs}`;
+  const assistantKey = (channel: string, threadTs: string) => `${prefix}slack:assistant:${channel}:${threadTs}`;
   return {
+    async rememberAssistant(channel, threadTs) {
+      try {
+        await redis.set(assistantKey(channel, threadTs), '1', 'EX', ttl);
+      } catch (err) {
+        opts.log?.warn({ err: (err as Error).message, channel, threadTs }, 'could not remember the assistant thread');
+      }
+    },
+    async isAssistant(channel, threadTs) {
+      try {
+        return (await redis.exists(assistantKey(channel, threadTs))) === 1;
+      } catch {
+        return false;
+      }
+    },
     async remember(channel, threadTs) {
       try {
         await redis.set(key(channel, threadTs), '1', 'EX', ttl);

@@ -345,7 +345,24 @@ function createHolds() {
 // views.publish: a `home` view of at most 100 blocks for a user id; block rules as for messages.
 const VIEW_MAX_BLOCKS = 100;
 
+const str = (v: unknown) => typeof v === 'string' && v.length > 0;
+const jsonArg = (v: unknown): unknown => (typeof v === 'string' && /^[[{]/.test(v) ? JSON.parse(v) : v);
+
 function surfaceMethod(method: string, body: Record<string, unknown>): Record<string, unknown> | undefined {
+  // assistant.threads.*: channel_id and thread_ts always; a status (at most 10 loading messages),
+  // or prompts each with a title and a message.
+  if (method === 'assistant.threads.setStatus') {
+    if (!str(body.channel_id) || !str(body.thread_ts) || typeof body.status !== 'string') return { ok: false, error: 'invalid_arguments' };
+    const loading = jsonArg(body.loading_messages);
+    if (loading !== undefined && (!Array.isArray(loading) || loading.length > 10)) return { ok: false, error: 'invalid_arguments' };
+    return { ok: true };
+  }
+  if (method === 'assistant.threads.setSuggestedPrompts') {
+    const prompts = jsonArg(body.prompts) as { title?: unknown; message?: unknown }[] | undefined;
+    if (!str(body.channel_id) || !str(body.thread_ts) || !Array.isArray(prompts) || prompts.length === 0) return { ok: false, error: 'invalid_arguments' };
+    if (prompts.some((p) => !str(p.title) || !str(p.message))) return { ok: false, error: 'invalid_arguments' };
+    return { ok: true };
+  }
   if (method !== 'views.publish') return undefined;
   if (typeof body.user_id !== 'string' || !/^[UW][A-Z0-9]+$/.test(body.user_id)) return { ok: false, error: 'invalid_arguments' };
   const view = (typeof body.view === 'string' ? JSON.parse(body.view) : body.view) as { type?: string; blocks?: unknown[] } | undefined;

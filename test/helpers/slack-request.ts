@@ -203,3 +203,15 @@ export function messageShortcutRequest(
 export function appHomeOpenedEnvelope(o: { user: string; tab?: 'home' | 'messages' }): Record<string, unknown> {
   return callbackEnvelope({ type: 'app_home_opened', user: o.user, channel: `D${o.user.slice(1)}`, tab: o.tab ?? 'home', event_ts: String(Date.now() / 1000) }, undefined);
 }
+
+/** assistant_thread_started: a user opened a new thread with the app in Slack's AI-app surface. */
+export function assistantThreadStartedEnvelope(o: { user: string; channel: string; threadTs: string }): Record<string, unknown> {
+  return callbackEnvelope(
+    {
+      type: 'assistant_thread_started',
+      assistant_thread: { user_id: o.user, context: { channel_id: 'CGENERAL', team_id: 'T0LAB', enterprise_id: null }, channel_id: o.channel, thread_ts: o.threadTs },
+      event_ts: String(Date.now() / 1000),
+    },
+    undefined,
+  );
+}

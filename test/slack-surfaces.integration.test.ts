@@ -135,6 +135,7 @@ describe('Slack AI-app surface (assistant threads)', () => {
     expect(answer.body.thread_ts).toBe(root);
     expect(JSON.stringify(answer.body.blocks)).toMatch(/\[S\d+\]/);
     expect(fake.callsOf('chat.update').filter((c) => c.body.channel === 'DAI')).toEqual([]);
+    expect(fake.callsOf('chat.startStream')).toEqual([]);
     // Slack's thread title is not a turn of the conversation.
     const record = (await bot.activity.recent(10)).find((r) => r.user === 'UAI');
     expect(record?.searchedAs ?? record?.question).toBe('How long is the TRIzol incubation?');

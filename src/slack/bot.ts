@@ -139,6 +139,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       source: 'slack',
       // Only the channel: a user's own grants must not widen what a shared channel sees.
       access: { channel: event.channel },
+      team: body.team_id,
       notes: hasFiles ? [conversationText(detectLanguage(event.text)).attachmentsNotRead] : undefined,
     }, { extShared: extShared(body) });
   });
@@ -169,6 +170,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       botUserId: context.botUserId,
       source: dm ? 'dm' : 'slack',
       access: dm ? { user: e.user! } : { channel: e.channel },
+      team: body.team_id,
       // A file with a question: the question's text is answered; the file itself is not read.
       notes: route.hasFiles ? [conversationText(detectLanguage(e.text ?? '')).attachmentsNotRead] : undefined,
     }, { extShared: extShared(body) });
@@ -214,6 +216,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       botUserId: context.botUserId,
       source: 'slack',
       access: inDm ? { user: s.user.id } : { channel: s.channel.id },
+      team: s.team?.id,
       // Where labbot cannot post (a DM between people, a channel it is not in), the asker still hears why.
       undeliverable: async (msg) => {
         await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });

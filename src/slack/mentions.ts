@@ -12,6 +12,7 @@ import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, splitText, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
 import { conversationText } from './conversation-texts.ts';
+import { createAnswerStream } from './stream.ts';
 import type { HandlerDeps } from './types.ts';
 
 type WebClient = webApi.WebClient;
@@ -32,6 +33,8 @@ export interface SlackQuestion {
   access: { channel?: string; user?: string };
   /** Lines of labbot's own mrkdwn shown above the answer (attachments not read, Slack Connect). */
   notes?: string[];
+  /** The asker's team (recipient of a streamed answer outside a DM). */
+  team?: string;
   /** Where labbot cannot post in the conversation (not a member): another way to reach the asker. */
   undeliverable?: (msg: SlackMessage) => Promise<void>;
 }
@@ -207,7 +210,26 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
     }
     const rewritten = history.length ? await rewrite(deps, question, history) : { question, rewritten: false, carried: [] };
     if (rewritten.rewritten) log.debug({ eventId: q.eventId, question, rewritten: rewritten.question }, 'follow-up rewritten');
-    const result = await app.ask(rewritten.question, { ...q.access, history });
+    // With a model, a direct or assistant-thread answer is streamed as it is written (not when
+    // labbot adds notes above it). Channel answers stay one reviewed post: a thread others read
+    // gets the checked answer, not a preview that may still change.
+    const stream = app.chat && q.source === 'dm' && q.threadTs && !q.notes?.length
+      ? createAnswerStream(client, { channel: q.channel, threadTs: q.threadTs, user: q.user, team: q.team }, (err) =>
+          log.warn({ eventId: q.eventId, err: slackError(err) }, 'streaming the answer failed; it will be posted when complete'),
+        )
+      : undefined;
+    const onToken = stream
+      ? (delta: string) => {
+          // The stream replaces the "Searching…" message as soon as there is text to show.
+          if (!stream.started() && where.placeholderTs) {
+            const ts = where.placeholderTs;
+            where.placeholderTs = undefined;
+            client.chat.delete({ channel: q.channel, ts }).catch((err: Error) => log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not remove the placeholder'));
+          }
+          stream.push(delta);
+        }
+      : undefined;
+    const result = await app.ask(rewritten.question, { ...q.access, history, onToken });
     lang = result.language;
     let recordId: string | undefined;
     try {
@@ -218,7 +240,18 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
       // Losing a log line must not cost the user their answer; only the vote buttons go.
       log.warn({ eventId: q.eventId, err: (err as Error).message }, 'could not record the question');
     }
-    await deliver(client, deps, where, withNotes(answerMessages(result, { recordId }), q.notes));
+    const msgs = withNotes(answerMessages(result, { recordId }), q.notes);
+    if (stream?.started()) {
+      try {
+        const { ts, replace } = await stream.finish(result, recordId);
+        // Checking the citations changed the text (or the stream broke): the checked answer replaces it.
+        if (replace || !ts) await deliver(client, deps, { ...where, placeholderTs: ts }, msgs);
+        return;
+      } catch (err) {
+        log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not end the stream; posting the answer');
+      }
+    }
+    await deliver(client, deps, where, msgs);
   } catch (err) {
     const down = err instanceof ChromaUnavailableError;
     log.error({ eventId: q.eventId, err }, down ? 'Chroma unavailable while answering' : 'answering failed');

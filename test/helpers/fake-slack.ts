@@ -43,6 +43,8 @@ export interface FakeSlack {
    * Slack; returns the release function. For busy-moment and shutdown tests.
    */
   hold(method: string, match?: (body: Record<string, unknown>) => boolean): () => void;
+  /** chat.startStream messages by ts: channel, the text streamed so far, and whether stopped. */
+  streams: Map<string, { channel: string; text: string; stopped: boolean }>;
   close(): Promise<void>;
 }
 
@@ -150,6 +152,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   };
   let port = 0;
   const held = createHolds();
+  const surfaces = createSurfaceState(() => nextTs());
 
   const send = (res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -179,7 +182,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       case 'apps.connections.open':
         return { ok: true, url: `ws://127.0.0.1:${port}/ws?ticket=${randomUUID()}` };
       default:
-        return surfaceMethod(method, body) ?? { ok: false, error: 'unknown_method' };
+        return surfaceMethod(method, body, surfaces) ?? { ok: false, error: 'unknown_method' };
     }
   }
 
@@ -288,6 +291,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       return envelope_id;
     },
     hold: held.hold,
+    streams: surfaces.streams,
     wsConnected: () => socket !== undefined,
     close: () =>
       new Promise<void>((r) => {
@@ -348,7 +352,58 @@ const VIEW_MAX_BLOCKS = 100;
 const str = (v: unknown) => typeof v === 'string' && v.length > 0;
 const jsonArg = (v: unknown): unknown => (typeof v === 'string' && /^[[{]/.test(v) ? JSON.parse(v) : v);
 
-function surfaceMethod(method: string, body: Record<string, unknown>): Record<string, unknown> | undefined {
+/** Streams (chat.startStream … stopStream) by ts: their channel, text so far and whether stopped. */
+export interface SurfaceState {
+  nextTs: () => string;
+  streams: Map<string, { channel: string; text: string; stopped: boolean }>;
+}
+
+function createSurfaceState(nextTs: () => string): SurfaceState {
+  return { nextTs, streams: new Map() };
+}
+
+const STREAM_TEXT_LIMIT = 12_000;
+
+/** Text of markdown_text and markdown_text chunks; undefined when a chunk is malformed or over the limit. */
+function streamText(body: Record<string, unknown>): string | undefined {
+  const chunks = jsonArg(body.chunks) as { type?: string; text?: unknown }[] | undefined;
+  if (chunks !== undefined && !Array.isArray(chunks)) return undefined;
+  let text = typeof body.markdown_text === 'string' ? body.markdown_text : '';
+  if (text.length > STREAM_TEXT_LIMIT) return undefined;
+  for (const c of chunks ?? []) {
+    if (c.type !== 'markdown_text') continue;
+    if (typeof c.text !== 'string' || c.text.length > STREAM_TEXT_LIMIT) return undefined;
+    text += c.text;
+  }
+  return text;
+}
+
+function surfaceMethod(method: string, body: Record<string, unknown>, state: SurfaceState): Record<string, unknown> | undefined {
+  // chat.*Stream: a stream starts in a thread (outside a DM it needs the recipient user and team),
+  // takes appends until stopped, and may end with blocks under the text.
+  if (method === 'chat.startStream') {
+    const text = streamText(body);
+    if (!str(body.channel) || !str(body.thread_ts) || text === undefined) return { ok: false, error: 'invalid_arguments' };
+    if (!String(body.channel).startsWith('D') && (!str(body.recipient_user_id) || !str(body.recipient_team_id))) return { ok: false, error: 'invalid_arguments' };
+    const ts = state.nextTs();
+    state.streams.set(ts, { channel: String(body.channel), text, stopped: false });
+    return { ok: true, channel: body.channel, ts };
+  }
+  if (method === 'chat.appendStream' || method === 'chat.stopStream') {
+    const stream = state.streams.get(String(body.ts));
+    if (!str(body.channel) || !stream || stream.channel !== body.channel) return { ok: false, error: 'message_not_found' };
+    if (stream.stopped) return { ok: false, error: 'message_not_in_streaming_state' };
+    const text = streamText(body);
+    if (text === undefined || (method === 'chat.appendStream' && text === '')) return { ok: false, error: 'invalid_arguments' };
+    if (method === 'chat.stopStream') {
+      const bad = validateBlocks(body.blocks);
+      if (bad) return { ok: false, error: bad };
+      stream.stopped = true;
+    }
+    stream.text += text;
+    return { ok: true, channel: body.channel, ts: body.ts };
+  }
+  if (method === 'chat.delete') return str(body.channel) && str(body.ts) ? { ok: true, channel: body.channel, ts: body.ts } : { ok: false, error: 'invalid_arguments' };
   // assistant.threads.*: channel_id and thread_ts always; a status (at most 10 loading messages),
   // or prompts each with a title and a message.
   if (method === 'assistant.threads.setStatus') {

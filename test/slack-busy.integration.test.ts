@@ -6,7 +6,7 @@ import type { App } from '../src/app.ts';
 import { openTestApp } from './helpers/app.ts';
 import { startFakeSlack, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
-import { channelMessageEnvelope, eventRequest, mentionEnvelope, post, slashRequest } from './helpers/slack-request.ts';
+import { channelMessageEnvelope, eventRequest, mentionEnvelope, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
 
 const LAB = path.resolve('examples/lab');
 const fileConfig = {
@@ -89,6 +89,16 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     expect(String(second.body.text)).toMatch(/shared with another organisation/);
     expect(second.body.thread_ts).toBe(parent);
     expect(inChannel(fake, 'chat.update', 'CNOWSHARED')).toHaveLength(1);
+
+    // Slash commands and the message shortcut carry no flag: they go by what the channel's events said.
+    await post(b.url, slashRequest(SIGNING_SECRET, { text: 'ask What is the renewal code word?', channel: 'CPISHARED', responseUrl: fake.responseUrl('connect-ask') }));
+    const ask = await fake.waitFor(() => fake.responses.find((r) => r.id === 'connect-ask'));
+    expect(String(ask.body.text)).toMatch(/shared with another organisation/);
+    await post(b.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: 'labbot_ask_about_message', text: 'What is the renewal code word?', channel: 'CPISHARED', ts: '1700006100.000100', responseUrl: fake.responseUrl('connect-sc') }));
+    const sc = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CPISHARED')[1]);
+    expect(String(sc.body.text)).toMatch(/shared with another organisation/);
+    expect(sc.body.thread_ts).toBe('1700006100.000100');
+
     const after = await b.activity.recent(100);
     expect(after.filter((r) => r.channel === 'CPISHARED')).toEqual([]);
     expect(after.length - before.length).toBe(1);

@@ -115,7 +115,12 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   }
 
   const runner = createQuestionRunner(handlerDeps, limit);
-  const extShared = (body: unknown) => (body as { is_ext_shared_channel?: boolean }).is_ext_shared_channel === true;
+  /** The envelope's Slack Connect flag, remembered for the ways in that do not carry it. */
+  const extShared = async (body: unknown, channel: string) => {
+    const flag = (body as { is_ext_shared_channel?: unknown }).is_ext_shared_channel;
+    if (typeof flag === 'boolean') await handlerDeps.threads.markShared(channel, flag);
+    return flag === true;
+  };
 
   bolt.event('app_mention', async ({ event, body, client, context }) => {
     if (!(await handlerDeps.dedupe.claim(body.event_id))) {
@@ -141,7 +146,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       access: { channel: event.channel },
       team: body.team_id,
       notes: hasFiles ? [conversationText(detectLanguage(event.text)).attachmentsNotRead] : undefined,
-    }, { extShared: extShared(body) });
+    }, { extShared: await extShared(body, event.channel) });
   });
 
   bolt.event('message', async ({ event, body, client, context }) => {
@@ -173,7 +178,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       team: body.team_id,
       // A file with a question: the question's text is answered; the file itself is not read.
       notes: route.hasFiles ? [conversationText(detectLanguage(e.text ?? '')).attachmentsNotRead] : undefined,
-    }, { extShared: extShared(body) });
+    }, { extShared: await extShared(body, e.channel) });
   });
 
   bolt.command('/labbot', async ({ ack, command, respond, client }) => {
@@ -221,7 +226,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       undeliverable: async (msg) => {
         await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });
       },
-    }, { extShared: false });
+    }, { extShared: await handlerDeps.threads.isShared(s.channel.id) });
   });
 
   // A new assistant thread (Slack's AI-app surface): remember it, so its questions get a status
@@ -244,7 +249,9 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   bolt.action(SHARE_ACTION, async ({ ack, action, body, respond }) => {
     await ack();
     if (action.type !== 'button') return;
-    await runner.track(shareAnswer(handlerDeps.shares, action.value ?? '', body.user.id, respond, log));
+    const refusedIn = async (channel: string) =>
+      deps.config.slackConnect === 'refuse' && (await handlerDeps.threads.isShared(channel)) ? conversationText('en').connectRefused : undefined;
+    await runner.track(shareAnswer(handlerDeps.shares, action.value ?? '', body.user.id, respond, log, refusedIn));
   });
 
   bolt.error(async (err) => {

@@ -60,7 +60,15 @@ export function withShareButton(msgs: SlackMessage[], id: string, lang: Language
 }
 
 /** The asker clicked Share: the same answer goes to the channel, with who asked (labbot's own mention). */
-export async function shareAnswer(store: ShareStore, id: string, clicker: string, respond: RespondFn, log: Logger): Promise<boolean> {
+export async function shareAnswer(
+  store: ShareStore,
+  id: string,
+  clicker: string,
+  respond: RespondFn,
+  log: Logger,
+  /** True when the answer may not go to that channel (Slack Connect, refused by config). */
+  refusedIn?: (channel: string) => Promise<string | undefined>,
+): Promise<boolean> {
   const shared = await store.load(id);
   const lang: Language = shared?.view.language ?? 'en';
   const refuse = (mrkdwn: string) =>
@@ -71,6 +79,11 @@ export async function shareAnswer(store: ShareStore, id: string, clicker: string
   }
   if (shared.asker !== clicker || !/^[UW][A-Z0-9]+$/.test(shared.asker)) {
     await refuse(TEXTS[lang].notYours);
+    return false;
+  }
+  const refusal = await refusedIn?.(shared.channel);
+  if (refusal) {
+    await refuse(refusal);
     return false;
   }
   const view: AnswerView = shared.view;

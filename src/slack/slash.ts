@@ -31,9 +31,15 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
   let lang: Language = detectLanguage(question);
   if (!question) return notice(respond, deps, escapeMrkdwn(messages(lang).emptyQuestion));
   if (app.catalog.chunkCount === 0) return notice(respond, deps, slackText(lang).indexEmpty);
+  // Slack Connect (as the channel's events said): the same rule as for mentions.
+  let access = accessFor(command);
+  if (!command.channel_id.startsWith('D') && (await deps.threads.isShared(command.channel_id))) {
+    if (deps.config.slackConnect === 'refuse') return notice(respond, deps, conversationText(lang).connectRefused);
+    access = {};
+  }
   const t0 = performance.now();
   try {
-    const result = await app.ask(question, accessFor(command));
+    const result = await app.ask(question, access);
     lang = result.language;
     let recordId: string | undefined;
     try {

@@ -142,6 +142,14 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     expect(inChannel(fake, 'chat.postMessage', 'CDRAIN3')).toEqual([]);
   });
 
+  it('answers an event acknowledged just before shutdown before stop() returns', async () => {
+    const b = await bot({ drainMs: 60_000 });
+    expect((await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CLASTACK' })))).status).toBe(200);
+    // Nothing else is in flight: the drain must still wait for this acknowledged event.
+    await b.bot.stop();
+    expect(shown(inChannel(fake, 'chat.update', 'CLASTACK')[0])).toMatch(/\[S\d+\]/);
+  });
+
   it('bounds the drain: a stuck answer gets a "restarting" note instead of a stale placeholder', async () => {
     const b = await bot({ concurrency: 1, drainMs: 300 });
     const release = fake.hold('chat.update', (body) => body.channel === 'CSTUCK' && !String(body.text).includes('restarting'));

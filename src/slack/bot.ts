@@ -268,7 +268,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       // Stop taking events (HTTP: 503, so Slack redelivers them elsewhere or after the restart),
       // hand over what was acknowledged, then let answers finish within the drain time.
       stopping = true;
-      acker?.flush();
+      // Counted as in flight, so the drain below also waits for events Bolt has not finished.
+      if (acker) void runner.track(acker.flush());
       // Socket Mode: close the socket first; events not yet acknowledged are redelivered by Slack.
       if (slack.appToken) await bolt.stop();
       const outcome = await runner.drain(deps.drainMs ?? 20_000);

@@ -16,8 +16,8 @@ const QUIET_MS = 5;
 const MAX_WAIT_MS = 50;
 
 export interface FastEventAck extends express.Router {
-  /** Hands every acknowledged event still waiting for its quiet moment to Bolt now (at shutdown). */
-  flush(): void;
+  /** Hands every acknowledged event still waiting for its quiet moment to Bolt now, and resolves when Bolt has run them all (at shutdown). */
+  flush(): Promise<void>;
 }
 
 export function fastEventAck(deps: {
@@ -35,11 +35,17 @@ export function fastEventAck(deps: {
   let pending: Parameters<BoltApp['processEvent']>[0][] = [];
   let oldest = 0;
   let timer: NodeJS.Timeout | undefined;
+  // Events handed to Bolt and not yet through its listeners: shutdown waits for them.
+  const inFlight = new Set<Promise<void>>();
   const drain = () => {
     timer = undefined;
     const batch = pending;
     pending = [];
-    for (const e of batch) deps.bolt.processEvent(e).catch((err: Error) => deps.log.error({ err: err.message }, 'Slack event failed after ack'));
+    for (const e of batch) {
+      const p = deps.bolt.processEvent(e).catch((err: Error) => deps.log.error({ err: err.message }, 'Slack event failed after ack'));
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
+    }
   };
   const schedule = (e: Parameters<BoltApp['processEvent']>[0]) => {
     if (pending.length === 0) oldest = performance.now();
@@ -80,9 +86,10 @@ export function fastEventAck(deps: {
       retryReason: typeof retryReason === 'string' ? retryReason : undefined,
     });
   });
-  router.flush = () => {
+  router.flush = async () => {
     if (timer) clearTimeout(timer);
     drain();
+    await Promise.allSettled([...inFlight]);
   };
   return router;
 }

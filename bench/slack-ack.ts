@@ -1,5 +1,6 @@
 // How fast the Slack bot acks (HTTP response) and answers (chat.update seen by the fake Slack)
-// under a burst of 50 signed mentions: real Bolt, Redis and Chroma, offline models, sample corpus.
+// under a burst of 50 signed mentions, then a burst of 50 follow-ups without a mention in those
+// threads (message.channels): real Bolt, Redis and Chroma, offline models, sample corpus.
 // Run: npx tsx bench/slack-ack.ts [count]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -13,9 +14,10 @@ import { createLogger } from '../src/log.ts';
 import { startChromaServer } from '../src/store/chroma-server.ts';
 import { startFakeSlack } from '../test/helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot } from '../test/helpers/slack-bot.ts';
-import { eventRequest, mentionEnvelope } from '../test/helpers/slack-request.ts';
+import { channelMessageEnvelope, eventRequest, mentionEnvelope } from '../test/helpers/slack-request.ts';
 
 const COUNT = Number(process.argv[2] ?? 50);
+const FOLLOW_UPS = ['and for HEK293T?', 'and on ice?', 'and on weekends?', 'and for bacterial stocks?', 'and in normoxia?'];
 const QUESTIONS = [
   'What antibody dilution is used for the Western blot primary antibody?',
   'How long is the TRIzol incubation?',
@@ -112,6 +114,26 @@ async function main() {
     console.log(`  final answer:      p50 ${f(pct(answers, 50))}  p99 ${f(pct(answers, 99))}  max ${f(Math.max(...answers))}`);
     const dupes = fake.callsOf('chat.update').length - 2 * COUNT;
     console.log(`  chat.update calls beyond one per mention: ${dupes}`);
+
+    // Follow-ups: a plain reply (no mention) in each answered thread, all at once.
+    const threadTs = requests.map((r) => (JSON.parse(r.body) as { event: { ts: string } }).event.ts);
+    const followUps = Array.from({ length: COUNT }, (_, i) =>
+      eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: FOLLOW_UPS[i % FOLLOW_UPS.length], channel: `CB${i}`, threadTs: threadTs[i] })),
+    );
+    const fAcks = await burst(bot.url, followUps);
+    const fBad = fAcks.filter((a) => a.status !== 200);
+    if (fBad.length) throw new Error(`${fBad.length} follow-ups were not acked with 200`);
+    const fAnswers = await Promise.all(
+      Array.from({ length: COUNT }, (_, i) =>
+        fake.waitFor(() => fake.callsOf('chat.update').filter((c) => c.body.channel === `CB${i}`)[1], 120_000).then((c) => abs(c.at) - fAcks[i].sentAt),
+      ),
+    );
+    const fAckMs = fAcks.map((a) => a.ms);
+    const reads = fake.callsOf('conversations.replies').filter((c) => String(c.body.channel).startsWith('CB')).length;
+    console.log(`${COUNT} concurrent follow-ups without a mention in those threads (message.channels)`);
+    console.log(`  HTTP ack:          p50 ${f(pct(fAckMs, 50))}  p99 ${f(pct(fAckMs, 99))}  max ${f(Math.max(...fAckMs))}`);
+    console.log(`  final answer:      p50 ${f(pct(fAnswers, 50))}  p99 ${f(pct(fAnswers, 99))}  max ${f(Math.max(...fAnswers))}`);
+    console.log(`  thread reads (conversations.replies): ${reads}; chat.update calls beyond one per follow-up: ${fake.callsOf('chat.update').length - 3 * COUNT}`);
     const sample = fake.callsOf('chat.update').find((c) => c.body.channel === 'CB0')!;
     if (process.env.SHOW_SAMPLE) console.log(JSON.stringify(sample.body.blocks, null, 2));
   } finally {

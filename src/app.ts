@@ -43,7 +43,7 @@ export interface App {
   versionDescription: string;
   chromaUrl: string;
   retrieve(question: string, groups: string[], k?: number): Promise<RetrievalResult>;
-  ask(question: string, opts?: { channel?: string; user?: string; k?: number; history?: HistoryTurn[] }): Promise<AskResult>;
+  ask(question: string, opts?: { channel?: string; user?: string; k?: number; history?: HistoryTurn[]; onToken?: (delta: string) => void }): Promise<AskResult>;
   ingest(target: IngestTarget, onProgress?: (e: ProgressEvent) => void): Promise<IngestSummary>;
   ingestSource(source: SourceConfig, onProgress?: (e: ProgressEvent) => void): Promise<IngestSummary>;
   /** Removes a document from the live index (its chunks, catalog entry and record). */
@@ -208,6 +208,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
             chat,
             modelName: describeModel(config),
             log,
+            onToken: o.onToken,
           },
           o.history,
         );

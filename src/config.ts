@@ -138,6 +138,8 @@ const fileSchema = z
       .default({}),
     /** Slack user ids allowed to run admin slash commands (`/labbot reindex`). */
     admins: z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'a Slack user id looks like U012ABCDEF')).default([]),
+    /** Channels shared with other organisations (Slack Connect): refuse to answer, or read `public` only. */
+    slackConnect: z.enum(['refuse', 'public']).default('refuse'),
   })
   .strict();
 
@@ -224,6 +226,8 @@ export interface Config {
   adminToken: string | undefined;
   /** Slack user ids allowed to run admin commands: LABBOT_ADMINS plus the config file's `admins`. */
   admins: string[];
+  /** What labbot does in Slack Connect channels (shared with other organisations). */
+  slackConnect: FileConfig['slackConnect'];
   /** Unset when no Slack variables are given: `serve` runs without the bot. */
   slack: { botToken: string; signingSecret: string | undefined; appToken: string | undefined; apiUrl: string | undefined } | undefined;
 }
@@ -318,6 +322,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     askRateLimit: parseRate(e.LABBOT_ASK_RATE),
     adminToken: e.LABBOT_ADMIN_TOKEN,
     admins: [...new Set([...(e.LABBOT_ADMINS?.split(',') ?? []), ...file.admins])],
+    slackConnect: file.slackConnect,
     slack: e.SLACK_BOT_TOKEN
       ? { botToken: e.SLACK_BOT_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, appToken: e.SLACK_APP_TOKEN, apiUrl: e.SLACK_API_URL }
       : undefined,

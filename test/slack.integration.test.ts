@@ -144,7 +144,8 @@ describe('Slack bot over HTTP (Events API)', () => {
     expect((await post(bot.url, eventRequest(SIGNING_SECRET, env))).status).toBe(200);
     const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'DUSER1'));
     expect(shownText(update)).toMatch(/\[S\d+\]/);
-    expect(fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DUSER1')?.body.thread_ts).toBeUndefined();
+    // Answered in a thread under the question, so each DM question keeps its own conversation.
+    expect(fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DUSER1')?.body.thread_ts).toBe((env.event as { ts: string }).ts);
     const recent = await bot.activity.recent(20);
     expect(recent.find((r) => r.user === 'UDM')?.source).toBe('dm');
     expect(fake.calls.some((c) => c.body.channel === 'DBOTS')).toBe(false);

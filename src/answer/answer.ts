@@ -34,6 +34,8 @@ export interface AnswerDeps {
   chat?: BaseChatModel;
   modelName?: string;
   log?: Logger;
+  /** Receives the model's text as it is written (the answer is still checked when it ends). */
+  onToken?: (delta: string) => void;
 }
 
 export type HistoryTurn = { role: 'user' | 'assistant'; text: string };
@@ -62,11 +64,19 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
   if (deps.chat) {
     try {
       const prompt = buildPrompt({ question, passages, language, history });
-      const reply = await deps.chat.invoke([
-        new SystemMessage(prompt.system),
-        new HumanMessage(prompt.user),
-      ]);
-      raw = typeof reply.content === 'string' ? reply.content : reply.content.map((c) => ('text' in c ? c.text : '')).join('');
+      const msgs = [new SystemMessage(prompt.system), new HumanMessage(prompt.user)];
+      if (deps.onToken) {
+        raw = '';
+        for await (const chunk of await deps.chat.stream(msgs)) {
+          const delta = typeof chunk.content === 'string' ? chunk.content : chunk.content.map((c) => ('text' in c ? c.text : '')).join('');
+          if (!delta) continue;
+          raw += delta;
+          deps.onToken(delta);
+        }
+      } else {
+        const reply = await deps.chat.invoke(msgs);
+        raw = typeof reply.content === 'string' ? reply.content : reply.content.map((c) => ('text' in c ? c.text : '')).join('');
+      }
       model = deps.modelName ?? 'model';
     } catch (err) {
       // The model failed after its own retries: answer extractively and say so, never stay silent.

@@ -22,8 +22,8 @@ export function createQueueReindexer(app: App, queue: Queue, opts: { throttleMs?
           last = Date.now();
           onUpdate(`${s.id}: ${o.done}/${o.total} changed documents done…`);
         })
-          .then((o) => onUpdate(describeOutcome(o)))
-          .catch((err: Error) => onUpdate(`${s.id}: could not follow the sync: ${err.message}`));
+          .then((o) => onUpdate(describeOutcome(o), true))
+          .catch((err: Error) => onUpdate(`${s.id}: could not follow the sync: ${err.message}`, true));
       }
       return { queued, message: `Queued a re-sync of ${queued.join(', ')}; I will post the result here.` };
     },

@@ -1,7 +1,7 @@
 // The Slack bot: Bolt over the Events API (an express Router at POST /slack/events, mounted by the
 // server before its JSON parser) or Socket Mode when SLACK_APP_TOKEN is set. Handlers live in
 // mentions.ts, slash.ts and feedback.ts; this file wires them to Bolt.
-import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
+import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Logger as BoltLogger, type MessageShortcut } from '@slack/bolt';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -10,12 +10,18 @@ import type { Config } from '../config.ts';
 import type { ActivityStore, Vote } from '../store/activity.ts';
 import { createDeduper } from './dedupe.ts';
 import { handleFeedback } from './feedback.ts';
-import { FEEDBACK_DOWN, FEEDBACK_UP } from './format.ts';
-import { answerSlackQuestion } from './mentions.ts';
+import { FEEDBACK_DOWN, FEEDBACK_UP, noticeMessage } from './format.ts';
 import type { Reindexer } from './reindexer.ts';
 import { createLimiter } from './limiter.ts';
-import { fastEventAck } from './fast-ack.ts';
+import { fastEventAck, type FastEventAck } from './fast-ack.ts';
+import { createQuestionRunner } from './conversation.ts';
+import { conversationText, SUGGESTED_PROMPTS } from './conversation-texts.ts';
+import { detectLanguage } from '../search/tokenize.ts';
 import { handleSlashCommand } from './slash.ts';
+import { routeMessage, type MessageEventFields } from './message-events.ts';
+import { createThreadTracker } from './threads.ts';
+import { createShareStore, SHARE_ACTION, shareAnswer } from './share.ts';
+import { ASK_SHORTCUT, publishHome } from './surfaces.ts';
 import type { HandlerDeps } from './types.ts';
 
 export interface SlackBotDeps {
@@ -29,6 +35,8 @@ export interface SlackBotDeps {
   keyPrefix?: string;
   /** Questions answered at once by this process; more wait their turn (default 4). */
   concurrency?: number;
+  /** At stop, how long acknowledged questions may take to be answered (default 20 s). */
+  drainMs?: number;
 }
 
 export interface SlackBot {
@@ -37,6 +45,7 @@ export interface SlackBot {
   mode: 'http' | 'socket';
   /** Socket Mode: opens the WebSocket. HTTP mode: nothing to do (the server owns the port). */
   start(): Promise<void>;
+  /** Stops taking events and drains acknowledged questions (bounded by drainMs). */
   stop(): Promise<void>;
 }
 
@@ -69,6 +78,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     activity: deps.activity,
     reindexer: deps.reindexer,
     dedupe: createDeduper(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
+    threads: createThreadTracker(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
+    shares: createShareStore(deps.redis, deps.keyPrefix ?? 'labbot:', log),
     log,
   };
   const clientOptions = {
@@ -82,6 +93,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
 
   let bolt: BoltApp;
   let router: express.Router | undefined;
+  let acker: FastEventAck | undefined;
+  let stopping = false;
   if (slack.appToken) {
     const receiver = new SocketModeReceiver({ appToken: slack.appToken, logger, installerOptions: { clientOptions } });
     bolt = new BoltApp({ token: slack.botToken, receiver, logger, clientOptions });
@@ -96,16 +109,30 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     });
     bolt = new BoltApp({ token: slack.botToken, receiver, logger, clientOptions });
     router = express.Router();
-    router.use(fastEventAck({ bolt, signingSecret: slack.signingSecret, log }));
+    acker = fastEventAck({ bolt, signingSecret: slack.signingSecret, log, accepting: () => !stopping });
+    router.use(acker);
     router.use(receiver.router as express.Router);
   }
+
+  const runner = createQuestionRunner(handlerDeps, limit);
+  /** The envelope's Slack Connect flag, remembered for the ways in that do not carry it. */
+  const extShared = async (body: unknown, channel: string) => {
+    const flag = (body as { is_ext_shared_channel?: unknown }).is_ext_shared_channel;
+    if (typeof flag === 'boolean') await handlerDeps.threads.markShared(channel, flag);
+    return flag === true;
+  };
 
   bolt.event('app_mention', async ({ event, body, client, context }) => {
     if (!(await handlerDeps.dedupe.claim(body.event_id))) {
       log.info({ eventId: body.event_id }, 'duplicate app_mention ignored');
       return;
     }
-    await limit(() => answerSlackQuestion(client, handlerDeps, {
+    if (!(await handlerDeps.dedupe.claimMessage(event.channel, event.ts))) {
+      log.info({ eventId: body.event_id }, 'message already answered (delivered as message too)');
+      return;
+    }
+    const hasFiles = ((event as { files?: unknown[] }).files?.length ?? 0) > 0;
+    await runner.ask(client, {
       eventId: body.event_id,
       channel: event.channel,
       threadTs: event.thread_ts ?? event.ts,
@@ -117,34 +144,53 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       source: 'slack',
       // Only the channel: a user's own grants must not widen what a shared channel sees.
       access: { channel: event.channel },
-    }));
+      team: body.team_id,
+      notes: hasFiles ? [conversationText(detectLanguage(event.text)).attachmentsNotRead] : undefined,
+    }, { extShared: await extShared(body, event.channel) });
   });
 
   bolt.event('message', async ({ event, body, client, context }) => {
-    if (event.channel_type !== 'im') return;
-    if (event.subtype !== undefined) return;
-    if (event.bot_id || !event.user) return;
+    const e = event as unknown as MessageEventFields;
+    const route = routeMessage(e, context.botUserId);
+    if (route.kind === 'ignore') return;
+    // Plain replies in channel threads are answered only where labbot already answered.
+    if (route.kind === 'thread-reply' && !(await handlerDeps.threads.answered(e.channel, route.threadTs))) return;
     if (!(await handlerDeps.dedupe.claim(body.event_id))) {
-      log.info({ eventId: body.event_id }, 'duplicate direct message ignored');
+      log.info({ eventId: body.event_id }, 'duplicate message event ignored');
       return;
     }
-    await limit(() => answerSlackQuestion(client, handlerDeps, {
+    if (!(await handlerDeps.dedupe.claimMessage(e.channel, e.ts))) {
+      log.info({ eventId: body.event_id }, 'message already answered (delivered as app_mention too)');
+      return;
+    }
+    const dm = route.kind === 'dm';
+    await runner.ask(client, {
       eventId: body.event_id,
-      channel: event.channel,
-      threadTs: event.thread_ts,
-      inThread: event.thread_ts !== undefined && event.thread_ts !== event.ts,
-      eventTs: event.ts,
-      user: event.user,
-      text: event.text ?? '',
+      channel: e.channel,
+      threadTs: route.threadTs,
+      inThread: dm ? route.inThread : true,
+      eventTs: e.ts,
+      user: e.user,
+      text: e.text ?? '',
       botUserId: context.botUserId,
-      source: 'dm',
-      access: { user: event.user! },
-    }));
+      source: dm ? 'dm' : 'slack',
+      access: dm ? { user: e.user! } : { channel: e.channel },
+      team: body.team_id,
+      // A file with a question: the question's text is answered; the file itself is not read.
+      notes: route.hasFiles ? [conversationText(detectLanguage(e.text ?? '')).attachmentsNotRead] : undefined,
+    }, { extShared: await extShared(body, e.channel) });
   });
 
-  bolt.command('/labbot', async ({ ack, command, respond }) => {
+  bolt.command('/labbot', async ({ ack, command, respond, client }) => {
     await ack();
-    await limit(() => handleSlashCommand(handlerDeps, command, respond));
+    // Only answers wait their turn; help, status and reindex (which only queues) never wait behind them.
+    const sub = command.text.trim().split(/\s+/)[0]?.toLowerCase();
+    const dm = async (user: string, mrkdwn: string) => {
+      // A user id as channel posts in the app's direct conversation with that user.
+      await client.chat.postMessage({ channel: user, ...noticeMessage(mrkdwn) });
+    };
+    const work = () => handleSlashCommand(handlerDeps, command, respond, { dm });
+    await runner.track(sub === 'ask' ? limit(work) : work());
   });
 
   const votes: [string, Vote][] = [
@@ -159,6 +205,55 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     });
   }
 
+  bolt.shortcut({ callback_id: ASK_SHORTCUT, type: 'message_action' }, async ({ ack, shortcut, client, respond, context }) => {
+    await ack();
+    const s = shortcut as MessageShortcut;
+    const inDm = s.channel.id.startsWith('D');
+    // The message is the question; the answer goes in its thread, like a mention there.
+    await runner.ask(client, {
+      eventId: `shortcut:${s.trigger_id}`,
+      channel: s.channel.id,
+      threadTs: (s.message.thread_ts as string | undefined) ?? s.message.ts,
+      inThread: s.message.thread_ts !== undefined && s.message.thread_ts !== s.message.ts,
+      eventTs: s.message.ts,
+      user: s.user.id,
+      text: s.message.text ?? '',
+      botUserId: context.botUserId,
+      source: 'slack',
+      access: inDm ? { user: s.user.id } : { channel: s.channel.id },
+      team: s.team?.id,
+      // Where labbot cannot post (a DM between people, a channel it is not in), the asker still hears why.
+      undeliverable: async (msg) => {
+        await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });
+      },
+    }, { extShared: await handlerDeps.threads.isShared(s.channel.id) });
+  });
+
+  // A new assistant thread (Slack's AI-app surface): remember it, so its questions get a status
+  // instead of a placeholder, and offer a few questions to start with.
+  bolt.event('assistant_thread_started', async ({ event, client }) => {
+    const t = event.assistant_thread;
+    await handlerDeps.threads.rememberAssistant(t.channel_id, t.thread_ts);
+    try {
+      await client.assistant.threads.setSuggestedPrompts({ channel_id: t.channel_id, thread_ts: t.thread_ts, prompts: SUGGESTED_PROMPTS });
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'could not set suggested prompts');
+    }
+  });
+
+  bolt.event('app_home_opened', async ({ event, client }) => {
+    if (event.tab !== 'home') return;
+    await runner.track(publishHome(client, handlerDeps, event.user));
+  });
+
+  bolt.action(SHARE_ACTION, async ({ ack, action, body, respond }) => {
+    await ack();
+    if (action.type !== 'button') return;
+    const refusedIn = async (channel: string) =>
+      deps.config.slackConnect === 'refuse' && (await handlerDeps.threads.isShared(channel)) ? conversationText('en').connectRefused : undefined;
+    await runner.track(shareAnswer(handlerDeps.shares, action.value ?? '', body.user.id, respond, log, refusedIn));
+  });
+
   bolt.error(async (err) => {
     log.error({ err: err.message, code: err.code }, 'unhandled error in a Slack handler');
   });
@@ -170,7 +265,15 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       if (slack.appToken) await bolt.start();
     },
     async stop() {
+      // Stop taking events (HTTP: 503, so Slack redelivers them elsewhere or after the restart),
+      // hand over what was acknowledged, then let answers finish within the drain time.
+      stopping = true;
+      // Counted as in flight, so the drain below also waits for events Bolt has not finished.
+      if (acker) void runner.track(acker.flush());
+      // Socket Mode: close the socket first; events not yet acknowledged are redelivered by Slack.
       if (slack.appToken) await bolt.stop();
+      const outcome = await runner.drain(deps.drainMs ?? 20_000);
+      if (!outcome.drained) log.warn(outcome, 'Slack answers did not finish in the drain time');
     },
   };
 }

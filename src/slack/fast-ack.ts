@@ -15,19 +15,37 @@ type WithRawBody = Request & { rawBody?: Buffer };
 const QUIET_MS = 5;
 const MAX_WAIT_MS = 50;
 
-export function fastEventAck(deps: { bolt: BoltApp; signingSecret: string; log: Logger; path?: string }): express.Router {
-  const router = express.Router();
+export interface FastEventAck extends express.Router {
+  /** Hands every acknowledged event still waiting for its quiet moment to Bolt now, and resolves when Bolt has run them all (at shutdown). */
+  flush(): Promise<void>;
+}
+
+export function fastEventAck(deps: {
+  bolt: BoltApp;
+  signingSecret: string;
+  log: Logger;
+  path?: string;
+  /** False while shutting down: events get a 503 so Slack redelivers them (here after a restart, or to another replica). */
+  accepting?: () => boolean;
+}): FastEventAck {
+  const router = express.Router() as FastEventAck;
   // Answering is CPU work on this same event loop: started between the requests of a burst, it
   // would hold up their acks. Events wait for a short quiet moment (bounded), so a burst of
   // mentions is acked first and answered right after.
   let pending: Parameters<BoltApp['processEvent']>[0][] = [];
   let oldest = 0;
   let timer: NodeJS.Timeout | undefined;
+  // Events handed to Bolt and not yet through its listeners: shutdown waits for them.
+  const inFlight = new Set<Promise<void>>();
   const drain = () => {
     timer = undefined;
     const batch = pending;
     pending = [];
-    for (const e of batch) deps.bolt.processEvent(e).catch((err: Error) => deps.log.error({ err: err.message }, 'Slack event failed after ack'));
+    for (const e of batch) {
+      const p = deps.bolt.processEvent(e).catch((err: Error) => deps.log.error({ err: err.message }, 'Slack event failed after ack'));
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
+    }
   };
   const schedule = (e: Parameters<BoltApp['processEvent']>[0]) => {
     if (pending.length === 0) oldest = performance.now();
@@ -54,6 +72,10 @@ export function fastEventAck(deps: { bolt: BoltApp; signingSecret: string; log: 
       res.status(401).end();
       return;
     }
+    if (deps.accepting && !deps.accepting()) {
+      res.status(503).end();
+      return;
+    }
     res.status(200).end();
     const retryNum = Number(req.headers['x-slack-retry-num']);
     const retryReason = req.headers['x-slack-retry-reason'];
@@ -64,5 +86,10 @@ export function fastEventAck(deps: { bolt: BoltApp; signingSecret: string; log: 
       retryReason: typeof retryReason === 'string' ? retryReason : undefined,
     });
   });
+  router.flush = async () => {
+    if (timer) clearTimeout(timer);
+    drain();
+    await Promise.allSettled([...inFlight]);
+  };
   return router;
 }

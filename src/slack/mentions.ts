@@ -12,6 +12,8 @@ import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, resplitIfTooLong, splitText, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
 import { slackToPlain } from './slack-text.ts';
+import { conversationText } from './conversation-texts.ts';
+import { createAnswerStream } from './stream.ts';
 import type { HandlerDeps } from './types.ts';
 
 type WebClient = webApi.WebClient;
@@ -28,8 +30,38 @@ export interface SlackQuestion {
   text: string;
   botUserId: string | undefined;
   source: Extract<ActivitySource, 'slack' | 'dm'>;
-  /** Access is decided by the channel for mentions and by the user for DMs, never both. */
+  /** Access is decided by the channel for mentions and by the user for DMs, never both; {} is `public` only. */
   access: { channel?: string; user?: string };
+  /** Lines of labbot's own mrkdwn shown above the answer (attachments not read, Slack Connect). */
+  notes?: string[];
+  /** The asker's team (recipient of a streamed answer outside a DM). */
+  team?: string;
+  /** Where labbot cannot post in the conversation (not a member): another way to reach the asker. */
+  undeliverable?: (msg: SlackMessage) => Promise<void>;
+}
+
+/** The question text as asked, without the mention of labbot. */
+export const questionText = (q: Pick<SlackQuestion, 'text' | 'botUserId'>) => slackToPlain(stripMention(q.text, q.botUserId));
+
+/**
+ * Posts the "Searching…" placeholder (with the queue position when answers are waiting) in the
+ * question's thread and returns its ts. Called before the answer limiter, so a busy moment shows
+ * at once that the question was heard. Nothing is posted for an empty question.
+ */
+export async function postPlaceholder(client: WebClient, deps: HandlerDeps, q: SlackQuestion, position: number): Promise<string | undefined> {
+  const question = questionText(q);
+  if (!question) return undefined;
+  const lang = detectLanguage(question);
+  const working = escapeMrkdwn(messages(lang).working) + (position > 0 ? ` ${escapeMrkdwn(conversationText(lang).queued(position))}` : '');
+  // Replies in this thread are follow-ups from now on, mention or not.
+  if (q.source === 'slack' && q.threadTs) await deps.threads.remember(q.channel, q.threadTs);
+  try {
+    const placeholder = await client.chat.postMessage({ channel: q.channel, thread_ts: q.threadTs, ...noticeMessage(working) });
+    return placeholder.ts;
+  } catch (err) {
+    deps.log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not post the placeholder; the answer will be a new message');
+    return undefined;
+  }
 }
 
 const MAX_HISTORY = 20;
@@ -46,21 +78,42 @@ function slackError(err: unknown): string {
   return [e.data?.error ?? e.message ?? String(err), ...(e.data?.response_metadata?.messages ?? [])].join(' ');
 }
 
-/** Earlier turns of the thread, oldest first, without the current message and our placeholder. */
+/** conversations.replies page size: Slack suggests at most 200 per page. */
+const REPLIES_PAGE = 200;
+/** Pages read at most (4,000 messages): a thread longer than that is not a conversation any more. */
+const MAX_REPLY_PAGES = 20;
+
+/**
+ * The newest earlier turns of the thread, oldest first, without the current message and our
+ * placeholder. conversations.replies returns the thread oldest first, one page at a time, and has
+ * no "newest first" order: every page is read and only the tail is kept, so a thread of 300
+ * messages is answered with its last turns, not its first ones.
+ */
 export async function threadHistory(
   client: WebClient,
   q: Pick<SlackQuestion, 'channel' | 'threadTs' | 'eventTs' | 'botUserId'>,
   skipTs: string[],
 ): Promise<HistoryTurn[]> {
   if (!q.threadTs) return [];
-  const res = await client.conversations.replies({ channel: q.channel, ts: q.threadTs, limit: 50 });
-  const turns: HistoryTurn[] = [];
-  for (const m of res.messages ?? []) {
-    if (!m.ts || m.ts === q.eventTs || skipTs.includes(m.ts)) continue;
-    const text = (m.text ?? '').trim();
-    if (!text) continue;
-    const fromBot = Boolean(m.bot_id) || (q.botUserId !== undefined && m.user === q.botUserId);
-    turns.push({ role: fromBot ? 'assistant' : 'user', text: slackToPlain(fromBot ? text : stripMention(text, q.botUserId)) });
+  const seen = new Set<string>([q.eventTs, ...skipTs]);
+  let turns: HistoryTurn[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_REPLY_PAGES; page++) {
+    const res = await client.conversations.replies({ channel: q.channel, ts: q.threadTs, limit: REPLIES_PAGE, ...(cursor ? { cursor } : {}) });
+    for (const m of res.messages ?? []) {
+      // The parent may come again on later pages; each message counts once.
+      if (!m.ts || seen.has(m.ts)) continue;
+      seen.add(m.ts);
+      // The root of an assistant thread is Slack's title ("Chats from …"), not a turn.
+      if ((m as { subtype?: string }).subtype === 'assistant_app_thread') continue;
+      const text = (m.text ?? '').trim();
+      if (!text) continue;
+      const fromBot = Boolean(m.bot_id) || (q.botUserId !== undefined && m.user === q.botUserId);
+      turns.push({ role: fromBot ? 'assistant' : 'user', text: slackToPlain(fromBot ? text : stripMention(text, q.botUserId)) });
+    }
+    if (turns.length > MAX_HISTORY) turns = turns.slice(-MAX_HISTORY);
+    cursor = res.response_metadata?.next_cursor || undefined;
+    if (!res.has_more || !cursor) break;
   }
   return turns.slice(-MAX_HISTORY);
 }
@@ -97,7 +150,7 @@ async function rewrite(deps: HandlerDeps, question: string, history: HistoryTurn
 export async function deliver(
   client: WebClient,
   deps: HandlerDeps,
-  where: { channel: string; threadTs: string | undefined; placeholderTs: string | undefined; eventId: string },
+  where: { channel: string; threadTs: string | undefined; placeholderTs: string | undefined; eventId: string; undeliverable?: (msg: SlackMessage) => Promise<void> },
   msgs: SlackMessage[],
 ): Promise<void> {
   for (let i = 0; i < msgs.length; i++) {
@@ -116,26 +169,33 @@ export async function deliver(
         await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text });
       } catch (err2) {
         deps.log.error({ eventId: where.eventId, err: slackError(err2) }, 'could not post even a plain-text reply');
+        await where.undeliverable?.(m).catch((err3: Error) => deps.log.error({ eventId: where.eventId, err: err3.message }, 'no way left to reach the asker'));
       }
     }
   }
 }
 
-export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, q: SlackQuestion): Promise<void> {
+/** Puts labbot's own notes (already mrkdwn) above the first message of the answer. */
+function withNotes(msgs: SlackMessage[], notes: string[] | undefined): SlackMessage[] {
+  if (!notes?.length || msgs.length === 0) return msgs;
+  const [first, ...rest] = msgs;
+  return [{ ...first, blocks: [{ type: 'context', elements: notes.map((text) => ({ type: 'mrkdwn' as const, text })) }, ...first.blocks] }, ...rest];
+}
+
+/**
+ * Answers a question in Slack: gathers the thread, asks, records, and replaces the placeholder
+ * (posted by postPlaceholder before the limiter; undefined means post a new message).
+ */
+export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, q: SlackQuestion, placeholderTs?: string): Promise<void> {
   const { app, log } = deps;
-  const question = slackToPlain(stripMention(q.text, q.botUserId));
+  const question = questionText(q);
   let lang: Language = detectLanguage(question);
-  const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs: undefined as string | undefined, eventId: q.eventId };
+  const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs, eventId: q.eventId, undeliverable: q.undeliverable };
   if (!question) {
     await deliver(client, deps, where, [noticeMessage(escapeMrkdwn(messages(lang).emptyQuestion))]);
     return;
   }
-  try {
-    const placeholder = await client.chat.postMessage({ channel: q.channel, thread_ts: q.threadTs, ...noticeMessage(messages(lang).working) });
-    where.placeholderTs = placeholder.ts;
-  } catch (err) {
-    log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not post the placeholder; the answer will be a new message');
-  }
+  if (q.source === 'slack' && q.threadTs && !placeholderTs) await deps.threads.remember(q.channel, q.threadTs);
 
   const t0 = performance.now();
   try {
@@ -153,7 +213,26 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
     }
     const rewritten = history.length ? await rewrite(deps, question, history) : { question, rewritten: false, carried: [] };
     if (rewritten.rewritten) log.debug({ eventId: q.eventId, question, rewritten: rewritten.question }, 'follow-up rewritten');
-    const result = await app.ask(rewritten.question, { ...q.access, history });
+    // With a model, a direct or assistant-thread answer is streamed as it is written (not when
+    // labbot adds notes above it). Channel answers stay one reviewed post: a thread others read
+    // gets the checked answer, not a preview that may still change.
+    const stream = app.chat && q.source === 'dm' && q.threadTs && !q.notes?.length
+      ? createAnswerStream(client, { channel: q.channel, threadTs: q.threadTs, user: q.user, team: q.team }, (err) =>
+          log.warn({ eventId: q.eventId, err: slackError(err) }, 'streaming the answer failed; it will be posted when complete'),
+        )
+      : undefined;
+    const onToken = stream
+      ? (delta: string) => {
+          // The stream replaces the "Searching…" message as soon as there is text to show.
+          if (!stream.started() && where.placeholderTs) {
+            const ts = where.placeholderTs;
+            where.placeholderTs = undefined;
+            client.chat.delete({ channel: q.channel, ts }).catch((err: Error) => log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not remove the placeholder'));
+          }
+          stream.push(delta);
+        }
+      : undefined;
+    const result = await app.ask(rewritten.question, { ...q.access, history, onToken });
     lang = result.language;
     let recordId: string | undefined;
     try {
@@ -164,7 +243,18 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
       // Losing a log line must not cost the user their answer; only the vote buttons go.
       log.warn({ eventId: q.eventId, err: (err as Error).message }, 'could not record the question');
     }
-    await deliver(client, deps, where, answerMessages(result, { recordId }));
+    const msgs = withNotes(answerMessages(result, { recordId }), q.notes);
+    if (stream?.started()) {
+      try {
+        const { ts, replace } = await stream.finish(result, recordId);
+        // Checking the citations changed the text (or the stream broke): the checked answer replaces it.
+        if (replace || !ts) await deliver(client, deps, { ...where, placeholderTs: ts }, msgs);
+        return;
+      } catch (err) {
+        log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not end the stream; posting the answer');
+      }
+    }
+    await deliver(client, deps, where, msgs);
   } catch (err) {
     const down = err instanceof ChromaUnavailableError;
     log.error({ eventId: q.eventId, err }, down ? 'Chroma unavailable while answering' : 'answering failed');

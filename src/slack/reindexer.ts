@@ -5,8 +5,11 @@ import type { IngestSummary, ProgressEvent } from '../../ingest/pipeline.ts';
 import type { SourceConfig } from '../config.ts';
 
 export interface Reindexer {
-  /** Queues (or starts) a re-sync; returns at once with a human line of what was queued. onUpdate gets progress lines and then the final result line. */
-  reindex(target: string /* source id or 'all' */, requestedBy: string, onUpdate: (text: string) => void): Promise<{ queued: string[]; message: string }>;
+  /**
+   * Queues (or starts) a re-sync; returns at once with a human line of what was queued. onUpdate
+   * gets progress lines (final false) and then one result line per queued source (final true).
+   */
+  reindex(target: string /* source id or 'all' */, requestedBy: string, onUpdate: (text: string, final?: boolean) => void): Promise<{ queued: string[]; message: string }>;
   status(): Promise<{ lastSync: Record<string, string /*ISO*/>; queue?: Record<string, number> }>;
 }
 
@@ -39,7 +42,7 @@ export function createBackgroundReindexer(app: App, opts: { throttleMs?: number 
   const waiting = new Map<string, number>();
   const lastSync: Record<string, string> = {};
 
-  async function run(source: SourceConfig, requestedBy: string, onUpdate: (text: string) => void): Promise<void> {
+  async function run(source: SourceConfig, requestedBy: string, onUpdate: (text: string, final?: boolean) => void): Promise<void> {
     waiting.set(source.id, (waiting.get(source.id) ?? 1) - 1);
     running.add(source.id);
     const t0 = performance.now();
@@ -57,10 +60,10 @@ export function createBackgroundReindexer(app: App, opts: { throttleMs?: number 
       app.log.info({ source: source.id, requestedBy }, 'reindex started');
       const summary = await app.ingestSource(source, progress);
       lastSync[source.id] = new Date().toISOString();
-      onUpdate(summaryLine(source.id, summary, performance.now() - t0));
+      onUpdate(summaryLine(source.id, summary, performance.now() - t0), true);
     } catch (err) {
       app.log.error({ err, source: source.id }, 'reindex failed');
-      onUpdate(`${source.id}: failed: ${(err as Error).message}`);
+      onUpdate(`${source.id}: failed: ${(err as Error).message}`, true);
     } finally {
       running.delete(source.id);
     }
@@ -85,7 +88,7 @@ export function createBackgroundReindexer(app: App, opts: { throttleMs?: number 
       const message =
         `Re-sync queued for ${queued.join(', ')}` +
         (behind.length ? ` (${behind.join(', ')} will start after the sync already running)` : '') +
-        '. I will post progress and the result here.';
+        '. I will post the result here; progress comes by direct message.';
       return { queued, message };
     },
     async status() {

@@ -8,6 +8,8 @@ import { entryFor } from '../store/activity.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
 import { slackToPlain } from './slack-text.ts';
+import { conversationText } from './conversation-texts.ts';
+import { withShareButton } from './share.ts';
 import type { HandlerDeps } from './types.ts';
 
 async function ephemeral(respond: RespondFn, deps: HandlerDeps, msg: SlackMessage): Promise<void> {
@@ -30,9 +32,15 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
   let lang: Language = detectLanguage(question);
   if (!question) return notice(respond, deps, escapeMrkdwn(messages(lang).emptyQuestion));
   if (app.catalog.chunkCount === 0) return notice(respond, deps, slackText(lang).indexEmpty);
+  // Slack Connect (as the channel's events said): the same rule as for mentions.
+  let access = accessFor(command);
+  if (!command.channel_id.startsWith('D') && (await deps.threads.isShared(command.channel_id))) {
+    if (deps.config.slackConnect === 'refuse') return notice(respond, deps, conversationText(lang).connectRefused);
+    access = {};
+  }
   const t0 = performance.now();
   try {
-    const result = await app.ask(question, accessFor(command));
+    const result = await app.ask(question, access);
     lang = result.language;
     let recordId: string | undefined;
     try {
@@ -42,7 +50,17 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'could not record the question');
     }
-    for (const m of answerMessages(result, { recordId })) await ephemeral(respond, deps, m);
+    let msgs = answerMessages(result, { recordId });
+    if (recordId) {
+      try {
+        const view = { answer: result.answer, refused: result.refused, citations: result.citations, model: result.model, language: result.language };
+        await deps.shares.save(recordId, { asker: command.user_id, channel: command.channel_id, question, view });
+        msgs = withShareButton(msgs, recordId, lang);
+      } catch (err) {
+        deps.log.warn({ err: (err as Error).message }, 'could not keep the answer for sharing; no Share button');
+      }
+    }
+    for (const m of msgs) await ephemeral(respond, deps, m);
   } catch (err) {
     const down = err instanceof ChromaUnavailableError;
     deps.log.error({ err, command: command.command, trigger: command.trigger_id }, 'slash ask failed');
@@ -50,17 +68,47 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
   }
 }
 
-async function reindex(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, target: string): Promise<void> {
+/** What slash handlers may need beyond respond(): a direct message to the user who ran the command. */
+export interface SlashExtras {
+  dm?: (user: string, mrkdwn: string) => Promise<void>;
+}
+
+/**
+ * A response_url takes at most 5 posts within 30 minutes: it gets the "queued" line and, once
+ * every queued source is done, one summary. Progress goes to the admin by direct message.
+ */
+async function reindex(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, target: string, extras: SlashExtras): Promise<void> {
   const lang = detectLanguage(command.text);
   if (!deps.config.admins.includes(command.user_id)) {
     deps.log.warn({ user: command.user_id }, 'non-admin tried /labbot reindex');
     return notice(respond, deps, slackText(lang).reindexAdminsOnly);
   }
+  const results: string[] = [];
+  let expected = Number.POSITIVE_INFINITY;
+  let queuedPosted: Promise<void> = Promise.resolve();
+  let summarised = false;
+  const summarise = () => {
+    if (summarised || results.length < expected) return;
+    summarised = true;
+    const text = [`*${escapeMrkdwn(conversationText(lang).reindexDone)}*`, ...results.map((r) => `• ${escapeMrkdwn(r)}`)].join('\n');
+    void queuedPosted.then(() => notice(respond, deps, text));
+  };
+  const progress = (line: string) => {
+    if (!extras.dm) return;
+    extras.dm(command.user_id, `${escapeMrkdwn(conversationText(lang).reindexProgressByDm)}: ${escapeMrkdwn(line)}`).catch((err: Error) =>
+      deps.log.warn({ err: err.message }, 'reindex progress DM failed'),
+    );
+  };
   try {
-    const { message } = await deps.reindexer.reindex(target || 'all', command.user_id, (text) => {
-      void notice(respond, deps, escapeMrkdwn(text));
+    const { queued, message } = await deps.reindexer.reindex(target || 'all', command.user_id, (text, final) => {
+      if (!final) return progress(text);
+      results.push(text);
+      summarise();
     });
-    await notice(respond, deps, escapeMrkdwn(message));
+    queuedPosted = notice(respond, deps, escapeMrkdwn(message));
+    expected = queued.length;
+    summarise();
+    await queuedPosted;
   } catch (err) {
     await notice(respond, deps, escapeMrkdwn((err as Error).message));
   }
@@ -84,7 +132,7 @@ export async function statusText(deps: HandlerDeps): Promise<string> {
   return lines.join('\n');
 }
 
-export async function handleSlashCommand(deps: HandlerDeps, command: SlashCommand, respond: RespondFn): Promise<void> {
+export async function handleSlashCommand(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, extras: SlashExtras = {}): Promise<void> {
   const text = slackToPlain(command.text).trim();
   const [sub = '', ...rest] = text.split(/\s+/);
   const arg = rest.join(' ').trim();
@@ -92,7 +140,7 @@ export async function handleSlashCommand(deps: HandlerDeps, command: SlashComman
     case 'ask':
       return ask(deps, command, respond, arg);
     case 'reindex':
-      return reindex(deps, command, respond, arg);
+      return reindex(deps, command, respond, arg, extras);
     case 'status':
       return notice(respond, deps, await statusText(deps));
     default:

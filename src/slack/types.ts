@@ -5,6 +5,8 @@ import type { Config } from '../config.ts';
 import type { ActivityStore } from '../store/activity.ts';
 import type { Deduper } from './dedupe.ts';
 import type { Reindexer } from './reindexer.ts';
+import type { ThreadTracker } from './threads.ts';
+import type { ShareStore } from './share.ts';
 
 export interface HandlerDeps {
   app: App;
@@ -12,5 +14,7 @@ export interface HandlerDeps {
   activity: ActivityStore;
   reindexer: Reindexer;
   dedupe: Deduper;
+  threads: ThreadTracker;
+  shares: ShareStore;
   log: Logger;
 }

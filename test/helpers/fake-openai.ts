@@ -1,6 +1,6 @@
 // A small OpenAI-compatible HTTP server on 127.0.0.1 for tests: /v1/embeddings and
 // /v1/chat/completions with the real wire format, so the real LangChain/OpenAI clients run.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HashEmbeddings } from '../../src/models/hash-embeddings.ts';
 
@@ -86,6 +86,10 @@ export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promi
         });
         if (res.destroyed || res.writableEnded) return;
       }
+      if (body.stream === true) {
+        streamCompletion(res, String(body.model), state.reply(messages));
+        return;
+      }
       send(200, {
         id: 'chatcmpl-fake',
         object: 'chat.completion',
@@ -112,4 +116,16 @@ export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promi
   fake.baseURL = `http://127.0.0.1:${port}/v1`;
   fake.close = () => new Promise((r) => server.close(() => r()));
   return fake;
+}
+
+// --- streamed chat completions (stream: true): server-sent events as OpenAI sends them ---
+// One chunk per word-ish piece, then a chunk with finish_reason and `data: [DONE]`.
+function streamCompletion(res: ServerResponse, model: string, reply: string): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  res.write(chunk({ role: 'assistant', content: '' }, null));
+  for (const piece of reply.match(/\S+\s*|\s+/g) ?? []) res.write(chunk({ content: piece }, null));
+  res.write(chunk({}, 'stop'));
+  res.end('data: [DONE]\n\n');
 }

@@ -49,6 +49,13 @@ export interface FakeSlack {
   rejected: { method: string; error: string; body: Record<string, unknown> }[];
   /** Moves the fake's clock on (response_url expiry) without waiting. */
   advanceClock(ms: number): void;
+  /**
+   * Holds the answer to matching calls (recorded at once, answered on release), like a slow
+   * Slack; returns the release function. For busy-moment and shutdown tests.
+   */
+  hold(method: string, match?: (body: Record<string, unknown>) => boolean): () => void;
+  /** chat.startStream messages by ts: channel, the text streamed so far, and whether stopped. */
+  streams: Map<string, { channel: string; text: string; stopped: boolean }>;
   close(): Promise<void>;
 }
 
@@ -239,6 +246,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     for (const w of [...waiters]) w();
   };
   let port = 0;
+  const held = createHolds();
+  const surfaces = createSurfaceState(() => nextTs());
 
   const send = (res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -265,11 +274,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       case 'reactions.add':
         return { ok: true };
       case 'conversations.replies':
-        return { ok: true, messages: threads.get(`${channel}:${String(body.ts)}`) ?? [], has_more: false };
+        return repliesPage(threads.get(`${channel}:${String(body.ts)}`) ?? [], body);
       case 'apps.connections.open':
         return { ok: true, url: `ws://127.0.0.1:${port}/ws?ticket=${randomUUID()}` };
       default:
-        return { ok: false, error: 'unknown_method' };
+        return surfaceMethod(method, body, surfaces) ?? { ok: false, error: 'unknown_method' };
     }
   }
 
@@ -302,6 +311,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const method = url.pathname.replace(/^\/api\//, '');
     calls.push({ method, body, at: performance.now() });
     flagMentions(method, body);
+    notify();
+    await held.until(method, body);
     const failure = failures.get(method)?.shift();
     if (failure && 'status' in failure) {
       send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
@@ -397,6 +408,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       socket.write(encodeFrame(0x1, Buffer.from(JSON.stringify({ envelope_id, type, payload, accepts_response_payload: type !== 'events_api', retry_attempt: 0, retry_reason: '' }))));
       return envelope_id;
     },
+    hold: held.hold,
+    streams: surfaces.streams,
     wsConnected: () => socket !== undefined,
     async close() {
       await new Promise<void>((r) => {
@@ -411,4 +424,135 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       }
     },
   };
+}
+
+// --- conversations.replies as Slack pages it (kept apart so other fake changes merge cleanly) ---
+// Oldest first, `limit` per page (default and maximum 1000 for internal apps), an opaque cursor in
+// response_metadata.next_cursor and has_more while messages remain. A thread the fake does not
+// know returns no messages (Slack would answer thread_not_found; tests seed what they read).
+const REPLIES_MAX_LIMIT = 1000;
+
+export function repliesPage(messages: { ts: string }[], body: Record<string, unknown>): Record<string, unknown> {
+  const limit = Math.min(REPLIES_MAX_LIMIT, Math.max(1, Number(body.limit ?? REPLIES_MAX_LIMIT) || REPLIES_MAX_LIMIT));
+  let start = 0;
+  if (body.cursor !== undefined && body.cursor !== '') {
+    const decoded = /^next:(\d+)$/.exec(Buffer.from(String(body.cursor), 'base64').toString('utf8'));
+    if (!decoded) return { ok: false, error: 'invalid_cursor' };
+    start = Number(decoded[1]);
+  }
+  const page = messages.slice(start, start + limit);
+  const more = start + limit < messages.length;
+  return {
+    ok: true,
+    messages: page,
+    has_more: more,
+    response_metadata: { next_cursor: more ? Buffer.from(`next:${start + limit}`).toString('base64') : '' },
+  };
+}
+
+// --- holding calls (kept apart so other fake changes merge cleanly) ---
+function createHolds() {
+  const holds: { method: string; match: (body: Record<string, unknown>) => boolean; gate: Promise<void>; released: boolean }[] = [];
+  return {
+    hold(method: string, match: (body: Record<string, unknown>) => boolean = () => true): () => void {
+      let release!: () => void;
+      const h = { method, match, gate: new Promise<void>((r) => (release = r)), released: false };
+      holds.push(h);
+      return () => {
+        h.released = true;
+        release();
+      };
+    },
+    async until(method: string, body: Record<string, unknown>): Promise<void> {
+      for (const h of holds) if (!h.released && h.method === method && h.match(body)) await h.gate;
+    },
+  };
+}
+
+// --- App Home and other surfaces (kept apart so other fake changes merge cleanly) ---
+// views.publish: a `home` view of at most 100 blocks for a user id; block rules as for messages.
+const VIEW_MAX_BLOCKS = 100;
+
+const str = (v: unknown) => typeof v === 'string' && v.length > 0;
+const jsonArg = (v: unknown): unknown => (typeof v === 'string' && /^[[{]/.test(v) ? JSON.parse(v) : v);
+
+/** Streams (chat.startStream … stopStream) by ts: their channel, text so far and whether stopped. */
+export interface SurfaceState {
+  nextTs: () => string;
+  streams: Map<string, { channel: string; text: string; stopped: boolean }>;
+}
+
+function createSurfaceState(nextTs: () => string): SurfaceState {
+  return { nextTs, streams: new Map() };
+}
+
+const STREAM_TEXT_LIMIT = 12_000;
+
+/** Text of markdown_text and markdown_text chunks; undefined when a chunk is malformed or over the limit. */
+function streamText(body: Record<string, unknown>): string | undefined {
+  const chunks = jsonArg(body.chunks) as { type?: string; text?: unknown }[] | undefined;
+  if (chunks !== undefined && !Array.isArray(chunks)) return undefined;
+  let text = typeof body.markdown_text === 'string' ? body.markdown_text : '';
+  if (text.length > STREAM_TEXT_LIMIT) return undefined;
+  for (const c of chunks ?? []) {
+    if (c.type !== 'markdown_text') continue;
+    if (typeof c.text !== 'string' || c.text.length > STREAM_TEXT_LIMIT) return undefined;
+    text += c.text;
+  }
+  return text;
+}
+
+function surfaceMethod(method: string, body: Record<string, unknown>, state: SurfaceState): Record<string, unknown> | undefined {
+  // chat.*Stream: a stream starts in a thread (outside a DM it needs the recipient user and team),
+  // takes appends until stopped, and may end with blocks under the text.
+  if (method === 'chat.startStream') {
+    const text = streamText(body);
+    if (!str(body.channel) || !str(body.thread_ts) || text === undefined) return { ok: false, error: 'invalid_arguments' };
+    if (!String(body.channel).startsWith('D') && (!str(body.recipient_user_id) || !str(body.recipient_team_id))) return { ok: false, error: 'invalid_arguments' };
+    const ts = state.nextTs();
+    state.streams.set(ts, { channel: String(body.channel), text, stopped: false });
+    return { ok: true, channel: body.channel, ts };
+  }
+  if (method === 'chat.appendStream' || method === 'chat.stopStream') {
+    const stream = state.streams.get(String(body.ts));
+    if (!str(body.channel) || !stream || stream.channel !== body.channel) return { ok: false, error: 'message_not_found' };
+    if (stream.stopped) return { ok: false, error: 'message_not_in_streaming_state' };
+    const text = streamText(body);
+    if (text === undefined || (method === 'chat.appendStream' && text === '')) return { ok: false, error: 'invalid_arguments' };
+    if (method === 'chat.stopStream') {
+      const bad = validateBlocks(body.blocks);
+      if (bad) return { ok: false, error: bad };
+      stream.stopped = true;
+    }
+    stream.text += text;
+    return { ok: true, channel: body.channel, ts: body.ts };
+  }
+  if (method === 'chat.delete') return str(body.channel) && str(body.ts) ? { ok: true, channel: body.channel, ts: body.ts } : { ok: false, error: 'invalid_arguments' };
+  // assistant.threads.*: channel_id and thread_ts always; a status (at most 10 loading messages),
+  // or prompts each with a title and a message.
+  if (method === 'assistant.threads.setStatus') {
+    if (!str(body.channel_id) || !str(body.thread_ts) || typeof body.status !== 'string') return { ok: false, error: 'invalid_arguments' };
+    const loading = jsonArg(body.loading_messages);
+    if (loading !== undefined && (!Array.isArray(loading) || loading.length > 10)) return { ok: false, error: 'invalid_arguments' };
+    return { ok: true };
+  }
+  if (method === 'assistant.threads.setSuggestedPrompts') {
+    const prompts = jsonArg(body.prompts) as { title?: unknown; message?: unknown }[] | undefined;
+    if (!str(body.channel_id) || !str(body.thread_ts) || !Array.isArray(prompts) || prompts.length === 0) return { ok: false, error: 'invalid_arguments' };
+    if (prompts.some((p) => !str(p.title) || !str(p.message))) return { ok: false, error: 'invalid_arguments' };
+    return { ok: true };
+  }
+  if (method !== 'views.publish') return undefined;
+  if (typeof body.user_id !== 'string' || !/^[UW][A-Z0-9]+$/.test(body.user_id)) return { ok: false, error: 'invalid_arguments' };
+  const view = (typeof body.view === 'string' ? JSON.parse(body.view) : body.view) as { type?: string; blocks?: unknown[] } | undefined;
+  if (!view || view.type !== 'home' || !Array.isArray(view.blocks)) return { ok: false, error: 'invalid_arguments' };
+  if (view.blocks.length > VIEW_MAX_BLOCKS) return { ok: false, error: 'invalid_blocks' };
+  for (let i = 0; i < view.blocks.length; i += 50) {
+    const bad = validateBlocks(view.blocks.slice(i, i + 50));
+    if (bad) return { ok: false, error: bad };
+  }
+  for (const b of view.blocks as { type: string; text?: { type?: string; text?: string } }[]) {
+    if (b.type === 'header' && (b.text?.type !== 'plain_text' || !b.text.text || b.text.text.length > 150)) return { ok: false, error: 'invalid_blocks' };
+  }
+  return { ok: true, view: { id: 'V0HOME', type: 'home', ...view } };
 }

@@ -40,12 +40,12 @@ export interface RunningBot {
   close(): Promise<void>;
 }
 
-export async function startTestBot(app: App, opts: { config?: Config; reindexer?: Reindexer; concurrency?: number } = {}): Promise<RunningBot> {
+export async function startTestBot(app: App, opts: { config?: Config; reindexer?: Reindexer; concurrency?: number; drainMs?: number } = {}): Promise<RunningBot> {
   const prefix = uniquePrefix();
   const redis = connectRedis(app.config.redisUrl, { name: 'labbot-slack-test' });
   const activity = createActivityStore(redis, prefix);
   const reindexer = opts.reindexer ?? createBackgroundReindexer(app, { throttleMs: 0 });
-  const bot = await createSlackBot({ app, config: opts.config ?? app.config, redis, activity, reindexer, log: app.log, keyPrefix: prefix, concurrency: opts.concurrency });
+  const bot = await createSlackBot({ app, config: opts.config ?? app.config, redis, activity, reindexer, log: app.log, keyPrefix: prefix, concurrency: opts.concurrency, drainMs: opts.drainMs });
   let server: Server | undefined;
   let url = '';
   if (bot.router) {

@@ -139,3 +139,79 @@ export async function post(url: string, req: SignedRequest): Promise<{ status: n
   const text = await res.text();
   return { status: res.status, text, ms: performance.now() - t0 };
 }
+
+/**
+ * A channel message (message.channels / .groups / .mpim, or .im) as Slack sends it; with
+ * `threadTs` it is a reply in that thread. `extShared` sets the envelope's is_ext_shared_channel.
+ */
+export function channelMessageEnvelope(o: {
+  text: string;
+  channel: string;
+  user?: string;
+  ts?: string;
+  threadTs?: string;
+  channelType?: 'channel' | 'group' | 'mpim' | 'im';
+  eventId?: string;
+  subtype?: string;
+  botId?: string;
+  extShared?: boolean;
+}): Record<string, unknown> {
+  seq += 1;
+  const ts = o.ts ?? `${Math.floor(Date.now() / 1000)}.${String(700000 + seq).padStart(6, '0')}`;
+  const env = callbackEnvelope(
+    {
+      type: 'message',
+      channel_type: o.channelType ?? 'channel',
+      channel: o.channel,
+      user: o.user ?? 'UASKER',
+      text: o.text,
+      ts,
+      event_ts: ts,
+      ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
+      ...(o.subtype ? { subtype: o.subtype } : {}),
+      ...(o.botId ? { bot_id: o.botId } : {}),
+    },
+    o.eventId,
+  );
+  if (o.extShared !== undefined) env.is_ext_shared_channel = o.extShared;
+  return env;
+}
+
+/** A message shortcut ("Ask labbot about this") on a message, form-encoded like block actions. */
+export function messageShortcutRequest(
+  secret: string,
+  o: { callbackId: string; text: string; channel: string; ts: string; threadTs?: string; user?: string; responseUrl: string },
+): SignedRequest {
+  const payload = {
+    type: 'message_action',
+    callback_id: o.callbackId,
+    trigger_id: `trig.${randomUUID()}`,
+    message_ts: o.ts,
+    response_url: o.responseUrl,
+    team: { id: 'T0LAB', domain: 'lab' },
+    user: { id: o.user ?? 'UASKER', name: 'asker', team_id: 'T0LAB' },
+    channel: { id: o.channel, name: 'somewhere' },
+    message: { type: 'message', user: 'UOTHER', ts: o.ts, text: o.text, ...(o.threadTs ? { thread_ts: o.threadTs } : {}) },
+    token: 'legacy',
+    action_ts: String(Date.now() / 1000),
+  };
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  return { body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(secret, body) } };
+}
+
+/** app_home_opened for the Home tab. */
+export function appHomeOpenedEnvelope(o: { user: string; tab?: 'home' | 'messages' }): Record<string, unknown> {
+  return callbackEnvelope({ type: 'app_home_opened', user: o.user, channel: `D${o.user.slice(1)}`, tab: o.tab ?? 'home', event_ts: String(Date.now() / 1000) }, undefined);
+}
+
+/** assistant_thread_started: a user opened a new thread with the app in Slack's AI-app surface. */
+export function assistantThreadStartedEnvelope(o: { user: string; channel: string; threadTs: string }): Record<string, unknown> {
+  return callbackEnvelope(
+    {
+      type: 'assistant_thread_started',
+      assistant_thread: { user_id: o.user, context: { channel_id: 'CGENERAL', team_id: 'T0LAB', enterprise_id: null }, channel_id: o.channel, thread_ts: o.threadTs },
+      event_ts: String(Date.now() / 1000),
+    },
+    undefined,
+  );
+}

@@ -1,0 +1,165 @@
+// Busy moments, Slack Connect, attachments and shutdown: real Bolt (HTTP mode), Redis and Chroma
+// with the sample corpus; Slack is the fake Web API, which can hold a call to play a slow Slack.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../src/app.ts';
+import { openTestApp } from './helpers/app.ts';
+import { startFakeSlack, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
+import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
+import { channelMessageEnvelope, eventRequest, mentionEnvelope, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
+
+const LAB = path.resolve('examples/lab');
+const fileConfig = {
+  sources: [{ id: 'lab', type: 'folder', path: LAB }],
+  access: { default: 'public', channels: { CPI: ['pi-only'], CPISHARED: ['pi-only'] } },
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function shown(c: SlackCall): string {
+  return JSON.stringify([c.body.text, c.body.blocks ?? []]);
+}
+const inChannel = (fake: FakeSlack, method: string, channel: string) => fake.callsOf(method).filter((c) => c.body.channel === channel);
+
+describe('Slack bot in busy moments, shared channels, attachments and shutdown', () => {
+  let app: App;
+  let fake: FakeSlack;
+  const bots: RunningBot[] = [];
+
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+    app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
+    await app.ingestSource(app.config.sources[0]);
+  });
+  afterAll(async () => {
+    for (const b of bots) await b.close().catch(() => undefined);
+    await app?.close();
+    await fake?.close();
+  });
+  async function bot(opts: Parameters<typeof startTestBot>[1] = {}): Promise<RunningBot> {
+    const b = await startTestBot(app, opts);
+    bots.push(b);
+    return b;
+  }
+
+  it('posts the placeholder with the queue position before waiting, and help/status never wait behind answers', async () => {
+    const b = await bot({ concurrency: 1 });
+    const release = fake.hold('chat.update', (body) => body.channel === 'CBUSY1');
+    await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CBUSY1' })));
+    // The only answer slot is now taken until Slack answers this update.
+    await fake.waitFor(() => inChannel(fake, 'chat.update', 'CBUSY1')[0]);
+    await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do I book the confocal microscope?', channel: 'CBUSY2' })));
+    const second = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CBUSY2')[0]);
+    expect(second.body.thread_ts).toBeDefined();
+    expect(String(second.body.text)).toMatch(/Searching/);
+    expect(String(second.body.text)).toMatch(/yours is next/);
+    await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Where is the -80 freezer rack for plasmids?', channel: 'CBUSY3' })));
+    const third = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CBUSY3')[0]);
+    expect(String(third.body.text)).toMatch(/1 questions before yours/);
+
+    await post(b.url, slashRequest(SIGNING_SECRET, { text: 'help', responseUrl: fake.responseUrl('busy-help') }));
+    await post(b.url, slashRequest(SIGNING_SECRET, { text: 'status', responseUrl: fake.responseUrl('busy-status') }));
+    const help = await fake.waitFor(() => fake.responses.find((r) => r.id === 'busy-help'));
+    expect(String(help.body.text)).toContain('/labbot ask');
+    const status = await fake.waitFor(() => fake.responses.find((r) => r.id === 'busy-status'));
+    expect(String(status.body.text)).toContain(app.version);
+    // Nothing was answered meanwhile: the first answer still holds the slot.
+    expect(inChannel(fake, 'chat.update', 'CBUSY2')).toEqual([]);
+
+    release();
+    for (const ch of ['CBUSY2', 'CBUSY3']) {
+      const update = await fake.waitFor(() => inChannel(fake, 'chat.update', ch)[0]);
+      expect(shown(update)).toMatch(/\[S\d+\]/);
+    }
+  });
+
+  it('refuses in a Slack Connect channel by default and says why, on every way in', async () => {
+    const b = await bot();
+    const before = await b.activity.recent(100);
+    await post(b.url, eventRequest(SIGNING_SECRET, { ...mentionEnvelope({ text: 'What is the renewal code word?', channel: 'CPISHARED' }), is_ext_shared_channel: true }));
+    const refusal = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CPISHARED')[0]);
+    expect(String(refusal.body.text)).toMatch(/shared with another organisation/);
+    expect(shown(refusal)).not.toMatch(/NIGHTJAR/);
+
+    // A plain follow-up in a thread labbot answered, in a channel that became shared since.
+    const parent = '1700006000.000100';
+    await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CNOWSHARED', ts: parent })));
+    await fake.waitFor(() => inChannel(fake, 'chat.update', 'CNOWSHARED')[0]);
+    await post(b.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice?', channel: 'CNOWSHARED', threadTs: parent, extShared: true })));
+    const second = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CNOWSHARED')[1]);
+    expect(String(second.body.text)).toMatch(/shared with another organisation/);
+    expect(second.body.thread_ts).toBe(parent);
+    expect(inChannel(fake, 'chat.update', 'CNOWSHARED')).toHaveLength(1);
+
+    // Slash commands and the message shortcut carry no flag: they go by what the channel's events said.
+    await post(b.url, slashRequest(SIGNING_SECRET, { text: 'ask What is the renewal code word?', channel: 'CPISHARED', responseUrl: fake.responseUrl('connect-ask') }));
+    const ask = await fake.waitFor(() => fake.responses.find((r) => r.id === 'connect-ask'));
+    expect(String(ask.body.text)).toMatch(/shared with another organisation/);
+    await post(b.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: 'labbot_ask_about_message', text: 'What is the renewal code word?', channel: 'CPISHARED', ts: '1700006100.000100', responseUrl: fake.responseUrl('connect-sc') }));
+    const sc = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CPISHARED')[1]);
+    expect(String(sc.body.text)).toMatch(/shared with another organisation/);
+    expect(sc.body.thread_ts).toBe('1700006100.000100');
+
+    const after = await b.activity.recent(100);
+    expect(after.filter((r) => r.channel === 'CPISHARED')).toEqual([]);
+    expect(after.length - before.length).toBe(1);
+  });
+
+  it('answers from public material only in a Slack Connect channel when configured so, and says so', async () => {
+    const b = await bot({ config: { ...app.config, slackConnect: 'public' } });
+    await post(b.url, eventRequest(SIGNING_SECRET, { ...mentionEnvelope({ text: 'What is the renewal code word?', channel: 'CPI' }), is_ext_shared_channel: true }));
+    const update = await fake.waitFor(() => inChannel(fake, 'chat.update', 'CPI')[0]);
+    expect(shown(update)).not.toMatch(/NIGHTJAR/);
+    expect(shown(update)).toMatch(/only the lab’s public material/);
+  });
+
+  it('answers a DM with a file from its text and says attachments are not read', async () => {
+    const b = await bot();
+    const env = channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DFILE', channelType: 'im', subtype: 'file_share' });
+    (env.event as Record<string, unknown>).files = [{ id: 'F1', name: 'gel.png', mimetype: 'image/png' }];
+    await post(b.url, eventRequest(SIGNING_SECRET, env));
+    const update = await fake.waitFor(() => inChannel(fake, 'chat.update', 'DFILE')[0]);
+    expect(shown(update)).toMatch(/do not read attachments/);
+    expect(shown(update)).toMatch(/\[S\d+\]/);
+  });
+
+  it('drains acknowledged events and queued answers at shutdown; new events get 503', async () => {
+    const b = await bot({ concurrency: 1, drainMs: 60_000 });
+    const release = fake.hold('chat.update', (body) => body.channel === 'CDRAIN1');
+    await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CDRAIN1' })));
+    await fake.waitFor(() => inChannel(fake, 'chat.update', 'CDRAIN1')[0]);
+    // Acknowledged, then shutdown starts before (or while) it is handed to the handlers.
+    expect((await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do I book the confocal microscope?', channel: 'CDRAIN2' })))).status).toBe(200);
+    const order: string[] = [];
+    const stopped = b.bot.stop().then(() => order.push('stopped'));
+    expect((await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'late question', channel: 'CDRAIN3' })))).status).toBe(503);
+    await sleep(100);
+    order.push('released');
+    release();
+    await stopped;
+    expect(order).toEqual(['released', 'stopped']);
+    // Both answers were delivered before stop() returned: no "Searching…" left behind.
+    expect(shown(inChannel(fake, 'chat.update', 'CDRAIN2')[0])).toMatch(/\[S\d+\]/);
+    expect(inChannel(fake, 'chat.postMessage', 'CDRAIN3')).toEqual([]);
+  });
+
+  it('answers an event acknowledged just before shutdown before stop() returns', async () => {
+    const b = await bot({ drainMs: 60_000 });
+    expect((await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CLASTACK' })))).status).toBe(200);
+    // Nothing else is in flight: the drain must still wait for this acknowledged event.
+    await b.bot.stop();
+    expect(shown(inChannel(fake, 'chat.update', 'CLASTACK')[0])).toMatch(/\[S\d+\]/);
+  });
+
+  it('bounds the drain: a stuck answer gets a "restarting" note instead of a stale placeholder', async () => {
+    const b = await bot({ concurrency: 1, drainMs: 300 });
+    const release = fake.hold('chat.update', (body) => body.channel === 'CSTUCK' && !String(body.text).includes('restarting'));
+    await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CSTUCK' })));
+    await fake.waitFor(() => inChannel(fake, 'chat.update', 'CSTUCK')[0]);
+    await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do I book the confocal microscope?', channel: 'CSTUCK2' })));
+    await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CSTUCK2')[0]);
+    await b.bot.stop();
+    const notes = [...inChannel(fake, 'chat.update', 'CSTUCK'), ...inChannel(fake, 'chat.update', 'CSTUCK2')].filter((c) => /restarting/.test(String(c.body.text)));
+    expect(notes.map((c) => c.body.channel).sort()).toEqual(['CSTUCK', 'CSTUCK2']);
+    release();
+  });
+});

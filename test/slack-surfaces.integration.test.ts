@@ -33,6 +33,8 @@ describe('Slack surfaces', () => {
   });
 
   it('/labbot ask answers privately with a Share button; the asker shares the same answer, attributed', async () => {
+    // The attribution is labbot's own, deliberate mention of the asker.
+    fake.allowMentions('<@USHARER>');
     await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How long is the TRIzol incubation?', channel: 'CSHARE', user: 'USHARER', responseUrl: fake.responseUrl('share-ask') }));
     const priv = await fake.waitFor(() => fake.responses.find((r) => r.id === 'share-ask'));
     expect(priv.body.response_type).toBe('ephemeral');

@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Citation } from '../answer/cite.ts';
 import type { Language } from '../answer/messages.ts';
-import { answerMessages, escapeMrkdwn, noticeMessage, type AnswerView, type Block, type SlackMessage } from './format.ts';
+import { answerMessages, escapeMrkdwn, noticeMessage, userMention, type AnswerView, type Block, type SlackMessage } from './format.ts';
 
 export const SHARE_ACTION = 'labbot_share';
 
@@ -43,8 +43,8 @@ export function createShareStore(redis: Redis, prefix: string, log?: Logger): Sh
 }
 
 const TEXTS = {
-  en: { button: 'Share in channel', asked: (user: string, q: string) => `<@${user}> asked: ${q}`, gone: 'That answer is too old to share; ask again.', notYours: 'Only the person who asked can share this answer.' },
-  es: { button: 'Compartir en el canal', asked: (user: string, q: string) => `<@${user}> preguntó: ${q}`, gone: 'Esa respuesta es demasiado antigua para compartirla; vuelve a preguntar.', notYours: 'Solo quien preguntó puede compartir esta respuesta.' },
+  en: { button: 'Share in channel', asked: (user: string, q: string) => `${userMention(user)} asked: ${q}`, gone: 'That answer is too old to share; ask again.', notYours: 'Only the person who asked can share this answer.' },
+  es: { button: 'Compartir en el canal', asked: (user: string, q: string) => `${userMention(user)} preguntó: ${q}`, gone: 'Esa respuesta es demasiado antigua para compartirla; vuelve a preguntar.', notYours: 'Solo quien preguntó puede compartir esta respuesta.' },
 };
 
 /** Adds the Share button to the last message of a private answer. */

@@ -1,6 +1,7 @@
 // Wires the parts from a Config: Chroma (store/chroma-supervisor.ts), models, the live physical
 // index (store/physical-index.ts, followed across processes by store/live-index.ts), retrieval
 // and answering. CLI and server both use it.
+import path from 'node:path';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
@@ -13,6 +14,8 @@ import { createHttpReranker, createOfflineReranker, type Reranker } from './sear
 import type { Catalog } from './search/catalog.ts';
 import { retrieve, type RetrievalResult } from './search/retrieve.ts';
 import { ChromaUnavailableError, type VectorStore } from './store/chroma-store.ts';
+import { createSnapshotKeeper, type CatalogSource } from './store/catalog-loader.ts';
+import { pruneSnapshots } from './store/lexical-snapshot.ts';
 import { connectChroma, type ChromaProcessStatus } from './store/chroma-supervisor.ts';
 import { createEmbeddingCache } from './store/embedding-cache.ts';
 import type { IndexEvents } from './store/index-events.ts';
@@ -32,6 +35,8 @@ export interface App {
   readonly catalog: Catalog;
   readonly records: RecordStore | undefined;
   readonly base: string;
+  /** How the live index's lexical catalog was loaded (undefined where it is not mirrored). */
+  readonly lexical: { from: CatalogSource; ms: number } | undefined;
   redis: Redis | undefined;
   /** Redis key namespace of this installation. */
   ns: string;
@@ -97,11 +102,18 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   const version = settingsVersion(settings);
   const redis = opts.redis;
   const ns = `labbot:${config.collection}`;
-  const openIndex = (base: string) => openPhysicalIndex({ chromaUrl: chroma.url, redis, ns, configured: settings, log, embedder: embedderFor }, base);
-
   // Without a loaded catalog (a queue worker, a CLI reindex) this process answers nothing: it does
   // not mirror the lexical index, it only follows which index is live.
-  const liveIndex = await followLiveIndex({ redis, ns, defaultBase: config.collection, open: openIndex, mirror: opts.loadCatalog !== false, log });
+  const mirror = opts.loadCatalog !== false;
+  // Only processes that mirror the lexical index keep a snapshot of it (for a fast restart).
+  const snapshotDir = mirror ? path.join(config.dataDir, 'lexical') : undefined;
+  const openIndex = (base: string) => openPhysicalIndex({ chromaUrl: chroma.url, redis, ns, configured: settings, log, embedder: embedderFor, snapshotDir }, base);
+  // Saved a while after the live catalog last changed, not on every change (a save serialises it all).
+  const snapshots = createSnapshotKeeper(() => {
+    liveIndex.current.saveSnapshot();
+    if (snapshotDir) pruneSnapshots(snapshotDir, liveIndex.current.base);
+  }, 60_000);
+  const liveIndex = await followLiveIndex({ redis, ns, defaultBase: config.collection, open: openIndex, mirror, log, onChanged: () => snapshots.changed() });
   const events = liveIndex.events;
   const cache = redis ? createEmbeddingCache(redis, ns, embeddingKey(settings.embeddings)) : undefined;
 
@@ -114,10 +126,12 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     cache,
     lookup: h.recordsForRun() ?? catalogLookup(h.catalog),
     onPut: async (doc, chunks) => {
+      if (mirror && h === liveIndex.current) snapshots.changed();
       await h.records?.put(doc, chunks);
       await events?.publish({ type: 'put', base: h.base, docId: doc.id, access: doc.access, chunks: chunks.length });
     },
     onRemove: async (doc) => {
+      if (mirror && h === liveIndex.current) snapshots.changed();
       await h.records?.remove(doc);
       await events?.publish({ type: 'remove', base: h.base, docId: doc.id });
     },
@@ -183,6 +197,9 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     get base() {
       return liveIndex.current.base;
     },
+    get lexical() {
+      return liveIndex.current.loaded;
+    },
     redis,
     ns,
     events,
@@ -229,9 +246,11 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
       // Emptied, not replaced: the same index goes on being written.
       await index.records?.setIdentity(index.id);
       for (const d of [...index.catalog.docs()]) index.catalog.removeDocument(d.id);
+      if (mirror) snapshots.changed();
     },
     chromaProcess: () => chroma.supervised?.status(),
     close: async () => {
+      if (mirror) snapshots.flush();
       await liveIndex.close();
       await chroma.stop();
     },

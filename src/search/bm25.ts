@@ -54,6 +54,23 @@ export interface LexicalMemoryStats {
   approxBytes: number;
 }
 
+/**
+ * The index's content as plain arrays, for a snapshot on disk: live documents in ordinal order
+ * and every term's postings, concatenated. Forward lists are not kept (they are the transpose
+ * of the postings and rebuilt on restore), nor are score bounds (recomputed on demand).
+ */
+export interface LexicalSnapshot {
+  k1: number;
+  b: number;
+  ids: string[];
+  docLen: Float32Array;
+  terms: string[];
+  /** Term t's postings are postDocs/postTfs[postStart[t] .. postStart[t + 1]). */
+  postStart: Int32Array;
+  postDocs: Int32Array;
+  postTfs: Uint16Array;
+}
+
 export interface LexicalIndex {
   /** Indexes a chunk; an existing id is replaced. */
   add(id: string, text: string): void;
@@ -72,6 +89,8 @@ export interface LexicalIndex {
   compact(): void;
   readonly size: number;
   memoryStats(): LexicalMemoryStats;
+  /** Compacts, then copies the content out (see LexicalSnapshot). */
+  snapshot(): LexicalSnapshot;
 }
 
 type TypedArray = Int32Array | Uint16Array | Uint8Array | Float32Array;
@@ -94,9 +113,13 @@ const BOUND_EPS = 1 + 1e-9;
 // Queries with more distinct terms are scored exhaustively (same results).
 const MAX_PRUNED_TERMS = 64;
 
-export function createLexicalIndex(opts: LexicalIndexOptions = {}): LexicalIndex {
-  const k1 = opts.k1 ?? 1.2;
-  const b = opts.b ?? 0.75;
+/**
+ * A new index, or one holding a snapshot's content. Search results of a restored index are
+ * identical to the original's (same postings, same ordinals, same k1/b).
+ */
+export function createLexicalIndex(opts: LexicalIndexOptions = {}, from?: LexicalSnapshot): LexicalIndex {
+  const k1 = from?.k1 ?? opts.k1 ?? 1.2;
+  const b = from?.b ?? opts.b ?? 0.75;
   const compactDeadFraction = opts.compactDeadFraction ?? 0.25;
   const WINDOW = Math.max(1, Math.floor(opts.pruningWindow ?? 4096));
   // Outside these ranges a term's contribution can be zero or negative, which the pruning and
@@ -752,10 +775,102 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}): LexicalIndex
     };
   }
 
+  function snapshot(): LexicalSnapshot {
+    compact();
+    const postStart = new Int32Array(termCount + 1);
+    for (let t = 0; t < termCount; t++) postStart[t + 1] = postStart[t] + (tOff[t] === -2 ? 0 : tLen[t]);
+    const total = postStart[termCount];
+    const postDocs = new Int32Array(total);
+    const postTfs = new Uint16Array(total);
+    const terms = new Array<string>(termCount);
+    for (const [term, t] of termIds) terms[t] = term;
+    for (let t = 0; t < termCount; t++) {
+      if (tOff[t] === -2) continue;
+      const { docs, tfs, start, end } = postings(t);
+      postDocs.set(docs.subarray(start, end), postStart[t]);
+      postTfs.set(tfs.subarray(start, end), postStart[t]);
+    }
+    return { k1, b, ids: ordToId.slice(0, ordCount), docLen: docLen.slice(0, ordCount), terms, postStart, postDocs, postTfs };
+  }
+
+  function restore(s: LexicalSnapshot): void {
+    const n = s.ids.length;
+    const nTerms = s.terms.length;
+    if (s.docLen.length !== n || s.postStart.length !== nTerms + 1 || s.postDocs.length !== s.postStart[nTerms] || s.postTfs.length !== s.postDocs.length) {
+      throw new RangeError('lexical snapshot: array lengths do not agree');
+    }
+    growDocs(n);
+    docLen.set(s.docLen);
+    alive.fill(1, 0, n);
+    ordToId = s.ids.slice();
+    for (let o = 0; o < n; o++) {
+      totalLen += s.docLen[o];
+      idToOrd.set(s.ids[o], o);
+    }
+    if (idToOrd.size !== n) throw new RangeError('lexical snapshot: duplicate ids');
+    ordCount = n;
+    liveDocs = n;
+
+    growTerms(nTerms);
+    termCount = nTerms;
+    let pooled = 0;
+    // Forward lists are the transpose of the postings: count per document, then fill.
+    const fwdCount = new Int32Array(n + 1);
+    for (let t = 0; t < nTerms; t++) {
+      termIds.set(s.terms[t], t);
+      const start = s.postStart[t];
+      const len = s.postStart[t + 1] - start;
+      if (len <= POOL_MAX_CAP) pooled += len;
+      for (let r = start; r < start + len; r++) {
+        const d = s.postDocs[r];
+        if (d < 0 || d >= n || (r > start && d <= s.postDocs[r - 1])) throw new RangeError('lexical snapshot: postings out of order');
+        fwdCount[d]++;
+      }
+    }
+    if (termIds.size !== nTerms) throw new RangeError('lexical snapshot: duplicate terms');
+    fwdStart[0] = 0;
+    for (let o = 0; o < n; o++) fwdStart[o + 1] = fwdStart[o] + fwdCount[o];
+    fwd = new Int32Array(Math.max(1 << 16, fwdStart[n]));
+    const fill = fwdStart.slice(0, n);
+
+    poolDocs = new Int32Array(Math.max(1 << 16, pooled * 2));
+    poolTfs = new Uint16Array(poolDocs.length);
+    for (let t = 0; t < nTerms; t++) {
+      const start = s.postStart[t];
+      const end = s.postStart[t + 1];
+      const len = end - start;
+      tLen[t] = len;
+      tDf[t] = len;
+      for (let r = start; r < end; r++) fwd[fill[s.postDocs[r]]++] = t;
+      if (len === 0) {
+        tOff[t] = -2;
+        tCap[t] = 0;
+      } else if (len <= POOL_MAX_CAP) {
+        tOff[t] = poolUsed;
+        tCap[t] = len;
+        poolDocs.set(s.postDocs.subarray(start, end), poolUsed);
+        poolTfs.set(s.postTfs.subarray(start, end), poolUsed);
+        poolUsed += len;
+      } else {
+        const d = new Int32Array(Math.max(len, POOL_MAX_CAP * 2));
+        const f = new Uint16Array(d.length);
+        d.set(s.postDocs.subarray(start, end));
+        f.set(s.postTfs.subarray(start, end));
+        ownDocs[t] = d;
+        ownTfs[t] = f;
+        tOff[t] = -1;
+        tCap[t] = d.length;
+      }
+    }
+  }
+
+  if (from) restore(from);
+
   return {
     add,
     remove,
     has: (id) => idToOrd.has(id),
+    snapshot,
     search,
     idsWithTerm,
     idf(term) {

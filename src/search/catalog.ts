@@ -4,9 +4,16 @@
 import type { StoredRecord } from '../store/chroma-store.ts';
 import { fromChunkMetadata } from '../store/chunk-metadata.ts';
 import type { Chunk, Kind, LabDocument, Passage } from '../types.ts';
-import { createLexicalIndex } from './bm25.ts';
+import { createLexicalIndex, type LexicalSnapshot } from './bm25.ts';
 
 type LexicalIndex = ReturnType<typeof createLexicalIndex>;
+
+/** A catalog's whole content as plain values (documents, chunks, BM25 partitions) for a snapshot. */
+export interface CatalogSnapshot {
+  docs: DocRecord[];
+  chunks: Chunk[];
+  partitions: [group: string, index: LexicalSnapshot][];
+}
 
 export interface DocRecord extends LabDocument {
   /** Chunk ids in document order. */
@@ -53,19 +60,35 @@ export interface Catalog {
   /** Loads records scanned from Chroma (chunks of one document may arrive in several batches). */
   load(records: StoredRecord[]): void;
   stats(): CatalogStats;
+  /** Copies the content out; `createCatalog(snapshot)` gives a catalog that answers the same. */
+  snapshot(): CatalogSnapshot;
 }
 
 /** Subject terms are searched with every chunk of their document: a short extra line, never shown. */
 const withKeywords = (text: string, doc: Pick<LabDocument, 'keywords'> | undefined): string =>
   doc?.keywords?.length ? `${text}\n${doc.keywords.join('; ')}` : text;
 
-export function createCatalog(): Catalog {
+export function createCatalog(from?: CatalogSnapshot): Catalog {
   const partitions = new Map<string, LexicalIndex>();
   const docs = new Map<string, DocRecord>();
   const byPath = new Map<string, string>();
   const chunks = new Map<string, Chunk>();
 
   const pathKey = (source: string, path: string) => `${source}\u0000${path}`;
+  if (from) {
+    for (const [group, index] of from.partitions) partitions.set(group, createLexicalIndex({}, index));
+    for (const c of from.chunks) chunks.set(c.id, c);
+    for (const d of from.docs) {
+      docs.set(d.id, d);
+      byPath.set(pathKey(d.source, d.path), d.id);
+      if (!d.chunkIds.every((id) => chunks.has(id) && partitions.get(d.access)?.has(id))) {
+        throw new RangeError(`catalog snapshot: chunks of ${d.id} are missing`);
+      }
+    }
+    let indexed = 0;
+    for (const p of partitions.values()) indexed += p.size;
+    if (indexed !== chunks.size) throw new RangeError('catalog snapshot: the lexical index and the chunks disagree');
+  }
   const partition = (group: string): LexicalIndex => {
     let p = partitions.get(group);
     if (!p) {
@@ -190,6 +213,11 @@ export function createCatalog(): Catalog {
         putDocument(g.doc, all);
       }
     },
+    snapshot: () => ({
+      docs: [...docs.values()],
+      chunks: [...chunks.values()],
+      partitions: [...partitions].map(([g, p]): [string, LexicalSnapshot] => [g, p.snapshot()]),
+    }),
     stats() {
       // Null-prototype: a source or group may be called "constructor".
       const s: CatalogStats = { documents: 0, chunks: 0, bySource: Object.create(null), byGroup: Object.create(null) };

@@ -26,6 +26,8 @@ export interface LiveIndexDeps {
   /** Whether this process mirrors the lexical index (bots) or only follows the alias (workers). */
   mirror: boolean;
   log: Logger;
+  /** Called after another process's change was applied to the live catalog. */
+  onChanged?: () => void;
 }
 
 /** Applies a document event to an index's catalog: the text is read from Chroma, not the event. */
@@ -69,7 +71,9 @@ export async function followLiveIndex(deps: LiveIndexDeps): Promise<LiveIndex> {
           // The text is read from Chroma: a short outage (a restart) is waited out, in order.
           for (let attempt = 0; ; attempt++) {
             try {
-              return await applyDocumentEvent(live, e);
+              await applyDocumentEvent(live, e);
+              deps.onChanged?.();
+              return;
             } catch (err) {
               if (attempt >= 5) throw err;
               log.warn({ docId: e.docId, attempt: attempt + 1, err: (err as Error).message }, 'reading a changed document from Chroma failed; retrying');

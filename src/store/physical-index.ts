@@ -14,6 +14,8 @@ import { randomUUID } from 'node:crypto';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { Logger } from 'pino';
 import { createCatalog, type Catalog } from '../search/catalog.ts';
+import { loadCatalog as loadLexicalCatalog, saveCatalogSnapshot, type CatalogSource } from './catalog-loader.ts';
+import { snapshotFile } from './lexical-snapshot.ts';
 import type { ChunkOptions } from '../types.ts';
 import { META, openChromaStore, type CollectionInfo, type VectorStore } from './chroma-store.ts';
 import { repairRecords, type RepairReport } from './index-repair.ts';
@@ -88,10 +90,14 @@ export interface PhysicalIndex {
   /** Records for one ingest run or job: checked against Chroma once, before its first read. */
   recordsForRun(): RecordStore | undefined;
   /**
-   * Fills the lexical catalog from Chroma. This is where a persisted snapshot of the lexical
-   * index would be loaded instead of scanning, once one exists.
+   * Fills the lexical catalog: from its snapshot on disk when that agrees with the records and
+   * Chroma (patched for a few changed documents), else by scanning Chroma (then saved).
    */
   loadCatalog(): Promise<void>;
+  /** How the catalog was loaded, once it was. */
+  readonly loaded: { from: CatalogSource; ms: number } | undefined;
+  /** Saves the catalog's snapshot now (no-op without a snapshot directory). */
+  saveSnapshot(): void;
   /** Compares records with Chroma and repairs them; undefined when they agreed. */
   /**
    * Compares records with Chroma and repairs them; undefined when they agreed. The check compares
@@ -111,6 +117,8 @@ export interface IndexEnv {
   log: Logger;
   /** An embedder for given settings (same endpoint and credentials, possibly another model). */
   embedder(settings: EmbeddingSettings): Promise<Embeddings>;
+  /** Where lexical snapshots are kept (one file per index); none: always scan Chroma. */
+  snapshotDir?: string;
 }
 
 export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<PhysicalIndex> {
@@ -148,13 +156,21 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
   if (cols.length) {
     for (const c of await store.applySearchSetting()) log.info({ base, group: c.group, from: c.from, to: c.to }, 'applied the configured HNSW ef_search to the index');
   }
-  const catalog = createCatalog();
+  let catalog = createCatalog();
+  let loaded: { from: CatalogSource; ms: number } | undefined;
+  const snapshotDeps = {
+    file: env.snapshotDir ? snapshotFile(env.snapshotDir, base) : undefined,
+    // A recreated index (new id) or other settings never match an older snapshot.
+    stamp: { base, indexVersion: storedVersion, identity: id },
+    log,
+  };
 
   const loadCatalog = async () => {
-    const t0 = performance.now();
-    for (const group of await store.groups()) await store.scan(group, (records) => catalog.load(records));
+    const got = await loadLexicalCatalog({ ...snapshotDeps, store, records: raw && (() => raw.all()) });
+    catalog = got.catalog;
+    loaded = { from: got.from, ms: got.ms };
     const s = catalog.stats();
-    log.debug({ base, documents: s.documents, chunks: s.chunks, ms: Math.round(performance.now() - t0) }, 'catalog loaded from Chroma');
+    log.info({ base, documents: s.documents, chunks: s.chunks, from: got.from, ms: Math.round(got.ms) }, 'lexical index loaded');
   };
 
   /** Agreement of the two stores, cheaply: ids match, or neither holds anything. */
@@ -253,7 +269,13 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     embedding,
     embeddings,
     store,
-    catalog,
+    get catalog() {
+      return catalog;
+    },
+    get loaded() {
+      return loaded;
+    },
+    saveSnapshot: () => saveCatalogSnapshot(catalog, snapshotDeps),
     records,
     recordsForRun,
     loadCatalog,

@@ -13,7 +13,7 @@ import { openApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { formatReport } from '../src/eval/report.ts';
 import { runEval } from '../src/eval/run.ts';
-import { inSplit, SPLITS, type Split } from '../src/eval/split.ts';
+import { inSplit, offCorpusInSplit, SPLITS, type Split } from '../src/eval/split.ts';
 import { createLogger } from '../src/log.ts';
 import { parseOffCorpus, parseQuestions } from '../src/search/evaluate.ts';
 
@@ -50,7 +50,7 @@ const read = <T>(f: string, parse: (t: string) => { questions: T[]; errors: stri
   return questions;
 };
 const questions = inSplit(existsSync(questionsFile) ? read(questionsFile, parseQuestions) : [], split, (q) => q.doc_id);
-const offCorpus = values.unanswerable ? inSplit(read(values.unanswerable, parseOffCorpus), split, (q) => q.doc_id ?? q.id) : undefined;
+const offCorpus = values.unanswerable ? offCorpusInSplit(read(values.unanswerable, parseOffCorpus), split) : undefined;
 if (questions.length === 0 && !offCorpus) {
   console.error(`no questions: ${questionsFile} is missing or empty, and no --unanswerable file\n${usage}`);
   process.exit(2);

@@ -17,7 +17,7 @@ import { closeRedis, tryConnectRedis } from './store/redis.ts';
 import { parseOffCorpus, parseQuestions } from './search/evaluate.ts';
 import { formatReport } from './eval/report.ts';
 import { runEval } from './eval/run.ts';
-import { inSplit, SPLITS, type Split } from './eval/split.ts';
+import { inSplit, offCorpusInSplit, SPLITS, type Split } from './eval/split.ts';
 import { KINDS, type Kind } from './types.ts';
 
 const positiveInt = (v: string) => {
@@ -183,7 +183,7 @@ export function buildProgram(): Command {
         return questions;
       };
       const questions = inSplit(file ? read(file, parseQuestions) : [], opts.split, (q) => q.doc_id);
-      const offCorpus = opts.unanswerable ? inSplit(read(opts.unanswerable, parseOffCorpus), opts.split, (q) => q.doc_id ?? q.id) : undefined;
+      const offCorpus = opts.unanswerable ? offCorpusInSplit(read(opts.unanswerable, parseOffCorpus), opts.split) : undefined;
       const report = await withApp(
         (app) =>
           runEval(app, questions, {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scoreAnswer, summarizeAnswers, summarizeOffCorpus, type AnswerOutcome } from '../src/eval/answers.ts';
-import { inSplit, splitOf } from '../src/eval/split.ts';
+import { inSplit, offCorpusInSplit, splitOf } from '../src/eval/split.ts';
 import { median, percentile, spread } from '../src/eval/stats.ts';
 
 const q = { id: 'q', question: '?', doc_id: 'gold', answers: ['5 mg per kg'] };
@@ -83,6 +83,17 @@ describe('dev/test split', () => {
     expect(dev.length + test.length).toBe(qs.length);
     for (const x of dev) expect(test.some((y) => y.doc === x.doc)).toBe(false);
     expect(inSplit(qs, undefined, (x) => x.doc)).toBe(qs);
+  });
+
+  it('keeps off-corpus questions tied to no document on both sides', () => {
+    const docs: { id: string; doc_id?: string }[] = Array.from({ length: 20 }, (_, i) => ({ id: `u${i}`, doc_id: `doc-${i}` }));
+    const general: { id: string; doc_id?: string }[] = [{ id: 'g1' }, { id: 'g2' }];
+    const dev = offCorpusInSplit([...docs, ...general], 'dev');
+    const test = offCorpusInSplit([...docs, ...general], 'test');
+    expect(dev.filter((x) => x.doc_id === undefined)).toHaveLength(2);
+    expect(test.filter((x) => x.doc_id === undefined)).toHaveLength(2);
+    expect(dev.length + test.length).toBe(24);
+    for (const x of dev) if (x.doc_id !== undefined) expect(splitOf(x.doc_id)).toBe('dev');
   });
 });
 

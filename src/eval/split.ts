@@ -16,3 +16,11 @@ export function splitOf(docId: string): Split {
 export function inSplit<T>(items: T[], split: Split | undefined, docOf: (item: T) => string): T[] {
   return split ? items.filter((item) => splitOf(docOf(item)) === split) : items;
 }
+
+/**
+ * Off-corpus questions written about a document of another corpus follow that document's side;
+ * those tied to no document (general-knowledge questions) are used on both sides.
+ */
+export function offCorpusInSplit<T extends { doc_id?: string }>(items: T[], split: Split | undefined): T[] {
+  return split ? items.filter((item) => item.doc_id === undefined || splitOf(item.doc_id) === split) : items;
+}

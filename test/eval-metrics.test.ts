@@ -64,6 +64,17 @@ describe('answer metrics', () => {
     const m = summarizeOffCorpus([outcome({ refused: true }), outcome({ refused: false }), outcome({ refused: true }), outcome({ refused: true })]);
     expect(m.false_answer_rate).toBe(0.25);
     expect(summarizeOffCorpus([]).false_answer_rate).toBe(0);
+    expect(m.by_kind).toBeUndefined();
+  });
+
+  it('breaks the false-answer rate down by kind when questions carry one', () => {
+    const m = summarizeOffCorpus([
+      { ...outcome({ refused: false }), kind: 'general' },
+      { ...outcome({ refused: true }), kind: 'general' },
+      { ...outcome({ refused: false }), kind: 'on-topic' },
+    ]);
+    expect(m.false_answer_rate).toBeCloseTo(2 / 3);
+    expect(m.by_kind).toEqual({ general: { questions: 2, false_answer_rate: 0.5 }, 'on-topic': { questions: 1, false_answer_rate: 1 } });
   });
 });
 

@@ -48,8 +48,8 @@ describe('evaluation metrics', () => {
   });
 
   it('parses off-corpus questions without a gold document and reports bad lines', () => {
-    const { questions, errors } = parseOffCorpus('{"question":"Capital of Peru?"}\n{"id":"x","question":"q?","doc_id":"pubmedqa-1"}\n{"question":""}\n[1]\n');
-    expect(questions).toEqual([{ id: 'line-1', question: 'Capital of Peru?' }, { id: 'x', question: 'q?', doc_id: 'pubmedqa-1' }]);
+    const { questions, errors } = parseOffCorpus('{"question":"Capital of Peru?"}\n{"id":"x","question":"q?","doc_id":"pubmedqa-1","kind":"on-topic"}\n{"question":""}\n[1]\n');
+    expect(questions).toEqual([{ id: 'line-1', question: 'Capital of Peru?' }, { id: 'x', question: 'q?', doc_id: 'pubmedqa-1', kind: 'on-topic' }]);
     expect(errors).toHaveLength(2);
   });
 });

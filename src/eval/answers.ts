@@ -54,6 +54,8 @@ export interface OffCorpusMetrics {
   /** Questions the corpus cannot answer that got an answer instead of the refusal. */
   false_answer_rate: number;
   ms: { p50: number; p95: number };
+  /** The same per `kind` of question, when the file labels them. */
+  by_kind?: Record<string, { questions: number; false_answer_rate: number }>;
 }
 
 // Labels are the answerer's, not the source's: "5 mg [S1] per kg" still states "5 mg per kg".
@@ -93,10 +95,18 @@ export function summarizeAnswers(scores: AnswerScore[]): AnswerMetrics {
   };
 }
 
-export function summarizeOffCorpus(outcomes: Pick<AnswerOutcome, 'refused' | 'ms'>[]): OffCorpusMetrics {
-  return {
-    questions: outcomes.length,
-    false_answer_rate: outcomes.length ? outcomes.filter((o) => !o.refused).length / outcomes.length : 0,
-    ms: times(outcomes.map((o) => o.ms)),
-  };
+const falseAnswers = (os: { refused: boolean }[]): number => (os.length ? os.filter((o) => !o.refused).length / os.length : 0);
+
+export function summarizeOffCorpus(outcomes: (Pick<AnswerOutcome, 'refused' | 'ms'> & { kind?: string })[]): OffCorpusMetrics {
+  const m: OffCorpusMetrics = { questions: outcomes.length, false_answer_rate: falseAnswers(outcomes), ms: times(outcomes.map((o) => o.ms)) };
+  const kinds = [...new Set(outcomes.map((o) => o.kind).filter((k): k is string => k !== undefined))].sort();
+  if (kinds.length) {
+    m.by_kind = Object.fromEntries(
+      kinds.map((kind) => {
+        const of = outcomes.filter((o) => o.kind === kind);
+        return [kind, { questions: of.length, false_answer_rate: falseAnswers(of) }];
+      }),
+    );
+  }
+  return m;
 }

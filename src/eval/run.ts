@@ -113,11 +113,11 @@ export async function runEval(app: EvalApp, questions: EvalQuestion[], opts: Eva
   };
   if (opts.answers) report.answers = summarizeAnswers(answerScores);
   if (opts.offCorpus) {
-    const outcomes: AnswerOutcome[] = [];
+    const outcomes: (AnswerOutcome & { kind?: string })[] = [];
     for (const q of opts.offCorpus) {
       const { result, retrieval, ms } = await askOnce(app, q.question, opts);
       const outcome = outcomeOf(q.id, result, ms);
-      outcomes.push(outcome);
+      outcomes.push({ ...outcome, kind: q.kind });
       results.push({ id: q.id, unanswerable: true, passages: asEvalPassages(retrieval), answer: result.answer, refused: result.refused, cited: outcome.cited.map((c) => c.doc_id), ms });
     }
     report.unanswerable = summarizeOffCorpus(outcomes);

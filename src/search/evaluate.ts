@@ -16,6 +16,8 @@ export interface OffCorpusQuestion {
   question: string;
   /** The document it was written about in another corpus, if any (it decides its split). */
   doc_id?: string;
+  /** A free label ("general", "on-topic"): the false-answer rate is also reported per kind. */
+  kind?: string;
 }
 
 export interface EvalPassage {
@@ -135,7 +137,7 @@ export function parseQuestions(text: string): { questions: EvalQuestion[]; error
 export function parseOffCorpus(text: string): { questions: OffCorpusQuestion[]; errors: string[] } {
   const { items, errors } = parseLines(text, (o, line) => {
     if (typeof o.question !== 'string' || o.question.trim() === '') throw new Error('needs a "question" string');
-    return { id: typeof o.id === 'string' ? o.id : `line-${line}`, question: o.question, ...(typeof o.doc_id === 'string' ? { doc_id: o.doc_id } : {}) };
+    return { id: typeof o.id === 'string' ? o.id : `line-${line}`, question: o.question, ...(typeof o.doc_id === 'string' ? { doc_id: o.doc_id } : {}), ...(typeof o.kind === 'string' ? { kind: o.kind } : {}) };
   });
   return { questions: items, errors };
 }

@@ -21,7 +21,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Chroma } from '@langchain/community/vectorstores/chroma';
 import { ChromaClient } from 'chromadb';
-import { Redis } from 'ioredis';
 import { openApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { percentile, spread } from '../src/eval/stats.ts';
@@ -29,6 +28,7 @@ import { createLogger } from '../src/log.ts';
 import { HashEmbeddings } from '../src/models/hash-embeddings.ts';
 import { freePort, startChromaServer } from '../src/store/chroma-server.ts';
 import { loadQuestions, loadSentences, writeCorpus } from './corpus.ts';
+import { clearNamespace } from './redis-clean.ts';
 import { MODES, naiveChunks, type LatencyJob, type LatencyResult, type Mode } from './latency-child.ts';
 
 const { values } = parseArgs({
@@ -154,28 +154,9 @@ async function measureServe(collection: string): Promise<ServeSizing> {
   } finally {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
-    await clearRedis(collection);
+    await clearNamespace(base.redisUrl, collection);
   }
 }
-/** `serve` keeps its queue and activity under labbot:<collection> in Redis: leave nothing behind. */
-async function clearRedis(collection: string): Promise<void> {
-  const redis = new Redis(base.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `labbot:${collection}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } catch {
-    // No Redis: serve ran without it and wrote nothing.
-  } finally {
-    redis.disconnect();
-  }
-}
-
 // ---- rounds ----
 interface Round {
   chunks: number;

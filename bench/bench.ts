@@ -12,8 +12,9 @@
 // - sizing: `labbot serve` itself on that index (fresh process): index load time (catalog from
 //   Chroma), time until /healthz answers, and its peak RSS (VmHWM) after answering the queries.
 // Every figure is the median over rounds with the range (min-max). Then, once (hash embeddings,
-// no model: lexical figures are deterministic, hybrid ones nearly so): HNSW recall@10 against an exact scan, retrieval quality of the same
-// pipelines on each dataset's test split (bench/baselines.ts), and the service benches.
+// no model: lexical figures are deterministic, hybrid ones nearly so): HNSW recall@10 against an
+// exact scan, retrieval quality of the same pipelines on each dataset's test split
+// (bench/baselines.ts), and the service benches.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

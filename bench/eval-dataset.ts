@@ -5,7 +5,7 @@
 // environment configures (extractive without one). Prints the report and writes it, with every
 // question's passages and answer, to bench/out/eval-<name>[-<split>].json. The collection is
 // dropped afterwards unless --keep.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,9 +13,9 @@ import { openApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { formatReport } from '../src/eval/report.ts';
 import { runEval } from '../src/eval/run.ts';
-import { inSplit, offCorpusInSplit, SPLITS, type Split } from '../src/eval/split.ts';
+import { loadQuestionSets } from '../src/eval/files.ts';
+import { SPLITS, type Split } from '../src/eval/split.ts';
 import { createLogger } from '../src/log.ts';
-import { parseOffCorpus, parseQuestions } from '../src/search/evaluate.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -44,13 +44,10 @@ const docsDir = existsSync(path.join(dir, 'docs')) ? path.resolve(dir, 'docs') :
 const questionsFile = values.questions ?? path.join(dir, 'questions.jsonl');
 const name = path.basename(path.resolve(dir)).replace(/[^A-Za-z0-9_-]/g, '-');
 
-const read = <T>(f: string, parse: (t: string) => { questions: T[]; errors: string[] }): T[] => {
-  const { questions, errors } = parse(readFileSync(f, 'utf8'));
-  for (const e of errors) console.error(`skipped ${f} ${e}`);
-  return questions;
-};
-const questions = inSplit(existsSync(questionsFile) ? read(questionsFile, parseQuestions) : [], split, (q) => q.doc_id);
-const offCorpus = values.unanswerable ? offCorpusInSplit(read(values.unanswerable, parseOffCorpus), split) : undefined;
+const { questions, offCorpus } = loadQuestionSets(
+  { questions: existsSync(questionsFile) ? questionsFile : undefined, unanswerable: values.unanswerable, split },
+  console.error,
+);
 if (questions.length === 0 && !offCorpus) {
   console.error(`no questions: ${questionsFile} is missing or empty, and no --unanswerable file\n${usage}`);
   process.exit(2);

@@ -1,5 +1,5 @@
 // `labbot` commands: ingest, ask, eval, status, serve, worker, reindex.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
@@ -14,10 +14,10 @@ import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { describeOutcome, followSync } from './queue/progress.ts';
 import { startQueueRuntime } from './queue/runtime.ts';
 import { closeRedis, tryConnectRedis } from './store/redis.ts';
-import { parseOffCorpus, parseQuestions } from './search/evaluate.ts';
+import { loadQuestionSets } from './eval/files.ts';
 import { formatReport } from './eval/report.ts';
 import { runEval } from './eval/run.ts';
-import { inSplit, offCorpusInSplit, SPLITS, type Split } from './eval/split.ts';
+import { SPLITS, type Split } from './eval/split.ts';
 import { KINDS, type Kind } from './types.ts';
 
 const positiveInt = (v: string) => {
@@ -177,13 +177,7 @@ export function buildProgram(): Command {
     .option('--json', 'print the report as JSON, with every question\'s passages and answer')
     .action(async (file: string | undefined, opts: { k?: number; channel?: string; answers?: boolean; unanswerable?: string; split?: Split; json?: boolean }) => {
       if (!file && !opts.unanswerable) throw new ConfigError('Give a questions file, or --unanswerable <file>, or both.');
-      const read = <T>(f: string, parse: (t: string) => { questions: T[]; errors: string[] }): T[] => {
-        const { questions, errors } = parse(readFileSync(f, 'utf8'));
-        for (const e of errors) console.error(`skipped ${f} ${e}`);
-        return questions;
-      };
-      const questions = inSplit(file ? read(file, parseQuestions) : [], opts.split, (q) => q.doc_id);
-      const offCorpus = opts.unanswerable ? offCorpusInSplit(read(opts.unanswerable, parseOffCorpus), opts.split) : undefined;
+      const { questions, offCorpus } = loadQuestionSets({ questions: file, unanswerable: opts.unanswerable, split: opts.split }, console.error);
       const report = await withApp(
         (app) =>
           runEval(app, questions, {

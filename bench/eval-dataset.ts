@@ -1,27 +1,57 @@
-// `npm run eval -- <dataset dir> [--k N] [--json] [--keep]`
-// Ingests <dir>/docs into a fresh collection, runs the retrieval evaluation on
-// <dir>/questions.jsonl exactly as `labbot eval` does, prints the metrics and writes
-// bench/out/eval-<name>.json. The collection is dropped afterwards unless --keep.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+// `npm run eval -- <dataset dir> [--questions F] [--k N] [--answers] [--unanswerable F] [--split dev|test] [--json] [--keep]`
+// Ingests the dataset's documents (<dir>/docs, or <dir> itself when it has no docs/ folder) into
+// a fresh collection and runs the same evaluation as `labbot eval` on <dir>/questions.jsonl (or
+// --questions): retrieval figures, and with --answers the whole ask path with whatever model the
+// environment configures (extractive without one). Prints the report and writes it, with every
+// question's passages and answer, to bench/out/eval-<name>[-<split>].json. The collection is
+// dropped afterwards unless --keep.
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import { formatReport } from '../src/eval/report.ts';
+import { runEval } from '../src/eval/run.ts';
+import { loadQuestionSets } from '../src/eval/files.ts';
+import { SPLITS, type Split } from '../src/eval/split.ts';
 import { createLogger } from '../src/log.ts';
-import { parseQuestions, scoreQuestion, summarize, type QuestionScore } from '../src/search/evaluate.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { k: { type: 'string', default: '10' }, json: { type: 'boolean' }, keep: { type: 'boolean' } },
+  options: {
+    questions: { type: 'string' },
+    k: { type: 'string' },
+    answers: { type: 'boolean' },
+    unanswerable: { type: 'string' },
+    split: { type: 'string' },
+    json: { type: 'boolean' },
+    keep: { type: 'boolean' },
+  },
 });
 const dir = positionals[0];
+const usage = 'usage: npm run eval -- <dataset dir> [--questions F] [--k N] [--answers] [--unanswerable F] [--split dev|test] [--json] [--keep]';
 if (!dir) {
-  console.error('usage: npm run eval -- <dataset dir with docs/ and questions.jsonl> [--k N] [--json] [--keep]');
+  console.error(usage);
   process.exit(2);
 }
+const split = values.split as Split | undefined;
+if (split !== undefined && !SPLITS.includes(split)) {
+  console.error(`--split must be one of ${SPLITS.join(', ')}\n${usage}`);
+  process.exit(2);
+}
+const docsDir = existsSync(path.join(dir, 'docs')) ? path.resolve(dir, 'docs') : path.resolve(dir);
+const questionsFile = values.questions ?? path.join(dir, 'questions.jsonl');
 const name = path.basename(path.resolve(dir)).replace(/[^A-Za-z0-9_-]/g, '-');
-const k = Number(values.k);
+
+const { questions, offCorpus } = loadQuestionSets(
+  { questions: existsSync(questionsFile) ? questionsFile : undefined, unanswerable: values.unanswerable, split },
+  console.error,
+);
+if (questions.length === 0 && !offCorpus) {
+  console.error(`no questions: ${questionsFile} is missing or empty, and no --unanswerable file\n${usage}`);
+  process.exit(2);
+}
 
 const base = loadConfig();
 const config = {
@@ -30,48 +60,35 @@ const config = {
   dataDir: base.chromaUrl ? base.dataDir : mkdtempSync(path.join(os.tmpdir(), 'labbot-eval-')),
   sources: [],
 };
-const log = createLogger('warn');
-const app = await openApp(config, log, { loadCatalog: false });
+const app = await openApp(config, createLogger('warn'), { loadCatalog: false });
 try {
   const t0 = performance.now();
-  const summary = await app.ingest({ sourceId: name, root: path.resolve(dir, 'docs') });
+  const summary = await app.ingest({ sourceId: name, root: docsDir });
   const ingestS = (performance.now() - t0) / 1000;
-  const { questions, errors } = parseQuestions(readFileSync(path.join(dir, 'questions.jsonl'), 'utf8'));
-  for (const e of errors) console.error(`skipped question ${e}`);
-
-  const groups = [app.config.access.default];
-  const scores: QuestionScore[] = [];
-  const results = [];
-  const latencies: number[] = [];
-  for (const q of questions) {
-    const r = await app.retrieve(q.question, groups, k);
-    latencies.push(r.timings.totalMs);
-    const passages = r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score }));
-    results.push({ id: q.id, passages });
-    scores.push(scoreQuestion(q, passages, app.config.retrieval.contextChars));
-  }
-  const metrics = summarize(scores);
-  latencies.sort((a, b) => a - b);
-  const pctl = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
-  const report = {
-    dataset: name,
+  const report = await runEval(app, questions, {
+    k: values.k ? Number(values.k) : app.config.retrieval.k,
+    groups: [app.config.access.default],
+    answers: Boolean(values.answers),
+    offCorpus,
+    split,
+  });
+  const dataset = {
+    name,
     documents: summary.documents.indexed,
     chunks: summary.chunks.written,
     failed: summary.failed.length,
     ingest_seconds: Number(ingestS.toFixed(1)),
-    retrieval_ms: { p50: Number(pctl(0.5).toFixed(1)), p95: Number(pctl(0.95).toFixed(1)) },
-    settings: { k, fusion: app.config.retrieval.fusion, chunking: app.config.chunking, embeddings: app.versionDescription },
-    metrics,
+    embeddings: app.versionDescription,
+    questions_file: questionsFile,
+    unanswerable_file: values.unanswerable ?? null,
   };
   mkdirSync('bench/out', { recursive: true });
-  writeFileSync(`bench/out/eval-${name}.json`, JSON.stringify({ ...report, results }, null, 1));
-  if (values.json) console.log(JSON.stringify(report, null, 2));
+  writeFileSync(`bench/out/eval-${name}${split ? `-${split}` : ''}.json`, JSON.stringify({ dataset, ...report }, null, 1));
+  const { results: _results, ...summaryOnly } = report;
+  if (values.json) console.log(JSON.stringify({ dataset, ...summaryOnly }, null, 2));
   else {
-    const pct = (v: number | undefined) => (v === undefined ? '-' : `${(v * 100).toFixed(1)}%`);
-    console.log(`dataset ${name}: ${report.documents} documents, ${report.chunks} chunks, ${report.failed} failed, ingest ${report.ingest_seconds}s`);
-    console.log(`questions ${metrics.questions}  retrieval p50 ${report.retrieval_ms.p50} ms  p95 ${report.retrieval_ms.p95} ms`);
-    console.log(`doc recall@1 ${pct(metrics.doc_recall_at_1)}  @5 ${pct(metrics.doc_recall_at_5)}  @10 ${pct(metrics.doc_recall_at_10)}  MRR@10 ${metrics.mrr_at_10.toFixed(3)}`);
-    console.log(`answer recall@5 ${pct(metrics.answer_recall_at_5)}  answer-in-context ${pct(metrics.answer_in_context)}`);
+    console.log(`dataset ${name}: ${dataset.documents} documents, ${dataset.chunks} chunks, ${dataset.failed} failed, ingest ${dataset.ingest_seconds}s (${dataset.embeddings})`);
+    console.log(formatReport(report));
   }
 } finally {
   if (!values.keep) await app.reset();

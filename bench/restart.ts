@@ -21,7 +21,7 @@ const { values } = parseArgs({
   options: {
     chunks: { type: 'string', default: '100000' },
     runs: { type: 'string', default: '3' },
-    pubmedqa: { type: 'string', default: '../shared/data/pubmedqa' },
+    pubmedqa: { type: 'string', default: 'datasets/pubmedqa' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
   },
 });

@@ -1,7 +1,9 @@
-// `npx tsx bench/sweep.ts <dataset dir> [--size 900 --overlap 150] [--limit N]`
+// `npx tsx bench/sweep.ts <dataset dir> [--size 900 --overlap 150] [--limit N] [--split dev|test]`
 // Retrieval settings sweep on one dataset: ingests once into a kept collection named by the
 // dataset and chunking (reused on the next run), then evaluates fusion variants in-process.
-// For measuring general changes across several datasets, not for tuning to one.
+// For measuring general changes across several datasets, not for tuning to one. Scores only the
+// dev split by default (questions about dev documents, src/eval/split.ts): settings are chosen
+// there and reported with `npm run eval -- <dir> --split test`, which tuning never saw.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +11,8 @@ import { parseArgs } from 'node:util';
 import { openApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
+import { inSplit, SPLITS, type Split } from '../src/eval/split.ts';
+import { percentile } from '../src/eval/stats.ts';
 import { parseQuestions, scoreQuestion, summarize } from '../src/search/evaluate.ts';
 import { createOfflineReranker, DEFAULT_OFFLINE_WEIGHTS, type OfflineRerankWeights } from '../src/search/rerank.ts';
 import { retrieve } from '../src/search/retrieve.ts';
@@ -20,6 +24,7 @@ const { values, positionals } = parseArgs({
     size: { type: 'string', default: '500' },
     overlap: { type: 'string', default: '80' },
     limit: { type: 'string', default: '100000' },
+    split: { type: 'string', default: 'dev' },
     variants: { type: 'string', default: 'default' },
     // Extra offline-reranker variants: "|"-separated lists of space-separated key=value over the defaults,
     // e.g. --weights "coverage=0.6|denseWeight=0.25 proximity=0.2"
@@ -42,7 +47,9 @@ const app = await openApp(config, createLogger('warn'));
 const s = await app.ingest({ sourceId: name, root: path.join(dir, 'docs') });
 console.error(`${name}: ${app.catalog.stats().documents} docs, ${app.catalog.stats().chunks} chunks (${s.documents.indexed} newly indexed)`);
 const { questions } = parseQuestions(readFileSync(path.join(dir, 'questions.jsonl'), 'utf8'));
-const qs = questions.slice(0, Number(values.limit));
+if (!SPLITS.includes(values.split as Split)) throw new Error(`--split must be one of ${SPLITS.join(', ')}`);
+const qs = inSplit(questions, values.split as Split, (q) => q.doc_id).slice(0, Number(values.limit));
+console.error(`${qs.length} questions on the ${values.split} split`);
 
 type Variant = { name: string; retrieval: Partial<Config['retrieval']>; rerank?: boolean | 'plain' | OfflineRerankWeights };
 const variants: Variant[] = [
@@ -77,7 +84,8 @@ for (const spec of values.weights.split('|').filter(Boolean)) {
   chosen.push({ name: spec.trim().slice(0, 28), retrieval, rerank: w });
 }
 const pct = (v: number | undefined) => (v === undefined ? '   -  ' : `${(v * 100).toFixed(1).padStart(5)}%`);
-console.log(`variant                      R@1     R@5     R@10    MRR    ans@5   in-ctx   p95ms`);
+const k = config.retrieval.k;
+console.log(`variant                      R@1     R@5     R@${String(k).padEnd(4)}  MRR    ans@5   in-ctx   p95ms`);
 for (const v of chosen) {
   const settings = { ...config.retrieval, ...v.retrieval };
   const scores = [];
@@ -95,14 +103,13 @@ for (const v of chosen) {
             : typeof v.rerank === 'object'
               ? createOfflineReranker({ weights: v.rerank, idf: (t) => app.catalog.idf(t) })
               : app.reranker,
-    }, 10);
+    }, k);
     lat.push(r.timings.totalMs);
-    scores.push(scoreQuestion(q, r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score })), settings.contextChars));
+    scores.push(scoreQuestion(q, r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score })), { k, contextChars: settings.contextChars }));
   }
-  const m = summarize(scores);
-  lat.sort((a, b) => a - b);
+  const m = summarize(scores, k);
   console.log(
-    `${v.name.padEnd(28)} ${pct(m.doc_recall_at_1)} ${pct(m.doc_recall_at_5)} ${pct(m.doc_recall_at_10)}  ${m.mrr_at_10.toFixed(3)} ${pct(m.answer_recall_at_5)} ${pct(m.answer_in_context)}  ${lat[Math.floor(lat.length * 0.95)].toFixed(1)}`,
+    `${v.name.padEnd(28)} ${pct(m.doc_recall_at_1)} ${pct(m.doc_recall_at_5)} ${pct(m.doc_recall_at_k)}  ${m.mrr_at_k.toFixed(3)} ${pct(m.answer_recall_at_5)} ${pct(m.answer_in_context)}  ${percentile(lat, 0.95).toFixed(1)}`,
   );
 }
 await app.close();

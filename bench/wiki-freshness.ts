@@ -12,6 +12,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startChromaServer } from '../src/store/chroma-server.ts';
 import { startServe } from '../src/serve.ts';
+import { clearNamespace } from './redis-clean.ts';
 import { startFakeOpenAI } from '../test/helpers/fake-openai.ts';
 import { createGitWiki, githubPush, wikiPage } from '../test/helpers/git-wiki.ts';
 
@@ -116,6 +117,7 @@ const lines = [
 console.log(lines.join('\n'));
 if (values.out) writeFileSync(values.out, `${lines.join('\n')}\n`);
 await running.close();
+await clearNamespace(config.redisUrl, config.collection);
 await fake.close();
 await chroma.stop();
 process.exit(0);

@@ -222,6 +222,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
           question,
           {
             retrieve: (q) => doRetrieve(q, groupsForChannel(config.access, o.channel, o.user), o.k),
+            contextChars: config.retrieval.contextChars,
             chat,
             modelName: describeModel(config),
             log,

@@ -1,5 +1,5 @@
 // `labbot` commands: ingest, ask, eval, status, serve, worker, reindex.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
@@ -15,7 +15,10 @@ import { describeOutcome, followSync, waitForJob } from './queue/progress.ts';
 import type { RebuildResult } from './queue/rebuild.ts';
 import { startQueueRuntime } from './queue/runtime.ts';
 import { closeRedis, tryConnectRedis } from './store/redis.ts';
-import { parseQuestions, scoreQuestion, summarize, type EvalPassage } from './search/evaluate.ts';
+import { loadQuestionSets } from './eval/files.ts';
+import { formatReport } from './eval/report.ts';
+import { runEval } from './eval/run.ts';
+import { SPLITS, type Split } from './eval/split.ts';
 import { KINDS, type Kind } from './types.ts';
 
 const positiveInt = (v: string) => {
@@ -165,42 +168,29 @@ export function buildProgram(): Command {
 
   program
     .command('eval')
-    .description('retrieval evaluation on a questions.jsonl file')
-    .argument('<questions>', 'JSON lines: {"id","question","doc_id","answers":[...]}')
-    .option('--k <n>', 'passages per question', positiveInt, 10)
+    .description('evaluate retrieval (and with --answers the whole ask path) on a questions file')
+    .argument('[questions]', 'JSON lines: {"id","question","doc_id","answers":[...]}')
+    .option('--k <n>', 'passages per question (default: retrieval.k, as answers use)', positiveInt)
     .option('--channel <id>', 'evaluate with this channel\'s access groups')
-    .option('--json', 'print {metrics, results}')
-    .action(async (file: string, opts: { k: number; channel?: string; json?: boolean }) => {
-      const { questions, errors } = parseQuestions(readFileSync(file, 'utf8'));
-      for (const e of errors) console.error(`skipped ${e}`);
-      const out = await withApp(
-        async (app) => {
-          const groups = groupsForChannel(app.config.access, opts.channel);
-          const results: { id: string; passages: EvalPassage[] }[] = [];
-          const scores = [];
-          for (const q of questions) {
-            const r = await app.retrieve(q.question, groups, opts.k);
-            const passages = r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score }));
-            results.push({ id: q.id, passages });
-            scores.push(scoreQuestion(q, passages, app.config.retrieval.contextChars));
-          }
-          return { metrics: summarize(scores), results };
-        },
+    .option('--answers', 'also answer each question (model or extractive) and score the answers')
+    .option('--unanswerable <file>', 'questions the corpus cannot answer: report the false-answer rate')
+    .addOption(new Option('--split <split>', 'only questions about documents on this side of the dev/test split').choices(SPLITS))
+    .option('--json', 'print the report as JSON, with every question\'s passages and answer')
+    .action(async (file: string | undefined, opts: { k?: number; channel?: string; answers?: boolean; unanswerable?: string; split?: Split; json?: boolean }) => {
+      if (!file && !opts.unanswerable) throw new ConfigError('Give a questions file, or --unanswerable <file>, or both.');
+      const { questions, offCorpus } = loadQuestionSets({ questions: file, unanswerable: opts.unanswerable, split: opts.split }, console.error);
+      const report = await withApp(
+        (app) =>
+          runEval(app, questions, {
+            k: opts.k ?? app.config.retrieval.k,
+            groups: groupsForChannel(app.config.access, opts.channel),
+            answers: Boolean(opts.answers),
+            offCorpus,
+            split: opts.split,
+          }),
         { quiet: true },
       );
-      if (opts.json) {
-        console.log(JSON.stringify(out));
-        return;
-      }
-      const m = out.metrics;
-      const pct = (v: number | undefined) => (v === undefined ? '-' : `${(v * 100).toFixed(1)}%`);
-      console.log(`questions            ${m.questions}`);
-      console.log(`doc recall@1         ${pct(m.doc_recall_at_1)}`);
-      console.log(`doc recall@5         ${pct(m.doc_recall_at_5)}`);
-      console.log(`doc recall@10        ${pct(m.doc_recall_at_10)}`);
-      console.log(`MRR@10               ${m.mrr_at_10.toFixed(3)}`);
-      console.log(`answer recall@5      ${pct(m.answer_recall_at_5)}`);
-      console.log(`answer-in-context    ${pct(m.answer_in_context)}`);
+      console.log(opts.json ? JSON.stringify(report) : formatReport(report));
     });
 
   program

@@ -9,11 +9,11 @@
 // (report here; never tuned on). Output is deterministic: rerunning it on the same source gives
 // the same bytes. Files of a previous run that the source no longer has are removed from docs/.
 
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { splitOf } from '../../src/eval/split.ts';
 
 const SOURCE_NOTE = 'PubMedQA PQA-L (github.com/pubmedqa/pubmedqa, data/ori_pqal.json)';
 
@@ -28,17 +28,8 @@ const Entry = z.object({
 });
 type Entry = z.infer<typeof Entry>;
 
-export type Split = 'dev' | 'test';
-
-/**
- * The split a document belongs to: SHA-256 of its id, top bit clear (first byte below 128) ->
- * dev, else test. By document, so no question of a test document is ever seen while tuning; by
- * hash, so it does not depend on file order and a new document never moves an old one to the
- * other side.
- */
-export function splitOf(docId: string): Split {
-  return createHash('sha256').update(docId).digest()[0]! < 128 ? 'dev' : 'test';
-}
+// The split is the one every evaluation uses (by document, by hash): src/eval/split.ts.
+export { splitOf, type Split } from '../../src/eval/split.ts';
 
 export function docMarkdown(pmid: string, e: Entry): string {
   if (e.LABELS.length !== e.CONTEXTS.length) {

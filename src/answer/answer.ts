@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { detectLanguage } from '../search/tokenize.ts';
 import type { RetrievalResult, RetrievedPassage } from '../search/retrieve.ts';
 import { finalizeAnswer, type Citation } from './cite.ts';
+import { fitContext } from './context.ts';
 import { extractiveAnswer } from './extractive.ts';
 import { refusalText } from './messages.ts';
 import { buildPrompt } from './prompt.ts';
@@ -31,6 +32,8 @@ export interface AskResult {
 
 export interface AnswerDeps {
   retrieve: (question: string) => Promise<RetrievalResult>;
+  /** `retrieval.contextChars`: the passage text the answer step may receive (see fitContext). */
+  contextChars: number;
   chat?: BaseChatModel;
   modelName?: string;
   log?: Logger;
@@ -43,7 +46,8 @@ export type HistoryTurn = { role: 'user' | 'assistant'; text: string };
 export async function answerQuestion(question: string, deps: AnswerDeps, history: HistoryTurn[] = []): Promise<AskResult> {
   const language = detectLanguage(question);
   const retrieval = await deps.retrieve(question);
-  const passages: RetrievedPassage[] = retrieval.passages;
+  // Only what fits the budget is labelled, prompted, extracted from and cited.
+  const passages: RetrievedPassage[] = fitContext(retrieval.passages, deps.contextChars);
   const asPassages = passages.map((p, i) => ({
     label: `S${i + 1}`,
     doc_id: p.docId,

@@ -1,11 +1,23 @@
-// Retrieval evaluation metrics (pure): doc recall@1/5/10, MRR@10, answer recall@5 and
-// answer-in-context (gold span inside the passages that fit a context budget, best first).
+// Retrieval evaluation metrics (pure): doc recall@1/5/k, MRR@k, answer recall@5, and what reached
+// the answer step: the gold document / a gold span inside the passages that fit the context
+// budget (fitContext, the same rule the answer path applies).
+import { fitContext } from '../answer/context.ts';
 
 export interface EvalQuestion {
   id: string;
   question: string;
   doc_id: string;
   answers?: string[];
+}
+
+/** A question whose answer is not in the corpus: it has no gold document. */
+export interface OffCorpusQuestion {
+  id: string;
+  question: string;
+  /** The document it was written about in another corpus, if any (it decides its split). */
+  doc_id?: string;
+  /** A free label ("general", "on-topic"): the false-answer rate is also reported per kind. */
+  kind?: string;
 }
 
 export interface EvalPassage {
@@ -18,60 +30,70 @@ export interface EvalPassage {
 
 export interface QuestionScore {
   id: string;
-  /** 1-based rank of the first passage from the gold document, if retrieved. */
+  /** 1-based rank of the first passage from the gold document within the top k, if retrieved. */
   docRank?: number;
+  docInContext: boolean;
   answerAt5?: boolean;
   answerInContext?: boolean;
 }
 
 export interface EvalMetrics {
   questions: number;
+  /** Passages retrieved per question: recall@k and MRR@k are cut here. */
+  k: number;
   doc_recall_at_1: number;
   doc_recall_at_5: number;
-  doc_recall_at_10: number;
-  mrr_at_10: number;
+  doc_recall_at_k: number;
+  mrr_at_k: number;
+  /** Gold document among the passages the answer step receives (context budget applied). */
+  doc_in_context: number;
   /** Present only when some questions carry gold answers. */
   answer_recall_at_5?: number;
   answer_in_context?: number;
   with_answers: number;
 }
 
-const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
-
-/** Passages that fit a character budget, best first (the first that does not fit ends the context). */
-export function contextPassages<T extends { text: string }>(passages: T[], budget: number): T[] {
-  const out: T[] = [];
-  let used = 0;
-  for (const p of passages) {
-    if (used + p.text.length > budget) break;
-    out.push(p);
-    used += p.text.length;
-  }
-  return out;
+export interface ScoreSettings {
+  k: number;
+  contextChars: number;
 }
 
-export function scoreQuestion(q: EvalQuestion, passages: EvalPassage[], contextChars: number): QuestionScore {
-  const idx = passages.slice(0, 10).findIndex((p) => p.doc_id === q.doc_id);
-  const score: QuestionScore = { id: q.id, docRank: idx >= 0 ? idx + 1 : undefined };
-  const golds = (q.answers ?? []).map(norm).filter(Boolean);
+export const normaliseSpan = (s: string): string => s.replace(/\s+/g, ' ').trim().toLowerCase();
+
+/** Gold strings of a question, normalised; empty when the dataset has none. */
+export const goldSpans = (q: { answers?: string[] }): string[] => (q.answers ?? []).map(normaliseSpan).filter(Boolean);
+
+export const containsSpan = (text: string, golds: string[]): boolean => {
+  const t = normaliseSpan(text);
+  return golds.some((g) => t.includes(g));
+};
+
+export function scoreQuestion(q: EvalQuestion, passages: EvalPassage[], settings: ScoreSettings): QuestionScore {
+  const top = passages.slice(0, settings.k);
+  const context = fitContext(top, settings.contextChars);
+  const idx = top.findIndex((p) => p.doc_id === q.doc_id);
+  const score: QuestionScore = { id: q.id, docRank: idx >= 0 ? idx + 1 : undefined, docInContext: context.some((p) => p.doc_id === q.doc_id) };
+  const golds = goldSpans(q);
   if (golds.length) {
-    const has = (ps: EvalPassage[]) => ps.some((p) => golds.some((g) => norm(p.text).includes(g)));
-    score.answerAt5 = has(passages.slice(0, 5));
-    score.answerInContext = has(contextPassages(passages, contextChars));
+    const has = (ps: EvalPassage[]) => ps.some((p) => containsSpan(p.text, golds));
+    score.answerAt5 = has(top.slice(0, 5));
+    score.answerInContext = has(context);
   }
   return score;
 }
 
-export function summarize(scores: QuestionScore[]): EvalMetrics {
+export function summarize(scores: QuestionScore[], k: number): EvalMetrics {
   const n = scores.length || 1;
-  const at = (k: number) => scores.filter((s) => s.docRank !== undefined && s.docRank <= k).length / n;
+  const at = (r: number) => scores.filter((s) => s.docRank !== undefined && s.docRank <= r).length / n;
   const withAnswers = scores.filter((s) => s.answerAt5 !== undefined);
   const m: EvalMetrics = {
     questions: scores.length,
+    k,
     doc_recall_at_1: at(1),
     doc_recall_at_5: at(5),
-    doc_recall_at_10: at(10),
-    mrr_at_10: scores.reduce((acc, s) => acc + (s.docRank ? 1 / s.docRank : 0), 0) / n,
+    doc_recall_at_k: at(k),
+    mrr_at_k: scores.reduce((acc, s) => acc + (s.docRank ? 1 / s.docRank : 0), 0) / n,
+    doc_in_context: scores.filter((s) => s.docInContext).length / n,
     with_answers: withAnswers.length,
   };
   if (withAnswers.length) {
@@ -81,24 +103,41 @@ export function summarize(scores: QuestionScore[]): EvalMetrics {
   return m;
 }
 
-/** Parses questions.jsonl; bad lines are reported, not fatal. */
-export function parseQuestions(text: string): { questions: EvalQuestion[]; errors: string[] } {
-  const questions: EvalQuestion[] = [];
+function parseLines<T>(text: string, read: (o: Record<string, unknown>, line: number) => T): { items: T[]; errors: string[] } {
+  const items: T[] = [];
   const errors: string[] = [];
   text.split(/\r?\n/).forEach((line, i) => {
     if (!line.trim()) return;
     try {
-      const o = JSON.parse(line) as Partial<EvalQuestion>;
-      if (typeof o.question !== 'string' || typeof o.doc_id !== 'string') throw new Error('needs "question" and "doc_id" strings');
-      questions.push({
-        id: typeof o.id === 'string' ? o.id : `line-${i + 1}`,
-        question: o.question,
-        doc_id: o.doc_id,
-        answers: Array.isArray(o.answers) ? o.answers.filter((a): a is string => typeof a === 'string') : [],
-      });
+      const o: unknown = JSON.parse(line);
+      if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new Error('not a JSON object');
+      items.push(read(o as Record<string, unknown>, i + 1));
     } catch (err) {
       errors.push(`line ${i + 1}: ${(err as Error).message}`);
     }
   });
-  return { questions, errors };
+  return { items, errors };
+}
+
+/** Parses questions.jsonl; bad lines are reported, not fatal. */
+export function parseQuestions(text: string): { questions: EvalQuestion[]; errors: string[] } {
+  const { items, errors } = parseLines(text, (o, line) => {
+    if (typeof o.question !== 'string' || typeof o.doc_id !== 'string') throw new Error('needs "question" and "doc_id" strings');
+    return {
+      id: typeof o.id === 'string' ? o.id : `line-${line}`,
+      question: o.question,
+      doc_id: o.doc_id,
+      answers: Array.isArray(o.answers) ? o.answers.filter((a): a is string => typeof a === 'string') : [],
+    };
+  });
+  return { questions: items, errors };
+}
+
+/** Parses a file of questions the corpus cannot answer: only "question" is needed (doc_id and answers are ignored). */
+export function parseOffCorpus(text: string): { questions: OffCorpusQuestion[]; errors: string[] } {
+  const { items, errors } = parseLines(text, (o, line) => {
+    if (typeof o.question !== 'string' || o.question.trim() === '') throw new Error('needs a "question" string');
+    return { id: typeof o.id === 'string' ? o.id : `line-${line}`, question: o.question, ...(typeof o.doc_id === 'string' ? { doc_id: o.doc_id } : {}), ...(typeof o.kind === 'string' ? { kind: o.kind } : {}) };
+  });
+  return { questions: items, errors };
 }

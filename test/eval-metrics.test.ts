@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { scoreAnswer, summarizeAnswers, summarizeOffCorpus, type AnswerOutcome } from '../src/eval/answers.ts';
+import { inSplit, offCorpusInSplit, splitOf } from '../src/eval/split.ts';
+import { median, percentile, spread } from '../src/eval/stats.ts';
+
+const q = { id: 'q', question: '?', doc_id: 'gold', answers: ['5 mg per kg'] };
+const outcome = (over: Partial<AnswerOutcome>): AnswerOutcome => ({ id: 'q', answer: '', refused: false, cited: [], ms: 10, ...over });
+
+describe('answer metrics', () => {
+  it('finds a gold span in the answer across citation labels, case and spacing', () => {
+    const s = scoreAnswer(q, outcome({ answer: 'The dose was 5 MG [S1]  per kg.', cited: [{ doc_id: 'gold', text: 'dose 5 mg per kg' }] }));
+    expect(s.hasSpan).toBe(true);
+    expect(s.citesGoldDoc).toBe(true);
+    expect(s.citationPrecision).toBe(1);
+    expect(s.citationDocPrecision).toBe(1);
+  });
+
+  it('scores citation precision by the cited passages that hold the answer', () => {
+    const s = scoreAnswer(
+      q,
+      outcome({
+        answer: 'Some dose [S1, S2].',
+        cited: [
+          { doc_id: 'gold', text: 'the dose was 5 mg per kg' },
+          { doc_id: 'gold', text: 'methods without it' },
+          { doc_id: 'other', text: 'nothing here' },
+          { doc_id: 'other', text: 'nor here' },
+        ],
+      }),
+    );
+    expect(s.hasSpan).toBe(false);
+    expect(s.citationPrecision).toBe(0.25);
+    expect(s.citationDocPrecision).toBe(0.5);
+  });
+
+  it('leaves span metrics out for questions without spans, and refusals out of answer metrics', () => {
+    const noSpans = scoreAnswer({ ...q, answers: [] }, outcome({ answer: 'Yes [S1].', cited: [{ doc_id: 'other', text: 'x' }] }));
+    expect(noSpans.hasSpan).toBeUndefined();
+    expect(noSpans.citationPrecision).toBeUndefined();
+    expect(noSpans.citesGoldDoc).toBe(false);
+    const refused = scoreAnswer(q, outcome({ answer: 'Not in the material.', refused: true, ms: 30 }));
+    const good = scoreAnswer(q, outcome({ answer: '5 mg per kg [S1].', cited: [{ doc_id: 'gold', text: '5 mg per kg' }], ms: 20 }));
+    const m = summarizeAnswers([refused, good, noSpans]);
+    expect(m.questions).toBe(3);
+    expect(m.answered).toBe(2);
+    expect(m.refusal_rate).toBeCloseTo(1 / 3);
+    expect(m.with_spans).toBe(2);
+    expect(m.answer_has_span).toBe(1);
+    expect(m.cites_gold_doc).toBe(0.5);
+    expect(m.citation_precision).toBe(1);
+    expect(m.citation_doc_precision).toBe(0.5);
+    expect(m.median_answer_chars).toBe(('5 mg per kg [S1].'.length + 'Yes [S1].'.length) / 2);
+    expect(m.ms).toEqual({ p50: 20, p95: 30 });
+  });
+
+  it('reports span metrics as null when no question has spans', () => {
+    const m = summarizeAnswers([scoreAnswer({ ...q, answers: [] }, outcome({ answer: 'Yes [S1].', cited: [{ doc_id: 'gold', text: 'x' }] }))]);
+    expect(m.answer_has_span).toBeNull();
+    expect(m.citation_precision).toBeNull();
+    expect(m.with_spans).toBe(0);
+  });
+
+  it('counts any answer to an off-corpus question as a false answer', () => {
+    const m = summarizeOffCorpus([outcome({ refused: true }), outcome({ refused: false }), outcome({ refused: true }), outcome({ refused: true })]);
+    expect(m.false_answer_rate).toBe(0.25);
+    expect(summarizeOffCorpus([]).false_answer_rate).toBe(0);
+    expect(m.by_kind).toBeUndefined();
+  });
+
+  it('breaks the false-answer rate down by kind when questions carry one', () => {
+    const m = summarizeOffCorpus([
+      { ...outcome({ refused: false }), kind: 'general' },
+      { ...outcome({ refused: true }), kind: 'general' },
+      { ...outcome({ refused: false }), kind: 'on-topic' },
+    ]);
+    expect(m.false_answer_rate).toBeCloseTo(2 / 3);
+    expect(m.by_kind).toEqual({ general: { questions: 2, false_answer_rate: 0.5 }, 'on-topic': { questions: 1, false_answer_rate: 1 } });
+  });
+});
+
+describe('dev/test split', () => {
+  it('is decided by the document id alone, the same on every call', () => {
+    expect(splitOf('pubmedqa-21645374')).toBe(splitOf('pubmedqa-21645374'));
+    const ids = Array.from({ length: 2000 }, (_, i) => `doc-${i}`);
+    const dev = ids.filter((id) => splitOf(id) === 'dev').length;
+    expect(dev).toBeGreaterThan(900);
+    expect(dev).toBeLessThan(1100);
+  });
+
+  it('keeps every question about one document on the same side', () => {
+    const qs = ['a', 'a', 'b', 'b', 'c', 'c', 'd', 'e', 'f', 'g'].map((doc, i) => ({ id: `q${i}`, doc }));
+    const dev = inSplit(qs, 'dev', (x) => x.doc);
+    const test = inSplit(qs, 'test', (x) => x.doc);
+    expect(dev.length + test.length).toBe(qs.length);
+    for (const x of dev) expect(test.some((y) => y.doc === x.doc)).toBe(false);
+    expect(inSplit(qs, undefined, (x) => x.doc)).toBe(qs);
+  });
+
+  it('keeps off-corpus questions tied to no document on both sides', () => {
+    const docs: { id: string; doc_id?: string }[] = Array.from({ length: 20 }, (_, i) => ({ id: `u${i}`, doc_id: `doc-${i}` }));
+    const general: { id: string; doc_id?: string }[] = [{ id: 'g1' }, { id: 'g2' }];
+    const dev = offCorpusInSplit([...docs, ...general], 'dev');
+    const test = offCorpusInSplit([...docs, ...general], 'test');
+    expect(dev.filter((x) => x.doc_id === undefined)).toHaveLength(2);
+    expect(test.filter((x) => x.doc_id === undefined)).toHaveLength(2);
+    expect(dev.length + test.length).toBe(24);
+    for (const x of dev) if (x.doc_id !== undefined) expect(splitOf(x.doc_id)).toBe('dev');
+  });
+});
+
+describe('order statistics', () => {
+  it('computes nearest-rank percentiles, medians and spreads', () => {
+    const xs = [5, 1, 4, 2, 3, 6, 7, 8, 9, 10];
+    expect(percentile(xs, 0.5)).toBe(5);
+    expect(percentile(xs, 0.95)).toBe(10);
+    expect(percentile([], 0.5)).toBe(0);
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 2, 3])).toBe(2.5);
+    expect(spread([3, 9, 5])).toEqual({ median: 5, min: 3, max: 9, runs: 3 });
+  });
+});

@@ -7,6 +7,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { Logger } from 'pino';
 import { catalogLookup, ingest, removeIndexed, type IndexedDoc, type IngestDeps, type IngestSummary, type IngestTarget, type ProgressEvent } from '../ingest/pipeline.ts';
 import { answerQuestion, type AskResult, type HistoryTurn } from './answer/answer.ts';
+import { termWeightFromIdf } from './answer/extractive.ts';
 import { groupsForChannel, type Config, type SourceConfig } from './config.ts';
 import { createChatModel, describeModel } from './models/chat.ts';
 import { createEmbeddings } from './models/embeddings.ts';
@@ -290,6 +291,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
             chat,
             modelName: describeModel(config),
             log,
+            termWeight: termWeightFromIdf((t) => live.catalog.idf(t), live.catalog.chunkCount),
           },
           o.history,
         );

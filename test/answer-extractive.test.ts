@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { finalizeAnswer } from '../src/answer/cite.ts';
-import { extractiveAnswer } from '../src/answer/extractive.ts';
+import { extractiveAnswer, termWeightFromIdf } from '../src/answer/extractive.ts';
 import { refusalText } from '../src/answer/messages.ts';
 import { passage } from './helpers/answer-passages.ts';
 
@@ -194,5 +194,83 @@ describe('extractiveAnswer refuses on weak evidence', () => {
   it('refuses with no passages, or a question with no content words', () => {
     expect(extractiveAnswer({ question: 'Where is ab32389?', passages: [] }).refused).toBe(true);
     expect(extractiveAnswer({ question: 'What is it?', passages: [freezer] }).refused).toBe(true);
+  });
+});
+
+describe('extractiveAnswer picks the sentence that answers', () => {
+  it('quotes the value asked for, not the sentence that restates the question', () => {
+    const results = passage({
+      docId: 'okafor2023-usp7',
+      title: 'USP7 inhibition further stabilises p53 in hypoxic HEK293T cells',
+      section: 'Results',
+      text:
+        'We asked whether hypoxia changes the p53 half-life in HEK293T cells. ' +
+        'Cycloheximide chase experiments were sampled every ten minutes. ' +
+        'Under hypoxia the p53 half-life was 38 ± 4 min.',
+    });
+    const r = extractiveAnswer({ question: 'How long is the p53 half-life in HEK293T cells under hypoxia?', passages: [results] });
+    expect(r.refused).toBe(false);
+    expect(r.answer.split(/(?<=\])\.?\s/)[0]).toContain('38 ± 4 min');
+    expect(r.answer).not.toContain('We asked whether');
+  });
+
+  it('answers who-questions with the sentence that names someone', () => {
+    const onboarding = passage({
+      docId: 'wiki-onboarding',
+      kind: 'wiki',
+      title: 'Onboarding',
+      section: 'Orders',
+      text:
+        'Orders of reagents above 500 USD need approval before they are placed. ' +
+        'Approval of orders is given by Adaeze Okafor, who reads the order sheet on Mondays.',
+    });
+    const r = extractiveAnswer({ question: 'Who gives approval of reagent orders above 500 USD?', passages: [onboarding] });
+    expect(r.refused).toBe(false);
+    expect(r.answer.split('\n')[0].startsWith('Approval of orders is given by Adaeze Okafor')).toBe(true);
+  });
+
+  it('answers a long question whose terms are spread over neighbouring sentences', () => {
+    const abstract = passage({
+      docId: 'pubmed-1',
+      title: 'PMID 1',
+      section: 'RESULTS',
+      text:
+        'Vaccine storage was audited in 40 community clinics. ' +
+        'Refrigerator temperatures were logged every hour for two weeks. ' +
+        'In 16 clinics the cold chain was broken at least once, exposing vaccines to freezing.',
+    });
+    const r = extractiveAnswer({ question: 'Storage of vaccines in community clinics: is the cold chain a weak link in practice?', passages: [abstract] });
+    expect(r.refused).toBe(false);
+    expect(r.answer).toContain('cold chain was broken');
+  });
+});
+
+describe('extractiveAnswer with term weights from the index', () => {
+  const pcr = passage({
+    docId: 'flu-pcr',
+    title: 'Rapid PCR for influenza',
+    section: 'Results',
+    text: 'Standard PCR detected 12 positive samples among 80 patients. Rapid PCR detected 15.',
+  });
+  // idf as the index would give it: "standard" and "sampl" are common, "guitar" and "string" unseen.
+  const idf: Record<string, number> = { standard: 0.8, sampl: 0.7, pcr: 2.5, rapid: 3, influenza: 3 };
+  const termWeight = termWeightFromIdf((t) => idf[t] ?? 0, 1000);
+
+  it('refuses when only the common words of the question are in the passage', () => {
+    const q = 'How many strings does a standard guitar have?';
+    expect(extractiveAnswer({ question: q, passages: [pcr], termWeight }).refused).toBe(true);
+  });
+
+  it('still answers when the rare words are there', () => {
+    const r = extractiveAnswer({ question: 'How many samples did rapid PCR detect?', passages: [pcr], termWeight });
+    expect(r.refused).toBe(false);
+    expect(r.answer).toContain('Rapid PCR detected 15');
+  });
+
+  it('gives a term the index has never seen the weight of the rarest indexed term', () => {
+    const w = termWeightFromIdf((t) => (t === 'pcr' ? 2 : 0), 1000);
+    expect(w('pcr')).toBe(2);
+    expect(w('guitar')).toBeCloseTo(Math.log(1 + 999.5 / 1.5));
+    expect(w('guitar')).toBeGreaterThan(w('pcr'));
   });
 });

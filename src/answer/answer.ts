@@ -34,6 +34,8 @@ export interface AnswerDeps {
   chat?: BaseChatModel;
   modelName?: string;
   log?: Logger;
+  /** How informative a question term is in the index (see termWeightFromIdf): sharpens refusals. */
+  termWeight?: (term: string) => number;
 }
 
 export type HistoryTurn = { role: 'user' | 'assistant'; text: string };
@@ -71,11 +73,11 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
     } catch (err) {
       // The model failed after its own retries: answer extractively and say so, never stay silent.
       deps.log?.warn({ err: (err as Error).message }, 'model call failed; falling back to an extractive answer');
-      raw = extractiveAnswer({ question, passages, language }).answer;
+      raw = extractiveAnswer({ question, passages, language, termWeight: deps.termWeight }).answer;
       model = 'extractive (model unavailable)';
     }
   } else {
-    raw = extractiveAnswer({ question, passages, language }).answer;
+    raw = extractiveAnswer({ question, passages, language, termWeight: deps.termWeight }).answer;
     model = 'extractive';
   }
   const final = finalizeAnswer({ answer: raw, passages, language });

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { passageLine, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { openTestApp } from './helpers/app.ts';
 
 const LAB = path.resolve('examples/lab');
@@ -105,8 +105,28 @@ describe('ask with an OpenAI-compatible model (fake server on 127.0.0.1)', () =>
     expect(r.citations).toEqual([]);
   });
 
+  it('refuses a model answer that cites a passage which does not say it', async () => {
+    fake.reply = () => 'Biohazard bins are collected on Tuesdays and Fridays before 9:00 [S1].';
+    const r = await app.ask('How long do we block the membrane in the Western blot?');
+    expect(r.passages[0].text).not.toMatch(/biohazard/i);
+    expect(r.refused).toBe(true);
+    expect(r.citations).toEqual([]);
+    expect(r.answer).not.toMatch(/Biohazard/);
+  });
+
+  it('trims a model answer to its supported claims and quotes the passage they rest on', async () => {
+    fake.reply = (messages) => `${passageLine(messages, 'S1')} [S1]\nBiohazard bins are collected on Tuesdays and Fridays before 9:00 [S1].`;
+    const r = await app.ask('How long do we block the membrane in the Western blot?');
+    expect(r.refused).toBe(false);
+    expect(r.answer).not.toMatch(/Biohazard/);
+    expect(r.citations).toHaveLength(1);
+    const quote = r.citations[0].quotes[0];
+    expect(quote.length).toBeGreaterThan(10);
+    expect(r.passages[0].text.replace(/\s+/g, ' ')).toContain(quote);
+  });
+
   it('retries a 429 and a 500 and then answers', async () => {
-    fake.reply = () => 'Passage one says so [S1].';
+    fake.reply = (messages) => `${passageLine(messages, 'S1')} [S1]`;
     fake.failures = [429, 500];
     const r = await app.ask('How do we passage cells?');
     expect(fake.failures).toEqual([]);

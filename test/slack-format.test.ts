@@ -11,7 +11,9 @@ const cite = (o: Partial<Citation> = {}): Citation => ({
   year: 2023,
   section: 'Methods',
   url: 'https://doi.org/10.1000/xyz123',
+  link: 'https://doi.org/10.1000/xyz123',
   refs: ['S1'],
+  quotes: [],
   ...o,
 });
 

@@ -181,16 +181,36 @@ function authorList(authors: string[]): string {
   return `${authors.slice(0, 3).join(', ')} et al.`;
 }
 
-/** One Sources line: "[S1] *<url|Title>* — Okafor, Lee, 2023, Methods". */
+/** A quote under a source is cut to this many characters: enough to check the claim at a glance. */
+const QUOTE_MAX = 220;
+
+/**
+ * Document text as a quote line. Besides &, < and >, the formatting characters get a zero-width
+ * space before them so a passage's "*", "_", "~" or "`" cannot open bold, italics, strike or code.
+ */
+export function quoteLine(quote: string): string {
+  let t = quote.replace(/\s+/g, ' ').trim();
+  if (t.length > QUOTE_MAX) {
+    const cut = t.lastIndexOf(' ', QUOTE_MAX - 1);
+    t = `${t.slice(0, cut > QUOTE_MAX / 2 ? cut : QUOTE_MAX - 1)}…`;
+  }
+  return `> ${escapeMrkdwn(t).replace(/[*_~`]/g, '\u200b$&')}`;
+}
+
+/**
+ * One Sources entry: "[S1] *<url|Title>* — Okafor, Lee, 2023, Methods", linked to the exact place
+ * when known (PDF page, wiki heading), then the sentences the answer rests on as quotes.
+ */
 export function sourceLine(c: Citation): string {
   const title = c.title.trim() || c.doc_id;
-  const titlePart = c.url ? `*<${c.url}|${linkText(title)}>*` : `*${escapeMrkdwn(title)}*`;
+  const href = c.link ?? c.url;
+  const titlePart = href ? `*<${href}|${linkText(title)}>*` : `*${escapeMrkdwn(title)}*`;
   const details = [authorList(c.authors), c.year !== null ? String(c.year) : 'n.d.', c.section.replace(/\s+/g, ' ').trim()]
     .filter((p) => p !== '')
     .map(escapeMrkdwn)
     .join(', ');
   const refs = c.refs.length ? `[${c.refs.join(', ')}] ` : '';
-  return `${refs}${titlePart} — ${details}`;
+  return [`${refs}${titlePart} — ${details}`, ...(c.quotes ?? []).map(quoteLine)].join('\n');
 }
 
 /** "Answered by gpt-4o-mini" or the extractive note, in the answer's language. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { finalizeAnswer } from '../src/answer/cite.ts';
-import { extractiveAnswer, termWeightFromIdf } from '../src/answer/extractive.ts';
+import { extractiveAnswer, termWeightFromDf } from '../src/answer/extractive.ts';
 import { refusalText } from '../src/answer/messages.ts';
 import { passage } from './helpers/answer-passages.ts';
 
@@ -252,9 +252,10 @@ describe('extractiveAnswer with term weights from the index', () => {
     section: 'Results',
     text: 'Standard PCR detected 12 positive samples among 80 patients. Rapid PCR detected 15.',
   });
-  // idf as the index would give it: "standard" and "sampl" are common, "guitar" and "string" unseen.
-  const idf: Record<string, number> = { standard: 0.8, sampl: 0.7, pcr: 2.5, rapid: 3, influenza: 3 };
-  const termWeight = termWeightFromIdf((t) => idf[t] ?? 0, 1000);
+  // Chunks containing each term in a 1000-chunk index: "standard" and "sampl" are common,
+  // "guitar" and "string" were never seen.
+  const df: Record<string, number> = { standard: 300, sampl: 400, pcr: 40, rapid: 20, influenza: 25, detect: 150 };
+  const termWeight = termWeightFromDf((t) => df[t] ?? 0, 1000);
 
   it('refuses when only the common words of the question are in the passage', () => {
     const q = 'How many strings does a standard guitar have?';
@@ -267,10 +268,10 @@ describe('extractiveAnswer with term weights from the index', () => {
     expect(r.answer).toContain('Rapid PCR detected 15');
   });
 
-  it('gives a term the index has never seen the weight of the rarest indexed term', () => {
-    const w = termWeightFromIdf((t) => (t === 'pcr' ? 2 : 0), 1000);
-    expect(w('pcr')).toBe(2);
-    expect(w('guitar')).toBeCloseTo(Math.log(1 + 999.5 / 1.5));
-    expect(w('guitar')).toBeGreaterThan(w('pcr'));
+  it('gives a term the index has never seen the highest weight, and common terms little', () => {
+    expect(termWeight('guitar')).toBeCloseTo(Math.log(1 + 1000.5 / 0.5));
+    expect(termWeight('guitar')).toBeGreaterThan(termWeight('pcr'));
+    expect(termWeight('pcr')).toBeGreaterThan(termWeight('standard'));
+    expect(termWeightFromDf(() => 5000, 1000)('x')).toBeCloseTo(Math.log(1 + 0.5 / 1000.5));
   });
 });

@@ -13,7 +13,7 @@ export interface ExtractiveInput {
   /** The question's language; detected from the question when absent. */
   language?: Language;
   /**
-   * How informative a question term is (the index's idf, see `termWeightFromIdf`). Absent: every
+   * How informative a question term is (see `termWeightFromDf`). Absent: every
    * term weighs the same. With it, "guitar" in "how many strings does a standard guitar have"
    * outweighs "standard", so a passage that only shares the common words is not evidence.
    */
@@ -200,15 +200,17 @@ const TYPE_TRIGGERS = ANSWER_TYPES.map(
 );
 
 /**
- * A term weight from the index's idf. A term the index has never seen gets the weight of a term in
- * a single chunk: it is the most informative word of the question, and the strongest sign that
- * the lab's material is about something else.
+ * A term weight from the index: its BM25 idf over the chunks the question may read, given the
+ * number of those chunks that contain it (`df`) and the size of the index (`n`). A term the index
+ * has never seen gets the highest weight: it is the most informative word of the question, and
+ * the strongest sign that the lab's material is about something else. Counted over the allowed
+ * groups only, so a word found only in a restricted document weighs as if absent.
  */
-export function termWeightFromIdf(idf: (term: string) => number, chunkCount: number): (term: string) => number {
-  const rarest = Math.log(1 + (Math.max(chunkCount, 1) - 0.5) / 1.5);
+export function termWeightFromDf(df: (term: string) => number, n: number): (term: string) => number {
+  const size = Math.max(n, 1);
   return (term) => {
-    const w = idf(term);
-    return w > 0 ? w : rarest;
+    const d = Math.min(df(term), size);
+    return Math.log(1 + (size - d + 0.5) / (d + 0.5));
   };
 }
 

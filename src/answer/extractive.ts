@@ -40,7 +40,12 @@ const MIN_WORDS = 3;
  * PubMedQA and COVID-QA plus out-of-corpus questions (questions of one set against another's
  * documents, and general-knowledge questions): see the closing figures in docs/design-notes.md.
  */
-const MIN_SUPPORT = 0.52;
+const MIN_SUPPORT = 0.5;
+/**
+ * An asked-for kind of value weighs half a typical content term: most sentences of a paper hold
+ * some number or some capitalised name, so finding one is weak evidence on its own.
+ */
+const TYPE_WEIGHT = 0.5;
 /** Sentences on each side of a sentence that form its window. */
 const WINDOW = 2;
 /** A sentence's own coverage: a term only in the title or section header counts this much. */
@@ -237,9 +242,8 @@ function queryTerms(question: string, termWeight?: (term: string) => number): Qu
     const base = termWeight ? termWeight(term) : 1;
     terms.push({ term, weight: base * (isIdentifier(term) ? IDENTIFIER_WEIGHT : 1) });
   }
-  // An asked-for kind of value weighs as much as a typical content term of the question.
   const content = terms.length ? terms.reduce((s, t) => s + t.weight, 0) / terms.length : 1;
-  for (const type of types) terms.push({ term: `<${type.name}>`, weight: content, type });
+  for (const type of types) terms.push({ term: `<${type.name}>`, weight: content * TYPE_WEIGHT, type });
   return terms;
 }
 

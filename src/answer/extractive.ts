@@ -407,6 +407,9 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
   const holdsValue = (s: Scored) => query.some((q) => q.type && s.covers.has(q.term));
   for (const s of supported.slice(1)) {
     if (s.score < best.score * RELATIVE_TO_BEST) break;
+    // Its own words must cover the question nearly as well: a neighbour of the answer is not a
+    // second answer.
+    if (s.coverage < best.coverage * RELATIVE_TO_BEST) continue;
     // When a value was asked for and found, a further sentence must state one too: one that only
     // restates the topic adds length, not the answer.
     if (asksType && holdsValue(best) && !holdsValue(s)) continue;
@@ -433,11 +436,13 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
     if (support) add(support);
   }
 
-  // Passages in the order of their best chosen sentence (the one that answers comes first), and
-  // within a passage the document's own order, so steps and arguments read in sequence.
+  // The sentence that answers best comes first; the others follow by passage (in the order of
+  // their best chosen sentence) and, within a passage, in the document's order, so steps and
+  // arguments read in sequence.
   const rank = new Map<number, number>();
   chosen.forEach((s, i) => rank.has(s.passage) || rank.set(s.passage, i));
-  chosen.sort((a, b) => rank.get(a.passage)! - rank.get(b.passage)! || a.position - b.position);
+  const rest = chosen.slice(1).sort((a, b) => rank.get(a.passage)! - rank.get(b.passage)! || a.position - b.position);
+  chosen.splice(1, chosen.length - 1, ...rest);
   const lines: string[] = [];
   let current = -1;
   for (const s of chosen) {

@@ -34,6 +34,29 @@ describe('ask (extractive, no model)', () => {
     expect(r.model).toMatch(/extractive/);
   });
 
+  it('answers from the source a question names, and says so when that source is not indexed', async () => {
+    const named = await app.ask('In the Weber 2020 paper, how often was the chase sampled?');
+    expect(named.source).toMatchObject({ restricts: true, documents: 1 });
+    expect(named.source?.named).toEqual(expect.arrayContaining(['author Weber', 'year 2020']));
+    expect(new Set(named.passages.map((p) => p.doc_id))).toEqual(new Set(['lab:papers/weber2020-hypoxia-p53.pdf']));
+    expect(named.refused).toBe(false);
+    expect(named.citations.every((c) => c.doc_id === 'lab:papers/weber2020-hypoxia-p53.pdf')).toBe(true);
+
+    const missing = await app.ask('In the Zhang 2019 paper, which antibody was used for p53?');
+    expect(missing.refused).toBe(true);
+    expect(missing.citations).toEqual([]);
+    expect(missing.passages).toEqual([]);
+    expect(missing.answer).toMatch(/Zhang 2019/);
+    expect(missing.source).toMatchObject({ restricts: true, documents: 0 });
+  });
+
+  it('lifts passages of the kind a question names', async () => {
+    const r = await app.ask('According to the protocol, which antibody is used at 1:1000?');
+    expect(r.source).toMatchObject({ restricts: false });
+    expect(r.source?.named).toContain('kind protocol');
+    expect(app.catalog.doc(r.passages[0].doc_id)?.kind).toBe('protocol');
+  });
+
   it('says honestly when the material does not contain the answer', async () => {
     const r = await app.ask('What is the boiling point of liquid helium on Jupiter moons?');
     expect(r.refused).toBe(true);

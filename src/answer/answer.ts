@@ -6,7 +6,7 @@ import { detectLanguage } from '../search/tokenize.ts';
 import type { RetrievalResult, RetrievedPassage } from '../search/retrieve.ts';
 import { finalizeAnswer, type Citation } from './cite.ts';
 import { extractiveAnswer } from './extractive.ts';
-import { refusalText } from './messages.ts';
+import { namedSourceMissing, refusalText } from './messages.ts';
 import { buildPrompt } from './prompt.ts';
 
 export interface AskPassage {
@@ -27,6 +27,8 @@ export interface AskResult {
   model: string;
   language: 'en' | 'es';
   timings: RetrievalResult['timings'] & { generateMs: number };
+  /** How the question's source names were read (author, year, journal, kind), when it has any. */
+  source?: { named: string[]; restricts: boolean; documents: number };
 }
 
 export interface AnswerDeps {
@@ -52,8 +54,13 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
     text: p.text,
     score: p.score,
   }));
-  const base = { passages: asPassages, language, timings: { ...retrieval.timings, generateMs: 0 } };
+  const source = retrieval.source && { named: retrieval.source.named, restricts: retrieval.source.restricts, documents: retrieval.source.documents };
+  const base = { passages: asPassages, language, timings: { ...retrieval.timings, generateMs: 0 }, ...(source ? { source } : {}) };
 
+  if (retrieval.source?.restricts && retrieval.source.documents === 0) {
+    // "In the Zhang 2019 paper…" with no such paper: say so rather than answer from another one.
+    return { ...base, answer: namedSourceMissing(language, retrieval.source.described), refused: true, citations: [], model: 'none' };
+  }
   if (passages.length === 0) {
     return { ...base, answer: refusalText(language), refused: true, citations: [], model: 'none' };
   }

@@ -290,3 +290,26 @@ describe('extractiveAnswer with term weights from the index', () => {
     expect(termWeightFromDf(() => 5000, 1000)('x')).toBeCloseTo(Math.log(1 + 0.5 / 1000.5));
   });
 });
+
+describe('extractiveAnswer question types', () => {
+  it('answers how-often questions with the sentence that states a frequency, never with a question', () => {
+    const discussion = passage({
+      docId: 'weber2020',
+      title: 'Hypoxia does not alter p53 turnover in HEK293T cells',
+      section: 'Discussion',
+      text:
+        'Was the chase sampled often enough to see a change? ' +
+        'A limitation of this study is that the chase was sampled every 30 minutes. ' +
+        'A finer time course would be needed.',
+    });
+    const idf = (t: string) => ({ chase: 3, sampl: 10, often: 0 })[t] ?? 0;
+    const r = extractiveAnswer({
+      question: 'How often was the chase sampled?',
+      passages: [discussion],
+      termWeight: termWeightFromDf(idf, 100),
+    });
+    expect(r.refused).toBe(false);
+    expect(r.answer).toBe('A limitation of this study is that the chase was sampled every 30 minutes [S1].');
+  });
+});
+

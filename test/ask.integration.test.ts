@@ -40,6 +40,8 @@ describe('ask (extractive, no model)', () => {
     expect(named.source?.named).toEqual(expect.arrayContaining(['author Weber', 'year 2020']));
     expect(new Set(named.passages.map((p) => p.doc_id))).toEqual(new Set(['lab:papers/weber2020-hypoxia-p53.pdf']));
     expect(named.refused).toBe(false);
+    // The words naming the source are not evidence: the answer is the sampling interval, not the byline.
+    expect(named.answer.split('\n')[0]).toMatch(/every 30 minutes/);
     expect(named.citations.every((c) => c.doc_id === 'lab:papers/weber2020-hypoxia-p53.pdf')).toBe(true);
 
     const missing = await app.ask('In the Zhang 2019 paper, which antibody was used for p53?');

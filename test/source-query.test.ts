@@ -1,6 +1,6 @@
 // Reading the source a question names ("the Zhang 2019 paper", "our Western blot protocol").
 import { describe, expect, it } from 'vitest';
-import { docMatches, knownSources, parseSourceQuery, readNamedSource, type SourceDoc } from '../src/search/source-query.ts';
+import { docMatches, knownSources, parseSourceQuery, readNamedSource, withoutSourceNames, type SourceDoc } from '../src/search/source-query.ts';
 
 const docs: Array<SourceDoc & { access: string; chunkIds: string[] }> = [
   { id: 'weber2020', kind: 'paper', authors: ['Weber, Jonas', 'Okafor, Adaeze'], year: 2020, journal: 'Journal of Cellular Stress Research', access: 'public', chunkIds: ['weber2020#0', 'weber2020#1'] },
@@ -21,6 +21,18 @@ describe('parseSourceQuery', () => {
   it('reads "et al." with a year in brackets, and possessives', () => {
     expect(parseSourceQuery('What did Okafor et al. (2023) find?', known)).toMatchObject({ authors: ['okafor'], years: [2023] });
     expect(parseSourceQuery("Which antibody is in Lee's protocol?", known)).toMatchObject({ authors: ['lee'], kinds: ['protocol'] });
+  });
+
+  it('reads "In Okafor et al. (2023)" as the author Okafor, not a person called "In Okafor"', () => {
+    const q = parseSourceQuery('In Okafor et al. (2023), what was the p53 half-life under hypoxia?', known);
+    expect(q.named).toEqual(['author Okafor', 'year 2023']);
+  });
+
+  it('leaves out the source names from the question the answer must match', () => {
+    const q = parseSourceQuery("In the Weber 2020 paper, how often was the chase sampled?", known);
+    expect(withoutSourceNames("In the Weber 2020 paper, how often was the chase sampled?", q, known)).toBe('In the , how often was the chase sampled?');
+    const q2 = parseSourceQuery("In Okafor et al. (2023), what was the p53 half-life?", known);
+    expect(withoutSourceNames('In Okafor et al. (2023), what was the p53 half-life?', q2, known)).toBe('In , what was the p53 half-life?');
   });
 
   it('takes a kind alone as a lift, not a filter', () => {

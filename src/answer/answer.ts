@@ -66,6 +66,8 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
   }
 
   const t0 = performance.now();
+  // Words naming the source ("the Weber 2020 paper") are not evidence for a sentence.
+  const topic = retrieval.source?.topic || question;
   let raw: string;
   let model: string;
   if (deps.chat) {
@@ -80,11 +82,11 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
     } catch (err) {
       // The model failed after its own retries: answer extractively and say so, never stay silent.
       deps.log?.warn({ err: (err as Error).message }, 'model call failed; falling back to an extractive answer');
-      raw = extractiveAnswer({ question, passages, language, termWeight: deps.termWeight }).answer;
+      raw = extractiveAnswer({ question: topic, passages, language, termWeight: deps.termWeight }).answer;
       model = 'extractive (model unavailable)';
     }
   } else {
-    raw = extractiveAnswer({ question, passages, language, termWeight: deps.termWeight }).answer;
+    raw = extractiveAnswer({ question: topic, passages, language, termWeight: deps.termWeight }).answer;
     model = 'extractive';
   }
   const final = finalizeAnswer({ answer: raw, passages, language });

@@ -156,6 +156,13 @@ const ANSWER_TYPES: AnswerType[] = [
     triggers: 'location located stored store kept ubicación guardar guarda guardan',
   },
   {
+    name: 'frequency',
+    question: /\bhow (?:often|frequently)\b|\bcon qu[eé] frecuencia\b|\bcada cu[aá]nto\b/i,
+    sentence:
+      /\b(?:every|each|daily|weekly|monthly|yearly|hourly|once|twice|cada|diario|semanal|mensual)\b|\b\d+\s*(?:times|x|veces)\b|\bper (?:day|week|month|hour|year)\b|\bal d[ií]a\b/i,
+    triggers: 'often frequently frequency frecuencia',
+  },
+  {
     name: 'percentage',
     question: /\b(?:what|which) (?:percent(?:age)?|proportion|fraction|share)\b|\bhow (?:common|frequent|prevalent)\b|porcentaje|proporci[oó]n/i,
     sentence: /\d\s*%|\bper ?cent\b|por ciento/i,
@@ -380,7 +387,8 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
       }
       // A sentence with no content word of the question is not evidence, whatever its header says.
       // Fragments ("Cell culture", "Notes") carry no statement to quote.
-      if (direct === 0 || text.split(/\s+/).length < MIN_WORDS) return;
+      // A sentence that asks ("does hypoxia change p53 half-life?") states nothing.
+      if (direct === 0 || text.split(/\s+/).length < MIN_WORDS || /[?？]["')\]]*$/.test(text)) return;
       const coverage = own / totalWeight;
       const support = window / totalWeight;
       const terms = [...termSets[position]].filter((t) => t.length > 1 || /\d/.test(t));

@@ -71,7 +71,7 @@ const KIND_WORDS: Array<[Kind, RegExp]> = [
   ['wiki', /\b(?:wiki|handbook|manual)\b/i],
 ];
 const KIND_WORD = /(?:paper|article|art[ií]culo|publication|preprint|study|protocol|protocolo|slides?|deck|presentation|wiki|handbook)s?/.source;
-const NAME = /\p{Lu}[\p{Ll}'’-]+(?:[- ]\p{Lu}[\p{Ll}'’-]+)?/u.source;
+const NAME = /\p{Lu}[\p{Ll}'’]+(?:-\p{Lu}[\p{Ll}'’]+)?/u.source;
 const YEAR = /(?:19[5-9]\d|20\d\d)/.source;
 
 // Phrases that name an author whether or not the index knows them: a name that is not in the
@@ -178,6 +178,8 @@ export interface NamedSource extends SourceQuery {
   chunkIds: string[];
   /** "Okafor 2023": the named source, for a sentence to the user. */
   described: string;
+  /** The question without its source names: what the answer must say. */
+  topic: string;
 }
 
 /** Chunks of named documents added as candidates at most (a named source of a few papers). */
@@ -206,5 +208,25 @@ export function readNamedSource(question: string, groups: string[], catalog: Sou
     docIds: new Set(matching.map((d) => d.id)),
     chunkIds: chunks <= MAX_NAMED_CHUNKS ? matching.flatMap((d) => d.chunkIds) : [],
     described: describeNamed(q, known),
+    topic: withoutSourceNames(question, q, known),
   };
+}
+
+/**
+ * The question without the words that name its source ("in the Weber 2020 paper"): those say
+ * which document, not what the answer says, so they must not count as evidence for a sentence.
+ */
+export function withoutSourceNames(question: string, q: SourceQuery, known: KnownSources): string {
+  let out = question.replace(/\bet\s+al\.?/gu, ' ');
+  const names = [
+    ...q.authors.map((a) => known.authors.get(a) ?? a),
+    ...q.years.map(String),
+    ...q.journals,
+  ];
+  for (const name of names) {
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?:['’]s)?(?![\\p{L}\\p{N}])`, 'giu'), ' ');
+  }
+  for (const [kind, re] of KIND_WORDS) if (q.kinds.includes(kind)) out = out.replace(new RegExp(re.source, 'gi'), ' ');
+  return out.replace(/\(\s*\)/g, ' ').replace(/\s+/g, ' ').trim();
 }

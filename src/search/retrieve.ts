@@ -135,8 +135,11 @@ export async function retrieve(
   if (named?.kinds.length) {
     // "According to our Western blot protocol": passages of the named kind go first, each group in
     // the order ranking gave it (a kind word alone does not exclude the others).
+    // Only the head is reordered: a kind word lifts what ranking already found, it does not pull in
+    // weak passages of that kind (kinds are detected, and detection can be wrong).
     const fits = (id: string) => named.kinds.includes(deps.catalog.doc(deps.catalog.chunk(id)?.docId ?? '')?.kind ?? 'note');
-    ordered = [...ordered.filter((h) => fits(h.id)), ...ordered.filter((h) => !fits(h.id))];
+    const head = ordered.slice(0, 2 * k);
+    ordered = [...head.filter((h) => fits(h.id)), ...head.filter((h) => !fits(h.id)), ...ordered.slice(2 * k)];
   }
   const rerankMs = performance.now() - tRerank;
 

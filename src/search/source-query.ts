@@ -64,13 +64,15 @@ export function knownSources(docs: Iterable<SourceDoc>): KnownSources {
   return { authors, journals };
 }
 
+// Only words that name a kind of document in lab speech: "presentation" (clinical presentation),
+// "manual" (manual counting) or "study" are too often something else.
 const KIND_WORDS: Array<[Kind, RegExp]> = [
   ['paper', /\b(?:paper|article|art[ií]culo|publication|publicaci[oó]n|preprint)s?\b/i],
-  ['protocol', /\b(?:protocol|protocolo|SOP|procedure|procedimiento)s?\b/i],
-  ['slides', /\b(?:slides?|slide deck|deck|presentation|presentaci[oó]n|diapositivas?)\b/i],
-  ['wiki', /\b(?:wiki|handbook|manual)\b/i],
+  ['protocol', /\b(?:protocol|protocolo|SOP)s?\b/i],
+  ['slides', /\b(?:slides?|slide deck|diapositivas?)\b/i],
+  ['wiki', /\bwiki\b/i],
 ];
-const KIND_WORD = /(?:paper|article|art[ií]culo|publication|preprint|study|protocol|protocolo|slides?|deck|presentation|wiki|handbook)s?/.source;
+const KIND_WORD = /(?:paper|article|art[ií]culo|publication|preprint|study|protocol|protocolo|slides?|wiki)s?/.source;
 const NAME = /\p{Lu}[\p{Ll}'’]+(?:-\p{Lu}[\p{Ll}'’]+)?/u.source;
 const YEAR = /(?:19[5-9]\d|20\d\d)/.source;
 

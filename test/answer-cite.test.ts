@@ -247,6 +247,21 @@ describe('finalizeAnswer', () => {
   });
 });
 
+describe('checkSupport in Spanish', () => {
+  it('stems a short claim in its passage language, so a Spanish paraphrase is supported', () => {
+    const rna = passage({
+      docId: 'protocolo-extraccion-arn',
+      kind: 'protocol',
+      title: 'Protocolo de extracción de ARN con TRIzol',
+      section: 'Paso 4',
+      text: '4. Centrifugar las muestras a 12.000 × g durante 15 minutos a 4 °C.',
+    });
+    const r = finalizeAnswer({ answer: 'Centrifugar muestras 15 minutos [S1].', passages: [rna], language: 'es' });
+    expect(r.refused).toBe(false);
+    expect(r.citations[0].quotes).toEqual(['Centrifugar las muestras a 12.000 × g durante 15 minutos a 4 °C.']);
+  });
+});
+
 describe('deepLink', () => {
   const meta = { source: 'lab', kind: 'paper' as const, title: 'T', authors: [], access: 'public' };
   it('points a PDF at its page, a wiki at its heading, a DOI at the DOI', () => {

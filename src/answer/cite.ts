@@ -2,7 +2,7 @@
 // passages it was actually given, and rendering sources as [authors, year, section] with a link.
 // The model is never trusted to cite correctly; this code is the last word on what is shown.
 import { splitSentences } from '../../ingest/chunk/text.ts';
-import { tokenize } from '../search/tokenize.ts';
+import { detectLanguage, tokenize } from '../search/tokenize.ts';
 import type { Passage, PassageMeta } from '../types.ts';
 import { isRefusal, refusalText, type Language } from './messages.ts';
 
@@ -241,7 +241,8 @@ const MAX_QUOTES = 2;
 const MIN_OVERLAP = 0.34;
 
 const LABEL_GROUP = /[ \t]*\[(S\d+(?:, S\d+)*)\]/g;
-const contentTerms = (text: string): string[] => [...new Set(tokenize(text))].filter((t) => t.length > 1 || /\d/.test(t));
+const contentTerms = (text: string, language: Language): string[] =>
+  [...new Set(tokenize(text, { language }))].filter((t) => t.length > 1 || /\d/.test(t));
 
 /** A passage's sentences, without the "<title> — <section>" header line, list bullets or step numbers. */
 export function passageSentences(p: Passage): string[] {
@@ -287,18 +288,21 @@ export function checkSupport(answer: string, passages: Passage[]): { text: strin
       let from = 0;
       let keptAny = false;
       for (const g of groups) {
-        const claim = s.slice(from, g.index);
-        const terms = contentTerms(claim.replace(LABEL_GROUP, ''));
+        const claim = s.slice(from, g.index).replace(LABEL_GROUP, '');
         const good: string[] = [];
         for (const label of g[1].split(', ')) {
           const i = Number(label.slice(1)) - 1;
           const p = passages[i];
-          if (!p || terms.length === 0) continue;
-          const passageTerms = new Set(tokenize(p.text));
+          if (!p) continue;
+          // Both stemmed in the passage's language: a short claim is too short to detect its own.
+          const language = detectLanguage(p.text);
+          const terms = contentTerms(claim, language);
+          if (terms.length === 0) continue;
+          const passageTerms = new Set(tokenize(p.text, { language }));
           const overlap = terms.filter((t) => passageTerms.has(t)).length;
           if (overlap === 0 || overlap / terms.length < MIN_OVERLAP) continue;
           good.push(label);
-          const quote = bestSentence(terms, sentences(i));
+          const quote = bestSentence(terms, sentences(i), language);
           if (quote && squash(p.text).includes(squash(quote))) {
             const list = quotes.get(label) ?? [];
             if (!list.includes(quote)) list.push(quote);
@@ -321,11 +325,11 @@ export function checkSupport(answer: string, passages: Passage[]): { text: strin
   return { text: kept.join('\n').trim(), quotes };
 }
 
-function bestSentence(terms: string[], sentences: string[]): string | undefined {
+function bestSentence(terms: string[], sentences: string[], language: Language): string | undefined {
   let best: string | undefined;
   let bestScore = 0;
   for (const s of sentences) {
-    const st = new Set(tokenize(s));
+    const st = new Set(tokenize(s, { language }));
     const score = terms.filter((t) => st.has(t)).length;
     if (score > bestScore) {
       best = s;

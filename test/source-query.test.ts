@@ -53,6 +53,12 @@ describe('parseSourceQuery', () => {
     expect(docs.filter((d) => d.access === 'public' && docMatches(d, q))).toEqual([]);
   });
 
+  it('does not take a collective author for a family name', () => {
+    const lab = knownSources([{ id: 'x', kind: 'wiki', authors: ['Okafor Lab'], access: 'public', chunkIds: [] } as SourceDoc]);
+    expect(lab.authors.size).toBe(0);
+    expect(parseSourceQuery('Lab meeting 2024 slides: who presents?', lab).authors).toEqual([]);
+  });
+
   it('reads nothing in questions that name no source', () => {
     for (const text of [
       'How many cases were reported by March 2020?',

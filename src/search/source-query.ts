@@ -38,6 +38,8 @@ export interface KnownSources {
 // Particles stay with the family name ("van der Berg"); a name is matched by its last word too.
 const familyOf = (author: string): string => {
   const name = author.replace(/[{}]/g, '').trim();
+  // A collective author ("Okafor Lab", "ENCODE Consortium") has no family name to be asked by.
+  if (/\b(?:consortium|group|lab|laboratory|team|institute|committee|network|project)\b/i.test(name)) return '';
   const comma = name.indexOf(',');
   if (comma > 0) return name.slice(0, comma).trim();
   const parts = name.split(/\s+/);

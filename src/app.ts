@@ -7,6 +7,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { Logger } from 'pino';
 import { catalogLookup, ingest, removeIndexed, type IndexedDoc, type IngestDeps, type IngestSummary, type IngestTarget, type ProgressEvent } from '../ingest/pipeline.ts';
 import { answerQuestion, type AskResult, type HistoryTurn } from './answer/answer.ts';
+import { termWeightFromDf } from './answer/extractive.ts';
 import { groupsForChannel, type Config, type SourceConfig } from './config.ts';
 import { createChatModel, describeModel } from './models/chat.ts';
 import { createEmbeddings } from './models/embeddings.ts';
@@ -218,15 +219,18 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     ask: async (question, o = {}) => {
       const t0 = performance.now();
       try {
+        const groups = groupsForChannel(config.access, o.channel, o.user);
         const result = await answerQuestion(
           question,
           {
-            retrieve: (q) => doRetrieve(q, groupsForChannel(config.access, o.channel, o.user), o.k),
+            retrieve: (q) => doRetrieve(q, groups, o.k),
             contextChars: config.retrieval.contextChars,
             chat,
             modelName: describeModel(config),
             log,
             onToken: o.onToken,
+            // Document frequencies past a few thousand chunks all mean "common": counting stops there.
+            termWeight: termWeightFromDf((t) => liveIndex.current.catalog.idsWithTerm(groups, t, 5000).length, liveIndex.current.catalog.chunkCount),
           },
           o.history,
         );

@@ -161,7 +161,12 @@ export function buildProgram(): Command {
       console.log(result.answer);
       if (result.citations.length) {
         console.log('\nSources:');
-        for (const c of result.citations) console.log(`  ${c.label} ${c.title}${c.url ? ` <${c.url}>` : ''}`);
+        for (const c of result.citations) {
+          const href = c.link ?? c.url;
+          console.log(`  ${c.label} ${c.title}${href ? ` <${href}>` : ''}`);
+          // Document text reaches a terminal: control characters (escape sequences) become spaces.
+          for (const q of c.quotes) console.log(`    “${q.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')}”`);
+        }
       }
       console.log(`\n(${result.model})`);
     });

@@ -91,6 +91,16 @@ describe('admin dashboard in a browser', () => {
     expect((await page.locator('#ask-answer').textContent())?.length).toBeGreaterThan(10);
     await page.screenshot({ path: 'test-output/admin.png', fullPage: true });
 
+    // A question that names its source shows how the name was read.
+    expect(await page.locator('#ask-source').isHidden()).toBe(true);
+    await page.fill('#question', 'In the Zhang 2019 paper, where are the competent cells stored?');
+    await page.click('#ask-form button[type=submit]');
+    await page.locator('#ask-source:not([hidden])').waitFor();
+    expect(await page.locator('#ask-source').textContent()).toBe(
+      'Source named in the question: author Zhang (not in the index) · year 2019 · kind paper → 0 matching document(s)',
+    );
+    expect(await page.locator('#ask-answer').textContent()).toContain('Zhang 2019');
+
     // bull-board renders its UI behind the same session.
     await page.goto(`${s.url}/admin/queues`);
     await page.getByText('labbot-index').first().waitFor({ timeout: 15_000 });

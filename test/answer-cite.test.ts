@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCitations, citationLabel, citationLink, familyName, finalizeAnswer } from '../src/answer/cite.ts';
+import { checkCitations, deepLink, citationLabel, citationLink, familyName, finalizeAnswer } from '../src/answer/cite.ts';
 import { isRefusal, messages, refusalText } from '../src/answer/messages.ts';
 import type { PassageMeta } from '../src/types.ts';
 import { passage } from './helpers/answer-passages.ts';
@@ -180,7 +180,9 @@ describe('finalizeAnswer', () => {
       year: 2023,
       section: 'Methods',
       url: 'https://doi.org/10.5555/jcsr.2023.0417',
+      link: 'https://doi.org/10.5555/jcsr.2023.0417',
       refs: ['S1'],
+      quotes: ['Primary antibodies were anti-p53 (ab32389, 1:1000).'],
     });
     expect(r.citations[0].url).toBeNull();
   });
@@ -213,5 +215,63 @@ describe('finalizeAnswer', () => {
   it('lets a clarifying question through without sources', () => {
     const r = finalizeAnswer({ answer: 'Do you mean the Western blot or the RNA extraction protocol?', passages, language: 'en' });
     expect(r).toEqual({ answer: 'Do you mean the Western blot or the RNA extraction protocol?', refused: false, citations: [] });
+  });
+
+  it('drops a claim whose cited passage does not support it, keeping the supported ones', () => {
+    const r = finalizeAnswer({
+      answer: 'Incubate with ab32389 at 1:1000 overnight [S2]. The transfer runs at 100 V for 60 minutes [S3].',
+      passages,
+      language: 'en',
+    });
+    expect(r.refused).toBe(false);
+    expect(r.answer).toBe('Incubate with ab32389 at 1:1000 overnight [S2].');
+    expect(r.citations.map((c) => c.doc_id)).toEqual(['protocol-western-blot']);
+    expect(r.citations[0].quotes).toEqual(['Incubate with anti-p53 ab32389 at 1:1000 overnight.']);
+  });
+
+  it('keeps only the labels of a group that support the claim', () => {
+    const r = finalizeAnswer({ answer: 'Bands were quantified in Fiji [S1, S3].', passages, language: 'en' });
+    expect(r.answer).toBe('Bands were quantified in Fiji [S3].');
+    expect(r.citations.map((c) => c.refs)).toEqual([['S3']]);
+  });
+
+  it('refuses when no cited claim is supported by its passage', () => {
+    const r = finalizeAnswer({ answer: 'The transfer runs at 100 V for 60 minutes. [S1]', passages, language: 'en' });
+    expect(r).toEqual({ answer: refusalText('en'), refused: true, citations: [] });
+  });
+
+  it('quotes only sentences that are in the cited passage', () => {
+    const r = finalizeAnswer({ answer: 'Primary antibodies: anti-p53 ab32389 at 1:1000 [S1].', passages, language: 'en' });
+    for (const c of r.citations) for (const q of c.quotes) expect(passages[0].text).toContain(q);
+    expect(r.citations[0].quotes).toHaveLength(1);
+  });
+});
+
+describe('checkSupport in Spanish', () => {
+  it('stems a short claim in its passage language, so a Spanish paraphrase is supported', () => {
+    const rna = passage({
+      docId: 'protocolo-extraccion-arn',
+      kind: 'protocol',
+      title: 'Protocolo de extracción de ARN con TRIzol',
+      section: 'Paso 4',
+      text: '4. Centrifugar las muestras a 12.000 × g durante 15 minutos a 4 °C.',
+    });
+    const r = finalizeAnswer({ answer: 'Centrifugar muestras 15 minutos [S1].', passages: [rna], language: 'es' });
+    expect(r.refused).toBe(false);
+    expect(r.citations[0].quotes).toEqual(['Centrifugar las muestras a 12.000 × g durante 15 minutos a 4 °C.']);
+  });
+});
+
+describe('deepLink', () => {
+  const meta = { source: 'lab', kind: 'paper' as const, title: 'T', authors: [], access: 'public' };
+  it('points a PDF at its page, a wiki at its heading, a DOI at the DOI', () => {
+    expect(deepLink({ ...meta, url: 'https://lab.example.org/papers/weber2020.pdf', page: 3 }, 'Results')).toBe(
+      'https://lab.example.org/papers/weber2020.pdf#page=3',
+    );
+    expect(deepLink({ ...meta, kind: 'wiki', url: 'https://github.com/our-lab/handbook/wiki/Safety' }, 'Chemicals > Liquid nitrogen & dewars')).toBe(
+      'https://github.com/our-lab/handbook/wiki/Safety#liquid-nitrogen--dewars',
+    );
+    expect(deepLink({ ...meta, doi: '10.5555/x.1', url: 'https://lab.example.org/x.pdf', page: 2 }, 'Methods')).toBe('https://doi.org/10.5555/x.1');
+    expect(deepLink({ ...meta, url: 'file:///home/x.pdf', page: 2 }, 'Methods')).toBeUndefined();
   });
 });

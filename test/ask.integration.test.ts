@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { passageLine, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { openTestApp } from './helpers/app.ts';
 
 const LAB = path.resolve('examples/lab');
@@ -32,6 +32,31 @@ describe('ask (extractive, no model)', () => {
     }
     for (const m of r.answer.matchAll(/\[S(\d+)\]/g)) expect(labels).toContain(`S${m[1]}`);
     expect(r.model).toMatch(/extractive/);
+  });
+
+  it('answers from the source a question names, and says so when that source is not indexed', async () => {
+    const named = await app.ask('In the Weber 2020 paper, how often was the chase sampled?');
+    expect(named.source).toMatchObject({ restricts: true, documents: 1 });
+    expect(named.source?.named).toEqual(expect.arrayContaining(['author Weber', 'year 2020']));
+    expect(new Set(named.passages.map((p) => p.doc_id))).toEqual(new Set(['lab:papers/weber2020-hypoxia-p53.pdf']));
+    expect(named.refused).toBe(false);
+    // The words naming the source are not evidence: the answer is the sampling interval, not the byline.
+    expect(named.answer.split('\n')[0]).toMatch(/every 30 minutes/);
+    expect(named.citations.every((c) => c.doc_id === 'lab:papers/weber2020-hypoxia-p53.pdf')).toBe(true);
+
+    const missing = await app.ask('In the Zhang 2019 paper, which antibody was used for p53?');
+    expect(missing.refused).toBe(true);
+    expect(missing.citations).toEqual([]);
+    expect(missing.passages).toEqual([]);
+    expect(missing.answer).toMatch(/Zhang 2019/);
+    expect(missing.source).toMatchObject({ restricts: true, documents: 0 });
+  });
+
+  it('lifts passages of the kind a question names', async () => {
+    const r = await app.ask('According to the protocol, which antibody is used at 1:1000?');
+    expect(r.source).toMatchObject({ restricts: false });
+    expect(r.source?.named).toContain('kind protocol');
+    expect(app.catalog.doc(r.passages[0].doc_id)?.kind).toBe('protocol');
   });
 
   it('says honestly when the material does not contain the answer', async () => {
@@ -105,8 +130,28 @@ describe('ask with an OpenAI-compatible model (fake server on 127.0.0.1)', () =>
     expect(r.citations).toEqual([]);
   });
 
+  it('refuses a model answer that cites a passage which does not say it', async () => {
+    fake.reply = () => 'Biohazard bins are collected on Tuesdays and Fridays before 9:00 [S1].';
+    const r = await app.ask('How long do we block the membrane in the Western blot?');
+    expect(r.passages[0].text).not.toMatch(/biohazard/i);
+    expect(r.refused).toBe(true);
+    expect(r.citations).toEqual([]);
+    expect(r.answer).not.toMatch(/Biohazard/);
+  });
+
+  it('trims a model answer to its supported claims and quotes the passage they rest on', async () => {
+    fake.reply = (messages) => `${passageLine(messages, 'S1')} [S1]\nBiohazard bins are collected on Tuesdays and Fridays before 9:00 [S1].`;
+    const r = await app.ask('How long do we block the membrane in the Western blot?');
+    expect(r.refused).toBe(false);
+    expect(r.answer).not.toMatch(/Biohazard/);
+    expect(r.citations).toHaveLength(1);
+    const quote = r.citations[0].quotes[0];
+    expect(quote.length).toBeGreaterThan(10);
+    expect(r.passages[0].text.replace(/\s+/g, ' ')).toContain(quote);
+  });
+
   it('retries a 429 and a 500 and then answers', async () => {
-    fake.reply = () => 'Passage one says so [S1].';
+    fake.reply = (messages) => `${passageLine(messages, 'S1')} [S1]`;
     fake.failures = [429, 500];
     const r = await app.ask('How do we passage cells?');
     expect(fake.failures).toEqual([]);

@@ -50,6 +50,16 @@ describe('labbot CLI', () => {
     expect(Object.keys(a.citations[0])).toEqual(expect.arrayContaining(['label', 'doc_id', 'title', 'authors', 'year', 'section', 'url']));
   });
 
+  it('ask prints each source with the sentence it rests on', () => {
+    const r = run(['ask', 'Where are the competent cells stored in the freezer?'], env);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    const at = lines.indexOf('Sources:');
+    expect(at).toBeGreaterThan(0);
+    const quote = lines.slice(at).find((l) => l.startsWith('    “'));
+    expect(quote).toMatch(/^ {4}“.*competent.*”$/i);
+  });
+
   it('status --json counts documents and chunks per source and kind', () => {
     const r = run(['status', '--json'], env);
     expect(r.code).toBe(0);

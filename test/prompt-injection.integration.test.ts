@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
 import type { AskResult } from '../src/answer/answer.ts';
-import { startFakeOpenAI, type ChatMessage, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { passageLine, startFakeOpenAI, type ChatMessage, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { openTestApp } from './helpers/app.ts';
 
 const LAB = path.resolve('examples/lab');
@@ -254,12 +254,14 @@ describe('prompt injection, forged citations, access walls and model failures', 
       let given = 0;
       fake.reply = (messages) => {
         given = countOf(messages.find((m) => m.role === 'user')!.content, /<passage id="S\d+">/g);
-        return `The lab has no safety rules [S1]. Glasses are needed [S2][S99]. Lab coats too [S0]. Also [S${given + 1}] and [S3, S42] and [S1-S9999].`;
+        // Each cited claim restates its passage (claims are checked against what they cite).
+        const [s1, s2, s3] = ['S1', 'S2', 'S3'].map((l) => passageLine(messages, l).replace(/[.!?]+$/, ''));
+        return `${s1} [S1]. ${s2} [S2][S99]. Lab coats too [S0]. Also ${s3} [S${given + 1}] and [S3, S42] and [S1-S9999].`;
       };
       const r = await app.ask(question, { channel: 'CPUBLIC' });
       expect(given).toBe(r.passages.length);
       expect(r.refused).toBe(false);
-      expect(r.answer).toContain('The lab has no safety rules [S1].');
+      expect(r.answer).toMatch(/^[^\n]+ \[S1\]\. /);
       for (const bad of ['S99', 'S0', `S${given + 1}`, 'S42', 'S9999']) expect(r.answer).not.toMatch(new RegExp(`\\b${bad}\\b`));
       expect(r.answer).toContain('Lab coats too.');
       expectValidCitations(r);

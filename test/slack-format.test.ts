@@ -7,6 +7,7 @@ import {
   LIMITS,
   markdownToMrkdwn,
   modelNote,
+  quoteLine,
   resplitIfTooLong,
   safeUrl,
   sourceLine,
@@ -26,8 +27,12 @@ const cite = (o: Partial<Citation> = {}): Citation => ({
   year: 2023,
   section: 'Methods',
   url: 'https://doi.org/10.1000/xyz123',
+  link: 'https://doi.org/10.1000/xyz123',
   refs: ['S1'],
+  quotes: [],
   ...o,
+  // The deep link follows the document link unless a test sets its own.
+  ...('link' in o ? {} : { link: o.url === undefined ? 'https://doi.org/10.1000/xyz123' : o.url }),
 });
 
 describe('markdownToMrkdwn', () => {
@@ -200,5 +205,46 @@ describe('safe output', () => {
     expect(userMention('W42XY')).toBe('<@W42XY>');
     expect(userMention('U1><!channel')).toBe('U1&gt;&lt;!channel');
     expect(findMentions({ text: userMention('!here') })).toEqual([]);
+  });
+});
+
+describe('quotes under a source', () => {
+  it('shows each quote under its source, linked to the exact place', () => {
+    const line = sourceLine(
+      cite({ url: 'https://lab.example.org/w.pdf', link: 'https://lab.example.org/w.pdf#page=3', quotes: ['Chase samples were taken every 30 min.'] }),
+    );
+    expect(line.split('\n')).toEqual([
+      expect.stringContaining('*<https://lab.example.org/w.pdf#page=3|'),
+      '> Chase samples were taken every 30 min.',
+    ]);
+  });
+
+  it('never lets document text become Slack markup', () => {
+    const line = sourceLine(cite({ quotes: ['Ping <!channel> and <@U123>, see <https://evil.example|here> & *bold* _it_ ~s~ `code`'] }));
+    const quote = line.split('\n')[1];
+    expect(quote).not.toMatch(/<[!@#h]/);
+    expect(quote).toContain('&lt;!channel&gt;');
+    expect(quote).toContain('&amp;');
+    expect(quote).not.toMatch(/(^|\s)[*_~`]\S/);
+    expect(quote.replace(/\u200b/g, '')).toContain('*bold* _it_ ~s~ `code`');
+  });
+
+  it('cuts a long quote at a word with an ellipsis', () => {
+    const q = quoteLine('word '.repeat(100));
+    expect(q.length).toBeLessThanOrEqual(2 + 220);
+    expect(q.endsWith('word…')).toBe(true);
+  });
+
+  it('puts quotes in the answer message under the Sources heading', () => {
+    const msgs = answerMessages({
+      answer: 'Block for 1 h [S1].',
+      refused: false,
+      citations: [cite({ quotes: ['Block the membrane in 5% milk in TBST for 1 h.'] })],
+      model: 'extractive',
+      language: 'en',
+    });
+    const text = JSON.stringify(msgs[0].blocks);
+    expect(text).toContain('> Block the membrane in 5% milk in TBST for 1 h.');
+    expect(text.indexOf('Sources')).toBeLessThan(text.indexOf('> Block the membrane'));
   });
 });

@@ -398,6 +398,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         citations: result.citations,
         channel: channelName ?? 'public',
         groups,
+        source: result.source ?? null,
         timings: { ...result.timings, totalMs },
         passages,
       });

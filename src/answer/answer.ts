@@ -7,7 +7,7 @@ import type { RetrievalResult, RetrievedPassage } from '../search/retrieve.ts';
 import { finalizeAnswer, type Citation } from './cite.ts';
 import { fitContext } from './context.ts';
 import { extractiveAnswer } from './extractive.ts';
-import { refusalText } from './messages.ts';
+import { namedSourceMissing, refusalText } from './messages.ts';
 import { buildPrompt } from './prompt.ts';
 
 export interface AskPassage {
@@ -28,6 +28,8 @@ export interface AskResult {
   model: string;
   language: 'en' | 'es';
   timings: RetrievalResult['timings'] & { generateMs: number };
+  /** How the question's source names were read (author, year, journal, kind), when it has any. */
+  source?: { named: string[]; restricts: boolean; documents: number };
 }
 
 export interface AnswerDeps {
@@ -39,6 +41,8 @@ export interface AnswerDeps {
   log?: Logger;
   /** Receives the model's text as it is written (the answer is still checked when it ends). */
   onToken?: (delta: string) => void;
+  /** How informative a question term is in the index (see termWeightFromIdf): sharpens refusals. */
+  termWeight?: (term: string) => number;
 }
 
 export type HistoryTurn = { role: 'user' | 'assistant'; text: string };
@@ -56,13 +60,20 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
     text: p.text,
     score: p.score,
   }));
-  const base = { passages: asPassages, language, timings: { ...retrieval.timings, generateMs: 0 } };
+  const source = retrieval.source && { named: retrieval.source.named, restricts: retrieval.source.restricts, documents: retrieval.source.documents };
+  const base = { passages: asPassages, language, timings: { ...retrieval.timings, generateMs: 0 }, ...(source ? { source } : {}) };
 
+  if (retrieval.source?.restricts && retrieval.source.documents === 0) {
+    // "In the Zhang 2019 paper…" with no such paper: say so rather than answer from another one.
+    return { ...base, answer: namedSourceMissing(language, retrieval.source.described), refused: true, citations: [], model: 'none' };
+  }
   if (passages.length === 0) {
     return { ...base, answer: refusalText(language), refused: true, citations: [], model: 'none' };
   }
 
   const t0 = performance.now();
+  // Words naming the source ("the Weber 2020 paper") are not evidence for a sentence.
+  const topic = retrieval.source?.topic || question;
   let raw: string;
   let model: string;
   if (deps.chat) {
@@ -85,11 +96,11 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
     } catch (err) {
       // The model failed after its own retries: answer extractively and say so, never stay silent.
       deps.log?.warn({ err: (err as Error).message }, 'model call failed; falling back to an extractive answer');
-      raw = extractiveAnswer({ question, passages, language }).answer;
+      raw = extractiveAnswer({ question: topic, passages, language, termWeight: deps.termWeight }).answer;
       model = 'extractive (model unavailable)';
     }
   } else {
-    raw = extractiveAnswer({ question, passages, language }).answer;
+    raw = extractiveAnswer({ question: topic, passages, language, termWeight: deps.termWeight }).answer;
     model = 'extractive';
   }
   const final = finalizeAnswer({ answer: raw, passages, language });

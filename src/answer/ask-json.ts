@@ -8,6 +8,7 @@ export function toAskJson(r: AskResult) {
     model: r.model,
     citations: r.citations,
     passages: r.passages,
+    ...(r.source ? { source: r.source } : {}),
   };
 }
 

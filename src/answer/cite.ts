@@ -1,6 +1,8 @@
 // Citations: checking the [S#] labels a model (or the extractive answerer) wrote against the
 // passages it was actually given, and rendering sources as [authors, year, section] with a link.
 // The model is never trusted to cite correctly; this code is the last word on what is shown.
+import { splitSentences } from '../../ingest/chunk/text.ts';
+import { detectLanguage, tokenize } from '../search/tokenize.ts';
 import type { Passage, PassageMeta } from '../types.ts';
 import { isRefusal, refusalText, type Language } from './messages.ts';
 
@@ -24,8 +26,15 @@ export interface Citation {
   year: number | null;
   section: string;
   url: string | null;
+  /**
+   * The exact place where the format allows: a PDF page (#page=N), a wiki heading anchor; else
+   * the same as `url`.
+   */
+  link: string | null;
   /** The passage labels in the answer text ("S1", "S3") that point to this source. */
   refs: string[];
+  /** The passage sentences the answer rests on, verbatim from the cited passage (checked). */
+  quotes: string[];
 }
 
 export interface FinalAnswer {
@@ -186,17 +195,24 @@ export function finalizeAnswer(input: { answer: string; passages: Passage[]; lan
     return hasFactualContent(check.text) ? refused(language) : { answer: check.text, refused: false, citations: [] };
   }
 
+  const supported = checkSupport(check.text, passages);
+  if (supported.text === '' || supported.quotes.size === 0) return refused(language);
+  const cited = checkCitations(supported.text, labels).cited;
+
   const citations: Citation[] = [];
   const byKey = new Map<string, Citation>();
-  for (const label of check.cited) {
+  for (const label of cited) {
     const p = passages[Number(label.slice(1)) - 1];
+    const quotes = supported.quotes.get(label) ?? [];
     // Two chunks of the same section (a long Methods split in two) are one source for the reader.
     const key = `${p.docId}\u0000${p.section}`;
     const seen = byKey.get(key);
     if (seen) {
       seen.refs.push(label);
+      for (const q of quotes) if (seen.quotes.length < MAX_QUOTES && !seen.quotes.includes(q)) seen.quotes.push(q);
       continue;
     }
+    const url = citationLink(p.meta) ?? null;
     const c: Citation = {
       label: citationLabel(p.meta, p.section),
       doc_id: p.docId,
@@ -204,11 +220,144 @@ export function finalizeAnswer(input: { answer: string; passages: Passage[]; lan
       authors: [...p.meta.authors],
       year: p.meta.year ?? null,
       section: p.section,
-      url: citationLink(p.meta) ?? null,
+      url,
+      link: deepLink(p.meta, p.section) ?? url,
       refs: [label],
+      quotes: quotes.slice(0, MAX_QUOTES),
     };
     byKey.set(key, c);
     citations.push(c);
   }
-  return { answer: check.text, refused: false, citations };
+  return { answer: supported.text, refused: false, citations };
+}
+
+/** Quotes shown per source: enough to check the claim, short enough for a chat message. */
+const MAX_QUOTES = 2;
+/**
+ * A claim is supported by a cited passage when at least this share of its content terms occur in
+ * the passage. A faithful paraphrase keeps most of the nouns and all numbers; a claim pinned to
+ * the wrong passage shares almost none (function words are not terms, so they never count).
+ */
+const MIN_OVERLAP = 0.34;
+
+const LABEL_GROUP = /[ \t]*\[(S\d+(?:, S\d+)*)\]/g;
+const contentTerms = (text: string, language: Language): string[] =>
+  [...new Set(tokenize(text, { language }))].filter((t) => t.length > 1 || /\d/.test(t));
+
+/** A passage's sentences, without the "<title> — <section>" header line, list bullets or step numbers. */
+export function passageSentences(p: Passage): string[] {
+  const lines = p.text.split('\n');
+  // Chunk text always starts with its header line (see makeChunk).
+  const body = lines.length > 1 ? lines.slice(1) : lines;
+  return body
+    .map((l) => l.trim().replace(/^(?:[-*•]\s+|\d{1,3}[.)]\s+|#{1,6}\s+)/, ''))
+    .filter((l) => l !== '' && !/^\|?\s*:?-{2,}/.test(l))
+    .flatMap((l) => splitSentences(l));
+}
+
+const squash = (t: string): string => t.replace(/\s+/g, ' ').trim();
+
+/**
+ * Checks every cited claim against the passages it cites. A claim is the text before a label
+ * group, back to the previous group or the start of its sentence. Labels whose passage does not
+ * share enough content with the claim are dropped; a claim left with no label is dropped with
+ * them (trimmed, not shown unsupported). Uncited sentences are left as they are (the caller
+ * decides whether any cited claim remains). For each kept label, the passage sentence that best
+ * matches its claim is returned as the quote.
+ */
+export function checkSupport(answer: string, passages: Passage[]): { text: string; quotes: Map<string, string[]> } {
+  const quotes = new Map<string, string[]>();
+  const sentencesOf = new Map<number, string[]>();
+  const sentences = (i: number) => {
+    let s = sentencesOf.get(i);
+    if (!s) sentencesOf.set(i, (s = passageSentences(passages[i])));
+    return s;
+  };
+  const kept: string[] = [];
+  for (const line of answer.split('\n')) {
+    const out: string[] = [];
+    // Label groups written after the full stop ("Claim. [S1]") belong to the sentence before.
+    for (const sentence of line.replace(/([.!?])([ \t]+\[S\d)/g, '$1\u0000$2').split(/(?<=[.!?])\s+(?!\u0000)/)) {
+      const s = sentence.replace(/\u0000/g, '');
+      const groups = [...s.matchAll(LABEL_GROUP)];
+      if (groups.length === 0) {
+        out.push(s);
+        continue;
+      }
+      let rebuilt = '';
+      let from = 0;
+      let keptAny = false;
+      for (const g of groups) {
+        const claim = s.slice(from, g.index).replace(LABEL_GROUP, '');
+        const good: string[] = [];
+        for (const label of g[1].split(', ')) {
+          const i = Number(label.slice(1)) - 1;
+          const p = passages[i];
+          if (!p) continue;
+          // Both stemmed in the passage's language: a short claim is too short to detect its own.
+          const language = detectLanguage(p.text);
+          const terms = contentTerms(claim, language);
+          if (terms.length === 0) continue;
+          const passageTerms = new Set(tokenize(p.text, { language }));
+          const overlap = terms.filter((t) => passageTerms.has(t)).length;
+          if (overlap === 0 || overlap / terms.length < MIN_OVERLAP) continue;
+          good.push(label);
+          const quote = bestSentence(terms, sentences(i), language);
+          if (quote && squash(p.text).includes(squash(quote))) {
+            const list = quotes.get(label) ?? [];
+            if (!list.includes(quote)) list.push(quote);
+            quotes.set(label, list);
+          }
+        }
+        if (good.length) {
+          rebuilt += `${claim} [${good.join(', ')}]`;
+          keptAny = true;
+        }
+        from = g.index + g[0].length;
+      }
+      rebuilt += s.slice(from);
+      if (keptAny) out.push(rebuilt.replace(/^\s*[;,]\s*/, ''));
+      else if (!/\[S\d/.test(s)) out.push(s);
+    }
+    const joined = out.join(' ').trim();
+    if (joined !== '' && /[\p{L}\p{N}]/u.test(joined)) kept.push(joined);
+  }
+  return { text: kept.join('\n').trim(), quotes };
+}
+
+function bestSentence(terms: string[], sentences: string[], language: Language): string | undefined {
+  let best: string | undefined;
+  let bestScore = 0;
+  for (const s of sentences) {
+    const st = new Set(tokenize(s, { language }));
+    const score = terms.filter((t) => st.has(t)).length;
+    if (score > bestScore) {
+      best = s;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/** GitHub/GitLab-style heading anchor: lower case, punctuation dropped, spaces to hyphens. */
+export function headingAnchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/**
+ * A link to the exact place: a PDF's page (`#page=N` is read by every browser's PDF viewer), a wiki
+ * page's heading. A DOI resolves to a landing page, where neither applies.
+ */
+export function deepLink(meta: PassageMeta, section: string): string | undefined {
+  const url = citationLink(meta);
+  if (!url || url.startsWith('https://doi.org/')) return url;
+  const bare = url.replace(/#.*$/, '');
+  if (meta.page !== undefined && /\.pdf(?:$|\?)/i.test(bare)) return `${bare}#page=${meta.page}`;
+  const heading = section.split(/\s*>\s*/).pop() ?? '';
+  if (meta.kind === 'wiki' && heading !== '' && headingAnchor(heading) !== '') return `${bare}#${headingAnchor(heading)}`;
+  return url;
 }

@@ -13,6 +13,12 @@ export interface ExtractiveInput {
   passages: Passage[];
   /** The question's language; detected from the question when absent. */
   language?: Language;
+  /**
+   * How informative a question term is (see `termWeightFromDf`). Absent: every
+   * term weighs the same. With it, "guitar" in "how many strings does a standard guitar have"
+   * outweighs "standard", so a passage that only shares the common words is not evidence.
+   */
+  termWeight?: (term: string) => number;
 }
 
 export interface ExtractiveAnswer {
@@ -22,29 +28,47 @@ export interface ExtractiveAnswer {
 
 /** Only the head of the ranking is read: lower passages are rarely better and often off-topic. */
 const MAX_PASSAGES = 5;
-const MAX_SENTENCES = 4;
+const MAX_SENTENCES = 3;
 const MIN_WORDS = 3;
 /**
- * Evidence rule. A sentence's coverage is the weighted share of the question's content terms it
- * accounts for: a term found in the sentence counts fully, a term found only in the passage's
- * title or section header counts half (the header says what the sentence is about: "Western
- * blot — Step 8"), identifiers (ab32389, HEK293T) weigh double because they pin the topic.
- * The answer needs one sentence covering at least half of the question, with at least one content
- * term in the sentence itself; below that the passages are about something else and we refuse
- * rather than quote them. Half is lenient enough for paraphrased questions with a filler word or
- * two, and strict enough that sharing one word of a five-word question ("liquid") is not enough.
+ * Evidence rule, in two parts. Support: some window of the passage (a sentence with its
+ * neighbours, plus the title and section header) must account for most of the question's weight:
+ * each content term counts by its informativeness, identifiers (ab32389, HEK293T) double, and an
+ * asked-for kind of value (a number, a duration, a name) counts when the window states one. A
+ * window of a few sentences, not the whole passage, so the terms must meet near each other ("population" in the
+ * introduction and "Tokyo" in the methods is not an answer about Tokyo's population). Then the
+ * quoted sentence itself must hold at least one content term. Calibrated on dev halves of
+ * PubMedQA and COVID-QA plus out-of-corpus questions (questions of one set against another's
+ * documents, and general-knowledge questions): see the closing figures in docs/design-notes.md.
  */
-const MIN_COVERAGE = 0.5;
+const MIN_SUPPORT = 0.5;
+/**
+ * An asked-for kind of value weighs half a typical content term: most sentences of a paper hold
+ * some number or some capitalised name, so finding one is weak evidence on its own.
+ */
+const TYPE_WEIGHT = 0.5;
+/** Sentences on each side of a sentence that form its window. */
+const WINDOW = 2;
+/** A sentence's own coverage: a term only in the title or section header counts this much. */
 const HEADER_CREDIT = 0.5;
 const IDENTIFIER_WEIGHT = 2;
+/** The sentences around the one quoted count a little towards choosing it (they give its context). */
+const NEIGHBOUR_CREDIT = 0.3;
 /** Further sentences must come close to the best one, so weak ones do not dilute the answer. */
-const RELATIVE_TO_BEST = 0.75;
+const RELATIVE_TO_BEST = 0.8;
+/** Lower-ranked passages need a slightly better sentence to win: retrieval order is evidence too. */
+const RANK_DECAY = 0.03;
 /**
- * A lone good sentence may get one weaker supporting sentence, if it is still clearly on topic and
- * brings a question term the first one lacks (the other half of "with and without P5091");
- * a sentence that only repeats what is covered adds length, not evidence.
+ * A sentence made mostly of the question's own words ("We asked whether hypoxia changes p53
+ * half-life") restates the question; the one that answers brings new words (a value, a name).
+ * Below this share of new content terms a sentence's score is scaled down.
  */
-const SUPPORT_RELATIVE = 0.5;
+const MIN_NOVELTY = 0.5;
+/**
+ * When the question asks for a kind of value (a number, a name, a method), a sentence that states
+ * none is at best context: its score is scaled by this.
+ */
+const WITHOUT_VALUE = 0.7;
 
 // Words people put in questions that say nothing about the topic ("what do we use for...").
 // Sequence words ("what do I do after adding chloroform?") are here too: the answer is the next
@@ -133,6 +157,50 @@ const ANSWER_TYPES: AnswerType[] = [
     triggers: 'location located stored store kept ubicación guardar guarda guardan',
   },
   {
+    name: 'frequency',
+    question: /\bhow (?:often|frequently)\b|\bcon qu[eé] frecuencia\b|\bcada cu[aá]nto\b/i,
+    sentence:
+      /\b(?:every|each|daily|weekly|monthly|yearly|hourly|once|twice|cada|diario|semanal|mensual)\b|\b\d+\s*(?:times|x|veces)\b|\bper (?:day|week|month|hour|year)\b|\bal d[ií]a\b/i,
+    triggers: 'often frequently frequency frecuencia',
+  },
+  {
+    name: 'percentage',
+    question: /\b(?:what|which) (?:percent(?:age)?|proportion|fraction|share)\b|\bhow (?:common|frequent|prevalent)\b|porcentaje|proporci[oó]n/i,
+    sentence: /\d\s*%|\bper ?cent\b|por ciento/i,
+    triggers: 'percent percentage proportion fraction share common frequent prevalent porcentaje proporción',
+  },
+  {
+    // A name: a capitalised word inside the sentence (not its first word), "et al.", or a team.
+    name: 'who',
+    question: /^\s*(?:who|whom|whose)\b|\bby whom\b|\bqui[eé]n(?:es)?\b/i,
+    sentence: /\S\s+\p{Lu}\p{Ll}[\p{L}'-]*|\bet al\b/u,
+    triggers: '',
+  },
+  {
+    name: 'method',
+    question:
+      /\b(?:what|which) (?:method|technique|assay|approach|test|tool|model)s?\b|\bhow (?:is|are|was|were|do|does|did|can|could|should|to)\b.*\b(?:measur|detect|diagnos|quantif|determin|assess|identif|test|perform|done|made|prepar|purif|isolat|estimat|calculat|analy[sz]|confirm|screen|sequenc|model)|\bqu[eé] (?:m[eé]todo|t[eé]cnica|ensayo)\b|\bc[oó]mo se\b/i,
+    sentence:
+      /\b(?:using|used|by|via|through|with|method|assay|technique|approach|model|performed|measured|detected|determined|estimated|PCR|ELISA|sequencing|microscopy|cytometry|analysis|mediante|usando|con)\b/i,
+    triggers: 'method technique assay approach tool método técnica ensayo',
+  },
+  {
+    // A reagent is named with a maker's code or catalogue number ("Abcam ab32389", "Sigma A5441"),
+    // an acronym (TBST, DMEM) or its maker in brackets.
+    name: 'reagent',
+    question:
+      /\b(?:what|which) (?:antibod(?:y|ies)|reagents?|buffers?|kits?|primers?|enzymes?|drugs?|media|medium|inhibitors?|vectors?|plasmids?|cell lines?|compounds?|substrates?)\b|\bqu[eé] (?:anticuerpo|reactivo|tamp[oó]n|kit|enzima|medio)\b/i,
+    sentence: /\b\p{L}{0,6}-?\d{2,}[\p{L}\d-]*\b|\b\p{Lu}{2,}[\p{Lu}\d-]*\b|\((?:\p{Lu}[\p{L}&.-]*\s?)+[,)]/u,
+    triggers: '',
+  },
+  {
+    name: 'why',
+    question: /^\s*why\b|\bpor qu[eé]\b|\bfor what reason\b/i,
+    sentence:
+      /\b(?:because|due to|caused by|as a result|results? (?:in|from)|leads? to|led to|owing to|since|therefore|thus|hence|mediated by|so that|debido|porque|causad[oa]|por lo tanto)\b/i,
+    triggers: 'reason razón',
+  },
+  {
     name: 'quantity',
     question: /how many|how much|by how much|cu[aá]nt[oa]s?\b/i,
     sentence: /\d/,
@@ -143,6 +211,21 @@ const ANSWER_TYPES: AnswerType[] = [
 const TYPE_TRIGGERS = ANSWER_TYPES.map(
   (t) => new Set([...tokenize(t.triggers, { language: 'en' }), ...tokenize(t.triggers, { language: 'es' })]),
 );
+
+/**
+ * A term weight from the index: its BM25 idf over the chunks the question may read, given the
+ * number of those chunks that contain it (`df`) and the size of the index (`n`). A term the index
+ * has never seen gets the highest weight: it is the most informative word of the question, and
+ * the strongest sign that the lab's material is about something else. Counted over the allowed
+ * groups only, so a word found only in a restricted document weighs as if absent.
+ */
+export function termWeightFromDf(df: (term: string) => number, n: number): (term: string) => number {
+  const size = Math.max(n, 1);
+  return (term) => {
+    const d = Math.min(df(term), size);
+    return Math.log(1 + (size - d + 0.5) / (d + 0.5));
+  };
+}
 
 interface QueryTerm {
   term: string;
@@ -155,7 +238,7 @@ interface QueryTerm {
 // but are long (15596026). Short numbers and years are ordinary terms.
 const isIdentifier = (t: string): boolean => (/\d/.test(t) && /\p{L}/u.test(t)) || /^\d{5,}$/.test(t);
 
-function queryTerms(question: string): QueryTerm[] {
+function queryTerms(question: string, termWeight?: (term: string) => number): QueryTerm[] {
   const types = ANSWER_TYPES.filter((t) => t.question.test(question));
   const triggers = new Set<string>();
   for (const t of types) for (const w of TYPE_TRIGGERS[ANSWER_TYPES.indexOf(t)]) triggers.add(w);
@@ -164,17 +247,23 @@ function queryTerms(question: string): QueryTerm[] {
     // Lone letters are unit or symbol debris ("x g", "4 °C" -> "c"), not topics.
     if (term.length < 2 && !/\d/.test(term)) continue;
     if (FILLER.has(term) || triggers.has(term)) continue;
-    terms.push({ term, weight: isIdentifier(term) ? IDENTIFIER_WEIGHT : 1 });
+    const base = termWeight ? termWeight(term) : 1;
+    terms.push({ term, weight: base * (isIdentifier(term) ? IDENTIFIER_WEIGHT : 1) });
   }
-  for (const type of types) terms.push({ term: `<${type.name}>`, weight: 1, type });
+  const content = terms.length ? terms.reduce((s, t) => s + t.weight, 0) / terms.length : 1;
+  for (const type of types) terms.push({ term: `<${type.name}>`, weight: content * TYPE_WEIGHT, type });
   return terms;
 }
 
-interface Sentence {
+interface Scored {
   text: string;
   passage: number;
   position: number;
+  /** Weighted share of the question the sentence covers (header terms at partial credit). */
   coverage: number;
+  /** The sentence with its neighbours and header: the support for quoting it. */
+  support: number;
+  score: number;
   /** Query terms (content and answer-type) the sentence itself covers. */
   covers: Set<string>;
 }
@@ -259,72 +348,111 @@ const sameSentence = (a: string, b: string): boolean => {
 export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
   const language = input.language ?? detectLanguage(input.question);
   const refusal: ExtractiveAnswer = { answer: refusalText(language), refused: true };
-  const query = queryTerms(input.question);
+  const query = queryTerms(input.question, input.termWeight);
   const totalWeight = query.reduce((s, q) => s + q.weight, 0);
-  if (!query.some((q) => !q.type)) return refusal;
+  if (!query.some((q) => !q.type) || totalWeight <= 0) return refusal;
+  const asksType = query.some((q) => q.type);
+  const questionTerms = new Set(query.filter((q) => !q.type).map((q) => q.term));
 
-  const candidates: Sentence[] = [];
+  const candidates: Scored[] = [];
+  const texts: string[][] = [];
   input.passages.slice(0, MAX_PASSAGES).forEach((p, passage) => {
     // Stem the passage in its own language: a short Spanish step ("Centrifugar a 12.000 × g")
     // has too few function words to be recognised alone.
     const lang = detectLanguage(p.text);
     const { sentences, context } = units(p);
     const contextTerms = new Set(tokenize(context.join('\n'), { language: lang }));
+    texts[passage] = sentences;
+    const termSets = sentences.map((text) => new Set(tokenize(text, { language: lang })));
+    const holds = (i: number, q: QueryTerm): boolean =>
+      i >= 0 && i < sentences.length && (q.type ? q.type.sentence.test(sentences[i]) : termSets[i].has(q.term));
+    const near = (i: number, q: QueryTerm): boolean => {
+      for (let d = 1; d <= WINDOW; d++) if (holds(i - d, q) || holds(i + d, q)) return true;
+      return false;
+    };
     sentences.forEach((text, position) => {
       if (isInjectedInstruction(text)) return; // planted instructions are never quoted as answers
-      const terms = new Set(tokenize(text, { language: lang }));
-      let covered = 0;
+      let own = 0;
+      let window = 0;
       let direct = 0;
       const covers = new Set<string>();
       for (const q of query) {
-        if (q.type) {
-          if (q.type.sentence.test(text)) {
-            covered += q.weight;
-            covers.add(q.term);
-          }
-        } else if (terms.has(q.term)) {
-          covered += q.weight;
+        if (holds(position, q)) {
+          own += q.weight;
+          window += q.weight;
           covers.add(q.term);
-          direct++;
-        } else if (contextTerms.has(q.term)) {
-          covered += q.weight * HEADER_CREDIT;
+          if (!q.type) direct++;
+        } else if (near(position, q) || (!q.type && contextTerms.has(q.term))) {
+          window += q.weight;
+          if (!q.type && contextTerms.has(q.term)) own += q.weight * HEADER_CREDIT;
         }
       }
       // A sentence with no content word of the question is not evidence, whatever its header says.
       // Fragments ("Cell culture", "Notes") carry no statement to quote.
-      if (direct > 0 && text.split(/\s+/).length >= MIN_WORDS) {
-        candidates.push({ text, passage, position, coverage: covered / totalWeight, covers });
-      }
+      // A sentence that asks ("does hypoxia change p53 half-life?") states nothing.
+      if (direct === 0 || text.split(/\s+/).length < MIN_WORDS || /[?？]["')\]]*$/.test(text)) return;
+      const coverage = own / totalWeight;
+      const support = window / totalWeight;
+      const terms = [...termSets[position]].filter((t) => t.length > 1 || /\d/.test(t));
+      const novelty = terms.length ? terms.filter((t) => !questionTerms.has(t)).length / terms.length : 0;
+      const answersType = !asksType || query.some((q) => q.type && covers.has(q.term));
+      const score =
+        (coverage + NEIGHBOUR_CREDIT * (support - coverage)) *
+          Math.min(1, 0.5 + novelty / (2 * MIN_NOVELTY)) *
+          (answersType ? 1 : WITHOUT_VALUE) -
+        RANK_DECAY * passage;
+      candidates.push({ text, passage, position, coverage, support, score, covers });
     });
   });
 
-  candidates.sort((a, b) => b.coverage - a.coverage || a.passage - b.passage || a.position - b.position);
-  const best = candidates[0];
-  if (!best || best.coverage < MIN_COVERAGE) return refusal;
+  const supported = candidates.filter((c) => c.support >= MIN_SUPPORT);
+  supported.sort((a, b) => b.score - a.score || a.passage - b.passage || a.position - b.position);
+  const best = supported[0];
+  if (!best) return refusal;
 
-  const chosen: Sentence[] = [];
-  const add = (s: Sentence) => {
+  const chosen: Scored[] = [best];
+  const add = (s: Scored) => {
     if (chosen.length < MAX_SENTENCES && !chosen.some((c) => sameSentence(c.text, s.text))) chosen.push(s);
   };
-  for (const s of candidates) {
-    if (s.coverage < Math.max(MIN_COVERAGE, best.coverage * RELATIVE_TO_BEST)) break;
+  const holdsValue = (s: Scored) => query.some((q) => q.type && s.covers.has(q.term));
+  for (const s of supported.slice(1)) {
+    if (s.score < best.score * RELATIVE_TO_BEST) break;
+    // Its own words must cover the question nearly as well: a neighbour of the answer is not a
+    // second answer.
+    if (s.coverage < best.coverage * RELATIVE_TO_BEST) continue;
+    // When a value was asked for and found, a further sentence must state one too: one that only
+    // restates the topic adds length, not the answer.
+    if (asksType && holdsValue(best) && !holdsValue(s)) continue;
     add(s);
   }
-  if (chosen.length < 2) {
-    const support = candidates.find(
+  const types = query.filter((q) => q.type);
+  if (chosen.length < 2 && types.length && !types.some((q) => best.covers.has(q.term))) {
+    // The best sentence may name the topic while the next one states the value asked for ("We
+    // measured the half-life. It was 38 ± 4 min."): quote that one too.
+    const next = texts[best.passage][best.position + 1];
+    if (next && types.some((q) => q.type!.sentence.test(next))) {
+      add({ ...best, text: next, position: best.position + 1, covers: new Set() });
+    }
+  } else if (chosen.length < 2) {
+    // A lone good sentence may get one supporting sentence that brings a question term it lacks
+    // (the other half of "with and without P5091").
+    const support = supported.find(
       (s) =>
-        s.coverage >= best.coverage * SUPPORT_RELATIVE &&
-        !chosen.includes(s) &&
-        [...s.covers].some((t) => !chosen.some((c) => c.covers.has(t))),
+        s !== best &&
+        s.score >= best.score * 0.5 &&
+        !(asksType && holdsValue(best) && !holdsValue(s)) &&
+        [...s.covers].some((t) => !best.covers.has(t)),
     );
     if (support) add(support);
   }
 
-  // Passages in the order of their best chosen sentence (the one that answers comes first), and
-  // within a passage the document's own order, so steps and arguments read in sequence.
+  // The sentence that answers best comes first; the others follow by passage (in the order of
+  // their best chosen sentence) and, within a passage, in the document's order, so steps and
+  // arguments read in sequence.
   const rank = new Map<number, number>();
   chosen.forEach((s, i) => rank.has(s.passage) || rank.set(s.passage, i));
-  chosen.sort((a, b) => rank.get(a.passage)! - rank.get(b.passage)! || a.position - b.position);
+  const rest = chosen.slice(1).sort((a, b) => rank.get(a.passage)! - rank.get(b.passage)! || a.position - b.position);
+  chosen.splice(1, chosen.length - 1, ...rest);
   const lines: string[] = [];
   let current = -1;
   for (const s of chosen) {

@@ -71,3 +71,11 @@ const REFUSALS = new Set(LANGUAGES.map((l) => normaliseForComparison(refusalText
 export function isRefusal(text: string): boolean {
   return REFUSALS.has(normaliseForComparison(text));
 }
+
+/** The answer when the question names a source (author, year, journal) the lab's index does not have. */
+export function namedSourceMissing(language: Language, described: string): string {
+  const what = described.trim() || (language === 'es' ? 'esa fuente' : 'that source');
+  return language === 'es'
+    ? `No encontré «${what}» en el material del laboratorio, así que no respondo con otras fuentes.`
+    : `I couldn't find "${what}" in the lab's material, so I won't answer from other sources.`;
+}

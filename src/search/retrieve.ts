@@ -7,6 +7,7 @@ import { chunkOrdinal, type Catalog } from './catalog.ts';
 import { fuseRrf, fuseWeighted, type Ranked } from './fuse.ts';
 import { exactMatchFraction, exactMatchers, extractExactTerms } from './identifiers.ts';
 import type { Reranker } from './rerank.ts';
+import { readNamedSource, type NamedSource } from './source-query.ts';
 import { tokenize } from './tokenize.ts';
 
 export type RetrievalSettings = Config['retrieval'];
@@ -33,11 +34,15 @@ export interface RetrievedPassage extends Passage {
 
 export interface RetrievalResult {
   passages: RetrievedPassage[];
+  /** How the question's source names were read ("in the Okafor 2023 paper"), when it has any. */
+  source?: NamedSource;
   timings: { embedMs: number; denseMs: number; lexicalMs: number; fuseMs: number; rerankMs: number; totalMs: number };
 }
 
 /** How much an exact identifier/phrase match lifts a passage, relative to the best fused score. */
 const EXACT_BOOST = 1;
+/** Candidates searched when the question names its source, before keeping that source's passages. */
+const NAMED_POOL = 1000;
 /** Ids found only through an exact identifier lookup, at most. */
 const EXACT_LOOKUP_LIMIT = 200;
 
@@ -49,7 +54,13 @@ export async function retrieve(
   k: number = settings.k,
 ): Promise<RetrievalResult> {
   const t0 = performance.now();
-  const n = Math.max(settings.candidates, k);
+  const named = readNamedSource(question, groups, deps.catalog);
+  if (named?.restricts && named.documents === 0) {
+    // The question names a source the index does not have (to this channel): nothing else answers it.
+    return { passages: [], source: named, timings: { embedMs: 0, denseMs: 0, lexicalMs: 0, fuseMs: 0, rerankMs: 0, totalMs: performance.now() - t0 } };
+  }
+  // A named source's passages must be found even when other documents outrank them: search deeper.
+  const n = named?.restricts ? Math.max(settings.candidates, k, NAMED_POOL) : Math.max(settings.candidates, k);
 
   const tEmbed = performance.now();
   // A failing embedding endpoint degrades to lexical-only retrieval instead of no answer.
@@ -103,6 +114,10 @@ export async function retrieve(
       }
     }
   }
+  if (named?.restricts) {
+    for (const id of [...candidates.keys()]) if (!named.docIds.has(deps.catalog.chunk(id)?.docId ?? '')) candidates.delete(id);
+    for (const cid of named.chunkIds) if (!candidates.has(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
+  }
   const top = fused[0]?.score ?? 1;
   const scored = [...candidates.values()].map((h) => {
     const exact = exactMatchFraction(deps.catalog.searchText(h.id) ?? '', matchers, exactWeights);
@@ -125,6 +140,15 @@ export async function retrieve(
     const newHead = reranked.filter((r) => byId.has(r.id)).map((r) => ({ ...byId.get(r.id)!, rerank: r.score }));
     const missing = head.filter((h) => !newHead.some((x) => x.id === h.id));
     ordered = [...newHead, ...missing, ...ordered.slice(depth)];
+  }
+  if (named?.kinds.length) {
+    // "According to our Western blot protocol": passages of the named kind go first, each group in
+    // the order ranking gave it (a kind word alone does not exclude the others).
+    // Only the head is reordered: a kind word lifts what ranking already found, it does not pull in
+    // weak passages of that kind (kinds are detected, and detection can be wrong).
+    const fits = (id: string) => named.kinds.includes(deps.catalog.doc(deps.catalog.chunk(id)?.docId ?? '')?.kind ?? 'note');
+    const head = ordered.slice(0, 2 * k);
+    ordered = [...head.filter((h) => fits(h.id)), ...head.filter((h) => !fits(h.id)), ...ordered.slice(2 * k)];
   }
   const rerankMs = performance.now() - tRerank;
 
@@ -150,6 +174,7 @@ export async function retrieve(
   }
   return {
     passages,
+    ...(named ? { source: named } : {}),
     timings: { embedMs, denseMs, lexicalMs, fuseMs, rerankMs, totalMs: performance.now() - t0 },
   };
 }

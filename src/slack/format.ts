@@ -230,14 +230,32 @@ function authorList(authors: string[]): string {
   return `${authors.slice(0, 3).join(', ')} et al.`;
 }
 
+/** A quote under a source is cut to this many characters: enough to check the claim at a glance. */
+const QUOTE_MAX = 220;
+
 /**
- * One Sources line: "[S1] *<url|Title>* — Okafor, Lee, 2023, Methods". A document's url comes from
- * front matter, BibTeX or HTML, so it is linked only when safeUrl accepts it; anything else is
- * shown as inert code text (Slack does not auto-link inside backticks).
+ * Document text as a quote line. Besides &, < and >, the formatting characters get a zero-width
+ * space before them so a passage's "*", "_", "~" or "`" cannot open bold, italics, strike or code.
+ */
+export function quoteLine(quote: string): string {
+  let t = quote.replace(/\s+/g, ' ').trim();
+  if (t.length > QUOTE_MAX) {
+    const cut = t.lastIndexOf(' ', QUOTE_MAX - 1);
+    t = `${t.slice(0, cut > QUOTE_MAX / 2 ? cut : QUOTE_MAX - 1)}…`;
+  }
+  return `> ${escapeMrkdwn(t).replace(/[*_~`]/g, '\u200b$&')}`;
+}
+
+/**
+ * One Sources entry: "[S1] *<url|Title>* — Okafor, Lee, 2023, Methods", linked to the exact place
+ * when known (PDF page, wiki heading), then the sentences the answer rests on as quotes. A
+ * document's url comes from front matter, BibTeX or HTML, so it is linked only when safeUrl
+ * accepts it; anything else is shown as inert code text (Slack does not auto-link inside backticks).
  */
 export function sourceLine(c: Citation): string {
   const title = c.title.trim() || c.doc_id;
-  const url = c.url ? safeUrl(c.url) : undefined;
+  const href = c.link ?? c.url;
+  const url = href ? safeUrl(href) : undefined;
   const titlePart = url ? `*<${url}|${linkText(title)}>*` : `*${escapeMrkdwn(title)}*`;
   const details = [authorList(c.authors), c.year !== null ? String(c.year) : 'n.d.', c.section.replace(/\s+/g, ' ').trim()]
     .filter((p) => p !== '')
@@ -245,7 +263,7 @@ export function sourceLine(c: Citation): string {
     .join(', ');
   const refs = c.refs.length ? `[${escapeMrkdwn(c.refs.join(', '))}] ` : '';
   const shown = c.url && !url ? ` \`${escapeMrkdwn(c.url.replace(/[`\s]+/g, ' ').trim().slice(0, 200))}\`` : '';
-  return `${refs}${titlePart} — ${details}${shown}`;
+  return [`${refs}${titlePart} — ${details}${shown}`, ...(c.quotes ?? []).map(quoteLine)].join('\n');
 }
 
 /** The Sources list as sections: a heading and one line per citation, never one source split across two sections. */

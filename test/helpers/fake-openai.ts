@@ -129,3 +129,13 @@ function streamCompletion(res: ServerResponse, model: string, reply: string): vo
   res.write(chunk({}, 'stop'));
   res.end('data: [DONE]\n\n');
 }
+
+/**
+ * The last line of passage `label`'s text in the prompt the model received: what a faithful model
+ * would restate when citing that passage (answers are checked against their cited passages).
+ */
+export function passageLine(messages: ChatMessage[], label: string): string {
+  const user = messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  const m = user.match(new RegExp(`<passage id="${label}">[\\s\\S]*?\\ntext:\\n([\\s\\S]*?)\\n</passage>`));
+  return m ? m[1].trim().split('\n').filter((l) => l.trim() !== '').at(-1)!.trim() : '';
+}

@@ -38,6 +38,12 @@
         box.hidden = false;
         document.getElementById('ask-meta').textContent =
           (r.refused ? 'Refused' : 'Answered') + ' by ' + r.model + ' · groups: ' + r.groups.join(', ') + ' · ' + r.citations.length + ' citation(s) · ' + Math.round(r.timings.totalMs) + ' ms';
+        var named = document.getElementById('ask-source');
+        named.hidden = !r.source;
+        named.textContent = r.source
+          ? 'Source named in the question: ' + r.source.named.join(' · ') +
+            (r.source.restricts ? ' → ' + r.source.documents + ' matching document(s)' : ' (kind lifts passages, does not filter)')
+          : '';
         var answer = document.getElementById('ask-answer');
         answer.textContent = r.answer;
         tbody.textContent = '';

@@ -131,7 +131,7 @@ function askSection(v: DashboardView): Html {
 <label for="question">Question</label><textarea id="question" name="question" rows="2" maxlength="4000" required></textarea>
 <label for="channel">As seen from channel</label><select id="channel" name="channel">${v.channels.map((c) => html`<option value="${c.value}">${c.label}</option>`)}</select>
 <button type="submit">Ask</button> <span id="ask-status" role="status"></span></form>
-<div id="ask-result" hidden><h3>Answer</h3><p class="meta" id="ask-meta"></p><div id="ask-answer" class="answer"></div>
+<div id="ask-result" hidden><h3>Answer</h3><p class="meta" id="ask-meta"></p><p class="meta" id="ask-source" hidden></p><div id="ask-answer" class="answer"></div>
 <h3>Retrieved passages</h3><p class="muted"><small>Highlighted rows were sent to the model (S1..Sn). Ranks are 1-based; "-" means the retriever did not find it.</small></p>
 <table id="ask-passages"><thead><tr><th>#</th><th>Sent</th><th>Document / section</th><th>Dense rank</th><th>BM25 rank</th><th>Fused</th><th>Rerank</th><th>Text</th></tr></thead><tbody></tbody></table></div>
 </section>`;

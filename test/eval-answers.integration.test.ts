@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
 import { refusalText } from '../src/answer/messages.ts';
 import type { EvalReport } from '../src/eval/run.ts';
-import { startFakeOpenAI, type ChatMessage, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { passageLine, startFakeOpenAI, type ChatMessage, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { openTestApp, testEnv } from './helpers/app.ts';
 
 const BIN = path.resolve('bin/labbot.js');
@@ -144,15 +144,15 @@ describe('labbot eval --answers', () => {
 
   it('scores a configured OpenAI-compatible model the same way', async () => {
     const fake = await startFakeOpenAI();
-    // The fake model quotes the start of S1 and cites it, except for two off-corpus questions: one
-    // gets an uncited claim (labbot's citation check turns it into the refusal), one a cited answer.
+    // The fake model restates S1 and cites it, except for two off-corpus questions: one gets an
+    // uncited claim (labbot's citation check turns it into the refusal), the other a cited
+    // restatement of S1 that does not answer it: a false answer the eval must count.
     fake.reply = (messages) => {
       const user = messages.find((m) => m.role === 'user')!.content;
       const question = between(user, '<question>\n', '\n</question>');
       if (question.includes('Mongolia')) return 'The capital of Mongolia is Ulaanbaatar.';
-      if (question.includes('Sistine')) return 'Michelangelo painted it [S1].';
-      const s1 = between(user, '<passage id="S1">', '</passage>');
-      return `${between(s1, 'text:\n', '\n').slice(0, 300)} [S1]`;
+      if (question.includes('Sistine')) return `Painted: ${passageLine(messages, 'S1')} [S1]`;
+      return `${passageLine(messages, 'S1').slice(0, 300)} [S1]`;
     };
     try {
       const env = testEnv({ fileConfig: fileConfig(dir), env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', EMBEDDINGS: 'hash', LLM_MODEL: 'fake-chat' } });
@@ -164,7 +164,7 @@ describe('labbot eval --answers', () => {
       expect(fake.requests.filter((x) => x.path.endsWith('/chat/completions'))).toHaveLength(5);
       expect(out.answers).toMatchObject({ questions: 3, answered: 3, refusal_rate: 0, cites_gold_doc: 1 });
       expect(out.unanswerable).toMatchObject({ questions: 2, false_answer_rate: 0.5 });
-      expect(out.results.find((x) => x.id === 'u2')!.answer).toBe('Michelangelo painted it [S1].');
+      expect(out.results.find((x) => x.id === 'u2')!.answer).toMatch(/^Painted: .+\[S1\]$/);
     } finally {
       await fake.close();
     }

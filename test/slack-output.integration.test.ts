@@ -32,7 +32,9 @@ function folderWithHostileDoc(): string {
 /** The answer, as the model writes it: ~20,000 characters with Markdown that must not become markup. */
 function longAnswer(): string {
   const hostile = 'Ask [the team](!channel) or `<!channel>` and `map<a,b>`; <!here> <@U0123> &lt;ok&gt; [Sign in](javascript:alert(1))';
-  const para = (i: number) => `**Step ${i}.** ${'Block the membrane in 5% milk in TBST for one hour. '.repeat(7)}${i % 10 === 0 ? hostile : ''} [S1]`;
+  // The hostile text rides inside a sentence its passage supports, so the citation check keeps it.
+  const para = (i: number) =>
+    `**Step ${i}.** ${'Block the membrane in 5% milk in TBST for one hour. '.repeat(6)}Block the membrane in 5% milk in TBST for one hour${i % 10 === 0 ? ` with milk and TBST: ${hostile}` : ''}. [S1]`;
   return Array.from({ length: STEPS }, (_, i) => para(i)).join('\n\n');
 }
 
@@ -87,13 +89,17 @@ describe('Slack output and input, end to end', () => {
     }
     const all = calls.map(sectionText).join('\n');
     for (let i = 0; i < STEPS; i++) expect(all).toContain(`*Step ${i}.*`);
-    expect(all.match(/Block the membrane in 5% milk/g)).toHaveLength(STEPS * 7);
+    // Counted in the answer only: the Sources list may quote the same sentence once.
+    expect(answerPart(all).match(/Block the membrane in 5% milk/g)).toHaveLength(STEPS * 7);
     expect(all).toContain('Ask the team or `&lt;!channel&gt;` and `map&lt;a,b&gt;`; &lt;!here&gt; &lt;@U0123&gt; &amp;lt;ok&amp;gt; Sign in');
     const last = calls[calls.length - 1];
     expect(sectionText(last)).toContain('*<https://x.org/%3E%3C!everyone%3E%3Chttps://evil.example/login%7CSign_in_again|Membrane blocking>*');
     for (const c of calls.slice(0, -1)) expect(JSON.stringify(c.body.blocks)).not.toMatch(/\*Sources\*|labbot_feedback/);
     expect(fake.strayMentions).toEqual([]);
   });
+
+  /** The text before the Sources heading. */
+  const answerPart = (text: string) => text.slice(0, text.indexOf('*Sources*') >= 0 ? text.indexOf('*Sources*') : undefined);
 
   it('on msg_blocks_too_long re-splits the message and posts all of it, never a truncated text', async () => {
     openai.reply = () => longAnswer();
@@ -109,7 +115,7 @@ describe('Slack output and input, end to end', () => {
     for (const c of delivered) expect(c.body.blocks).toBeDefined();
     const all = delivered.map(sectionText).join('\n');
     for (let i = 0; i < STEPS; i++) expect(all).toContain(`*Step ${i}.*`);
-    expect(all.match(/Block the membrane in 5% milk/g)).toHaveLength(STEPS * 7);
+    expect(answerPart(all).match(/Block the membrane in 5% milk/g)).toHaveLength(STEPS * 7);
     expect(blocksTextLength(delivered[0].body.blocks)).toBeLessThan(blocksTextLength(calls[0].body.blocks));
   });
 

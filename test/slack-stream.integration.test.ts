@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
 import { openTestApp } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { passageLine, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { channelMessageEnvelope, eventRequest, mentionEnvelope, post } from './helpers/slack-request.ts';
@@ -39,8 +39,9 @@ describe('streamed model answers', () => {
   const inChannel = (method: string, channel: string) => fake.callsOf(method).filter((c) => c.body.channel === channel);
 
   it('streams the answer in the DM thread, escaped, then adds Sources and buttons; the placeholder goes', async () => {
-    const long = `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(12)}Never write <!channel> here [S1].`;
-    openai.reply = () => long;
+    // A restatement of the cited passage (the citation check keeps it) carrying a mention token.
+    openai.reply = (messages) =>
+      `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(12)}${passageLine(messages, 'S1').replace(/\.$/, '')} (never write <!channel> here) [S1].`;
     const ts = '1700010000.000100';
     await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DSTREAM', channelType: 'im', user: 'USTREAM', ts })));
     await fake.waitFor(() => [...fake.streams.values()].find((x) => x.channel === 'DSTREAM' && x.stopped), 30_000);

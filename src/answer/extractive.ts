@@ -42,6 +42,8 @@ const MIN_WORDS = 3;
  * documents, and general-knowledge questions): see the closing figures in docs/design-notes.md.
  */
 const MIN_SUPPORT = 0.5;
+/** Rarity is computed as if the index held at least this many chunks (see termWeightFromDf). */
+const MIN_CORPUS_CHUNKS = 1000;
 /**
  * An asked-for kind of value weighs half a typical content term: most sentences of a paper hold
  * some number or some capitalised name, so finding one is weak evidence on its own.
@@ -220,7 +222,10 @@ const TYPE_TRIGGERS = ANSWER_TYPES.map(
  * groups only, so a word found only in a restricted document weighs as if absent.
  */
 export function termWeightFromDf(df: (term: string) => number, n: number): (term: string) => number {
-  const size = Math.max(n, 1);
+  // In a small index (the sample lab, a new lab's first documents) every word it holds looks common
+  // and any word it lacks ("go", "use") outweighs the whole question; rarity only means something
+  // against a corpus of some size, so the count is taken as at least this many chunks.
+  const size = Math.max(n, MIN_CORPUS_CHUNKS);
   return (term) => {
     const d = Math.min(df(term), size);
     return Math.log(1 + (size - d + 0.5) / (d + 0.5));

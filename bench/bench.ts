@@ -9,8 +9,10 @@
 // - retrieval latency: labbot hybrid, labbot lexical-only, the LangChain tutorial pipeline, and
 //   LangChain's splitter (1000/150, 500/50) with a standard BM25 (bench/latency-child.ts), each in
 //   a fresh process with the same warm-up and the same measured queries; ratios in the same round;
-// - sizing: `labbot serve` itself on that index (fresh process): index load time (catalog from
-//   Chroma), time until /healthz answers, and its peak RSS (VmHWM) after answering the queries.
+// - sizing and restarts: `labbot serve` itself on that index (fresh process), twice: with no
+//   lexical snapshot (the catalog is rebuilt from Chroma) and then with the snapshot the first start
+//   saved: index load time, time from launch to the first answer of POST /api/ask, and peak RSS
+//   (VmHWM) after answering the queries.
 // Every figure is the median over rounds with the range (min-max). Then, once (hash embeddings,
 // no model: lexical figures are deterministic, hybrid ones nearly so): HNSW recall@10 against an
 // exact scan, retrieval quality of the same pipelines on each dataset's test split
@@ -28,6 +30,7 @@ import { percentile, spread } from '../src/eval/stats.ts';
 import { createLogger } from '../src/log.ts';
 import { HashEmbeddings } from '../src/models/hash-embeddings.ts';
 import { freePort, startChromaServer } from '../src/store/chroma-server.ts';
+import { closeRedis, tryConnectRedis } from '../src/store/redis.ts';
 import { loadQuestions, loadSentences, writeCorpus } from './corpus.ts';
 import { clearNamespace } from './redis-clean.ts';
 import { MODES, naiveChunks, type LatencyJob, type LatencyResult, type Mode } from './latency-child.ts';
@@ -65,8 +68,10 @@ const warmup = allQueries.slice(0, nWarmup);
 const queries = allQueries.slice(nWarmup);
 console.error(`bench: Chroma ${chromaUrl}, work dir ${work}, ${runs} rounds, ${queries.length} queries after ${warmup.length} warm-up`);
 
+// Indexed as `labbot ingest` does it with Redis: records are written, so a later `serve` finds them.
+const benchRedis = await tryConnectRedis(base.redisUrl);
 const openIndexApp = (collection: string): Promise<App> =>
-  openApp({ ...base, chromaUrl, collection, sources: [], dataDir: path.join(work, 'data') }, log, { loadCatalog: false });
+  openApp({ ...base, chromaUrl, collection, sources: [], dataDir: path.join(work, 'data') }, log, { loadCatalog: false, redis: benchRedis });
 const childEnv = (collection: string) => ({ ...process.env, CHROMA_URL: chromaUrl, LABBOT_COLLECTION: collection, LABBOT_CONFIG: emptyConfig, LABBOT_DATA_DIR: path.join(work, 'data'), LOG_LEVEL: 'warn' });
 
 /** Runs a bench script in its own process and returns the last line of its output, parsed. */
@@ -111,51 +116,57 @@ for (const c of corpora) {
   console.error(`  naive collection for ${c.size}: ${docs.length} chunks`);
 }
 
-// ---- sizing: `labbot serve` itself ----
+// ---- sizing and restarts: `labbot serve` itself ----
 interface ServeSizing {
+  /** Where the lexical index came from, as serve logged it ("chroma", "snapshot"). */
+  from: string;
   indexLoadMs: number;
-  readyMs: number;
+  firstAnswerMs: number;
   rssPeakMb: number;
 }
-async function measureServe(collection: string): Promise<ServeSizing> {
+/** Starts `labbot serve` on the index; `cold` removes the lexical snapshot first. */
+async function measureServe(collection: string, cold: boolean): Promise<ServeSizing> {
+  if (cold) rmSync(path.join(work, 'data', 'lexical'), { recursive: true, force: true });
   const port = await freePort();
   const t0 = performance.now();
   const proc = spawn(process.execPath, [path.resolve('bin/labbot.js'), 'serve'], {
-    env: { ...childEnv(collection), LABBOT_PORT: String(port), LABBOT_WORKER: 'off', LOG_LEVEL: 'debug' },
+    env: { ...childEnv(collection), LABBOT_PORT: String(port), LABBOT_WORKER: 'off', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  // Logs are JSON lines on stderr; the catalog load reports its own duration.
-  let indexLoadMs = -1;
+  // Logs are JSON lines on stderr; the lexical index load reports its source and duration.
+  let loaded: { from: string; ms: number } | undefined;
   let pending = '';
   proc.stderr.on('data', (d: Buffer) => {
     pending += d.toString();
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';
     for (const line of lines) {
-      if (indexLoadMs < 0 && line.includes('catalog loaded from Chroma')) indexLoadMs = (JSON.parse(line) as { ms: number }).ms;
+      if (!loaded && line.includes('lexical index loaded')) loaded = JSON.parse(line) as { from: string; ms: number };
     }
   });
   const url = `http://127.0.0.1:${port}`;
+  const ask = (question: string) =>
+    fetch(`${url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question }) });
   try {
-    let readyMs = -1;
-    while (readyMs < 0) {
+    // Restart to first answer: the first question is sent as soon as anything listens.
+    let firstAnswerMs = -1;
+    while (firstAnswerMs < 0) {
       if (proc.exitCode !== null) throw new Error(`labbot serve exited with ${proc.exitCode}`);
-      const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
-      if (ok) readyMs = performance.now() - t0;
-      else await new Promise((r) => setTimeout(r, 50));
+      const r = await ask(allQueries[0]).catch(() => undefined);
+      if (r?.ok) firstAnswerMs = performance.now() - t0;
+      else await new Promise((res) => setTimeout(res, 25));
     }
     for (const question of [...warmup, ...queries]) {
-      const r = await fetch(`${url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question }) });
+      const r = await ask(question);
       if (!r.ok) throw new Error(`POST /api/ask answered ${r.status}`);
     }
     const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
     const hwmKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    if (indexLoadMs < 0) throw new Error('labbot serve did not log its catalog load');
-    return { indexLoadMs, readyMs: Math.round(readyMs), rssPeakMb: Math.round(hwmKb / 1024) };
+    if (!loaded) throw new Error('labbot serve did not log its lexical index load');
+    return { from: loaded.from, indexLoadMs: loaded.ms, firstAnswerMs: Math.round(firstAnswerMs), rssPeakMb: Math.round(hwmKb / 1024) };
   } finally {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
-    await clearNamespace(base.redisUrl, collection);
   }
 }
 // ---- rounds ----
@@ -165,6 +176,7 @@ interface Round {
   chromaAlonePerS: number;
   latency: Record<Mode, LatencyResult>;
   serve: ServeSizing;
+  restart: ServeSizing;
 }
 const rounds = new Map<number, Round[]>(sizes.map((s) => [s, []]));
 const recallBySize = new Map<number, { recall: number; p50: number }>();
@@ -221,15 +233,22 @@ try {
       const order = MODES.map((_, i) => MODES[(i + round) % MODES.length]);
       const latency = {} as Record<Mode, LatencyResult>;
       for (const mode of order) latency[mode] = child<LatencyResult>('bench/latency-child.ts', [mode, jobFile], childEnv(collection));
-      const serve = await measureServe(collection);
-      rounds.get(c.size)!.push({ chunks: written, ingestPerS, chromaAlonePerS: alone.chunksPerS, latency, serve });
-      console.error(`  round ${round + 1}/${runs}, ${c.size}: ${written} chunks, ingest ${ingestPerS.toFixed(0)}/s, hybrid p95 ${latency['labbot-hybrid'].p95.toFixed(1)} ms, serve RSS ${serve.rssPeakMb} MB`);
+      const serve = await measureServe(collection, true);
+      const restart = await measureServe(collection, false);
+      if (serve.from !== 'chroma' || restart.from !== 'snapshot') throw new Error(`serve loaded its index from ${serve.from}, then from ${restart.from}`);
+      rounds.get(c.size)!.push({ chunks: written, ingestPerS, chromaAlonePerS: alone.chunksPerS, latency, serve, restart });
+      console.error(
+        `  round ${round + 1}/${runs}, ${c.size}: ${written} chunks, ingest ${ingestPerS.toFixed(0)}/s, hybrid p95 ${latency['labbot-hybrid'].p95.toFixed(1)} ms, ` +
+          `serve first answer ${serve.firstAnswerMs} ms (restart with snapshot ${restart.firstAnswerMs} ms), RSS ${serve.rssPeakMb}/${restart.rssPeakMb} MB`,
+      );
       const drop = await openIndexApp(collection);
       await drop.reset();
       await drop.close();
+      await clearNamespace(base.redisUrl, collection);
     }
   }
 } finally {
+  if (benchRedis) await closeRedis(benchRedis);
   const u = new URL(chromaUrl);
   const client = new ChromaClient({ host: u.hostname, port: Number(u.port), ssl: false });
   for (const c of corpora) await client.deleteCollection({ name: c.naiveCollection }).catch(() => undefined);
@@ -292,11 +311,14 @@ const lines = [
   '',
   '## Sizing: `labbot serve`',
   '',
-  `A fresh \`labbot serve\` process (no worker, Redis if reachable) on the index: the index load (catalog read from Chroma at start-up), the time from launch until \`/healthz\` answers, and the process's peak RSS (VmHWM) after answering the ${warmup.length + queries.length} queries through \`POST /api/ask\` (extractive answers). Chroma's own memory and disk are not included.`,
+  `A fresh \`labbot serve\` process (no worker, Redis if reachable) on the index, started twice per round: first with no lexical snapshot (the catalog is read from Chroma and analysed, then saved), then again (a restart: the catalog comes from that snapshot). Index load is the catalog load as serve logs it; launch to first answer is from spawning the process until \`POST /api/ask\` first answers; peak RSS is the process's VmHWM after answering the ${warmup.length + queries.length + 1} questions (extractive answers). Chroma's own memory and disk are not included.`,
   '',
-  '| chunks | index load s | ready after s | peak RSS MB |',
-  '|---|---|---|---|',
-  ...entries.map(([, rs]) => `| ${chunksOf(rs)} | ${fig(rs.map((r) => r.serve.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.serve.readyMs / 1000))} | ${fig(rs.map((r) => r.serve.rssPeakMb), 0)} |`),
+  '| chunks | lexical index | index load s | launch to first answer s | peak RSS MB |',
+  '|---|---|---|---|---|',
+  ...entries.flatMap(([, rs]) => [
+    `| ${chunksOf(rs)} | rebuilt from Chroma (first start, or no snapshot) | ${fig(rs.map((r) => r.serve.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.serve.firstAnswerMs / 1000))} | ${fig(rs.map((r) => r.serve.rssPeakMb), 0)} |`,
+    `| ${chunksOf(rs)} | from its snapshot (a restart) | ${fig(rs.map((r) => r.restart.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.restart.firstAnswerMs / 1000))} | ${fig(rs.map((r) => r.restart.rssPeakMb), 0)} |`,
+  ]),
   '',
   '## Ingest',
   '',

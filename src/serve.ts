@@ -17,7 +17,7 @@ import { closeRedis, tryConnectRedis, type Redis } from './store/redis.ts';
 import { redactUrls } from './log.ts';
 import { createAdminRouter, dashboardStartCheck, readyzRouter } from './admin/dashboard.ts';
 import { createMetrics, type Metrics } from './admin/metrics.ts';
-import { createSlackBot, type SlackBot } from './slack/bot.ts';
+import type { SlackBot } from './slack/bot.ts';
 import { createBackgroundReindexer } from './slack/reindexer.ts';
 import { createQueueReindexer } from './queue/reindexer.ts';
 import { createActivityStore, type ActivityStore } from './store/activity.ts';
@@ -85,6 +85,8 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   let slack: SlackBot | undefined;
   if (config.slack && redis && activity) {
     const reindexer = queue ? createQueueReindexer(app, queue.queue) : createBackgroundReindexer(app);
+    // Bolt is loaded only when Slack is configured: it is a fifth of the CLI's start-up time.
+    const { createSlackBot } = await import('./slack/bot.ts');
     slack = await createSlackBot({ app, config, redis, activity, reindexer, log, keyPrefix: `${app.ns}:` });
     if (slack.router) routers.push(slack.router);
   } else if (config.slack) {

@@ -52,6 +52,12 @@ const runs = Math.max(1, Number(values.runs));
 const nQueries = Number(values.queries);
 const nWarmup = Number(values.warmup);
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
+// The code measured: figures belong to a commit (uncommitted changes are flagged).
+const commit = (() => {
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim() || 'unknown';
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).stdout.trim();
+  return dirty ? `${head} (with uncommitted changes)` : head;
+})();
 
 const log = createLogger('warn');
 const work = mkdtempSync(path.join(os.tmpdir(), 'labbot-bench-'));
@@ -303,7 +309,7 @@ const chunksOf = (rs: Round[]) => fig(rs.map((r) => r.chunks), 0);
 const lines = [
   '# labbot benchmark results',
   '',
-  `Written entirely by \`${command}\`; nothing here is edited by hand.`,
+  `Written entirely by \`${command}\` at commit ${commit}; nothing here is edited by hand.`,
   '',
   `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GB RAM, Node ${process.version}, load average at the end ${os.loadavg()[0].toFixed(1)}. ` +
     `Embeddings: offline hash (384-d). Chroma: local server. Corpus: synthetic heading-less papers built from PubMedQA sentences; queries: PubMedQA questions. ` +

@@ -50,6 +50,21 @@ describe('without an admin token', () => {
     expect(res.body).not.toContain('NIGHTJAR');
   });
 
+  it('never lets the dashboard ask as a channel either: no channel to pick, and a forged one is refused', async () => {
+    const page = await call(`${s.url}/admin`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.body).not.toContain('value="CPI"');
+    const cookie = String(page.headers['set-cookie']).split(';')[0];
+    const csrf = /data-csrf="([^"]+)"/.exec(page.body)![1];
+    const headers = { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf };
+    const forged = await call(`${s.url}/admin/api/ask`, { method: 'POST', headers, body: JSON.stringify({ question: 'What is the renewal code word?', channel: 'CPI' }) });
+    expect(forged.status).toBe(403);
+    expect(forged.body).toContain('LABBOT_ADMIN_TOKEN');
+    expect(forged.body).not.toContain('NIGHTJAR');
+    const asPublic = await call(`${s.url}/admin/api/ask`, { method: 'POST', headers, body: JSON.stringify({ question: 'How is the ultracentrifuge rotor cleaned?', channel: 'public' }) });
+    expect(asPublic.status).toBe(200);
+  });
+
   it('answers public questions asked directly on a loopback name', async () => {
     const res = await askJson(s, { question: 'How is the ultracentrifuge rotor cleaned?' });
     expect(res.status).toBe(200);

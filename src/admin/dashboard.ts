@@ -213,9 +213,11 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     admin.use('/queues', (_req, res) => sendHtml(res, 503, messagePage('Queue unavailable', 'Redis is not reachable, so this process has no queue.')));
   }
 
+  // Asking as a channel (which can open restricted groups) needs the admin token, here as on
+  // POST /api/ask: without one, the loopback-only dashboard asks as public only.
   const channelOptions = () => [
     { value: 'public', label: `public (groups: ${groupsForChannel(config.access).join(', ')})` },
-    ...Object.keys(config.access.channels).map((ch) => ({ value: ch, label: `${ch} (groups: ${groupsForChannel(config.access, ch).join(', ')})` })),
+    ...(config.adminToken ? Object.keys(config.access.channels) : []).map((ch) => ({ value: ch, label: `${ch} (groups: ${groupsForChannel(config.access, ch).join(', ')})` })),
   ];
 
   async function recentActivity(limit: number): Promise<QuestionRecord[] | undefined> {
@@ -357,6 +359,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     if (!parsed.success) return sendJson(res, 400, { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
     const { question } = parsed.data;
     const channelName = parsed.data.channel && parsed.data.channel !== 'public' ? parsed.data.channel : undefined;
+    if (channelName && !config.adminToken) return sendJson(res, 403, { error: 'Asking as a channel needs LABBOT_ADMIN_TOKEN; without it the dashboard asks as public only.' });
     if (channelName && !(channelName in config.access.channels)) return sendJson(res, 400, { error: `unknown channel "${channelName}"` });
     const groups = groupsForChannel(config.access, channelName);
     const t0 = performance.now();

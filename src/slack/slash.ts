@@ -1,6 +1,6 @@
 // `/labbot ask|reindex|status|help`. Bolt's ack() is called before anything else (Slack gives 3 s);
 // answers and progress then go to the command's response_url via respond().
-import type { RespondFn, SlashCommand } from '@slack/bolt';
+import type { RespondFn, SlashCommand, webApi } from '@slack/bolt';
 import { messages, type Language } from '../answer/messages.ts';
 import { detectLanguage } from '../search/tokenize.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
@@ -11,6 +11,7 @@ import { slackToPlain } from './slack-text.ts';
 import { conversationText } from './conversation-texts.ts';
 import { withShareButton } from './share.ts';
 import type { HandlerDeps } from './types.ts';
+import { usersInfoLookup } from './user-names.ts';
 
 async function ephemeral(respond: RespondFn, deps: HandlerDeps, msg: SlackMessage): Promise<void> {
   try {
@@ -71,6 +72,8 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
 /** What slash handlers may need beyond respond(): a direct message to the user who ran the command. */
 export interface SlashExtras {
   dm?: (user: string, mrkdwn: string) => Promise<void>;
+  /** The Web API client: names of mentioned users (users.info). */
+  client?: webApi.WebClient;
 }
 
 /**
@@ -133,7 +136,8 @@ export async function statusText(deps: HandlerDeps): Promise<string> {
 }
 
 export async function handleSlashCommand(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, extras: SlashExtras = {}): Promise<void> {
-  const text = slackToPlain(command.text).trim();
+  const names = extras.client ? await deps.userNames.namesFor([command.text], usersInfoLookup(extras.client)) : undefined;
+  const text = slackToPlain(command.text, names).trim();
   const [sub = '', ...rest] = text.split(/\s+/);
   const arg = rest.join(' ').trim();
   switch (sub.toLowerCase()) {

@@ -1,4 +1,4 @@
-// Mentioned users read by name, end to end against
+// Mentioned users read by name, and private answers that never lose their tail, end to end against
 // the strict fake Slack (real Bolt, Redis, Chroma; the model is a fake OpenAI endpoint).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -10,10 +10,12 @@ import { namesIn, threadHistory } from '../src/slack/mentions.ts';
 import { createUserDirectory } from '../src/slack/user-names.ts';
 import { openTestApp } from './helpers/app.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { findMentions, startFakeSlack, type FakeSlack } from './helpers/fake-slack.ts';
+import { blocksTextLength, findMentions, startFakeSlack, validateMessage, type FakeSlack } from './helpers/fake-slack.ts';
 import { captureLog } from './helpers/log-capture.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { appHomeOpenedEnvelope, blockActionRequest, eventRequest, mentionEnvelope, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
+
+const STEPS = 170;
 
 function labFolder(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-names-'));
@@ -25,12 +27,18 @@ function labFolder(): string {
   return dir;
 }
 
+/** An answer too long for 5 messages (~65,000 characters, ~11,000 per message). */
+function veryLongAnswer(): string {
+  const para = (i: number) => `**Step ${i}.** ${'Block the membrane in 5% milk in TBST for one hour. '.repeat(6)}Block the membrane in 5% milk in TBST for one hour. [S1]`;
+  return Array.from({ length: STEPS }, (_, i) => para(i)).join('\n\n');
+}
+
 type Blocks = { type: string; text?: { text: string }; elements?: { action_id?: string; value?: string }[] }[];
 const sectionText = (body: Record<string, unknown>) => ((body.blocks as Blocks) ?? []).filter((b) => b.type === 'section').map((b) => b.text!.text).join('\n');
 const actionValue = (body: Record<string, unknown>, actionId: string) =>
   ((body.blocks as Blocks) ?? []).flatMap((b) => b.elements ?? []).find((e) => e.action_id === actionId)?.value;
 
-describe('mentioned users by name', () => {
+describe('mentioned users by name; private answers in full', () => {
   let app: App;
   let fake: FakeSlack;
   let openai: FakeOpenAI;
@@ -134,5 +142,52 @@ describe('mentioned users by name', () => {
     expect(JSON.stringify(view)).toContain('what did @&lt;!channel&gt;');
     expect(findMentions(view)).toEqual([]);
     expect(fake.strayMentions).toEqual([]);
+  });
+
+  it('a private answer needing 6+ messages loses nothing: 4 go to response_url, the rest by chat.postEphemeral', async () => {
+    openai.reply = () => veryLongAnswer();
+    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How do we block the membrane?', channel: 'CLONGP', responseUrl: fake.responseUrl('long-priv') }));
+    const done = () => [...fake.responses.filter((r) => r.id === 'long-priv').map((r) => r.body), ...fake.callsOf('chat.postEphemeral').filter((c) => c.body.channel === 'CLONGP').map((c) => c.body)];
+    const bodies = await fake.waitFor(() => {
+      const b = done();
+      return b.length && actionValue(b[b.length - 1], 'labbot_feedback_up') ? b : undefined;
+    }, 30_000);
+    expect(bodies.length).toBeGreaterThanOrEqual(6);
+    expect(fake.rejected.filter((r) => r.method === 'response_url' || r.body.channel === 'CLONGP')).toEqual([]);
+    expect(fake.responses.filter((r) => r.id === 'long-priv')).toHaveLength(4);
+    for (const c of fake.callsOf('chat.postEphemeral').filter((c) => c.body.channel === 'CLONGP')) expect(c.body.user).toBe('UASKER');
+    for (const b of bodies) expect(validateMessage(b)).toBeUndefined();
+    const all = bodies.map(sectionText).join('\n');
+    for (let i = 0; i < STEPS; i++) expect(all).toContain(`*Step ${i}.*`);
+    expect(actionValue(bodies[bodies.length - 1], 'labbot_share')).toBeDefined();
+  });
+
+  it('where chat.postEphemeral cannot reach the asker, the rest goes by direct message and the fifth post says so', async () => {
+    openai.reply = () => veryLongAnswer();
+    fake.failNext('chat.postEphemeral', { error: 'channel_not_found' });
+    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How do we block the membrane, again?', channel: 'CNOTIN', user: 'UDMUSER', responseUrl: fake.responseUrl('long-dm') }));
+    const note = await fake.waitFor(() => fake.responses.filter((r) => r.id === 'long-dm')[4], 60_000);
+    expect(JSON.stringify(note.body)).toContain('direct messages');
+    const viaUrl = fake.responses.filter((r) => r.id === 'long-dm').slice(0, 4).map((r) => r.body);
+    const viaDm = fake.callsOf('chat.postMessage').filter((c) => c.body.channel === 'UDMUSER').map((c) => c.body);
+    expect(viaDm.length).toBeGreaterThanOrEqual(2);
+    const all = [...viaUrl, ...viaDm].map(sectionText).join('\n');
+    for (let i = 0; i < STEPS; i++) expect(all).toContain(`*Step ${i}.*`);
+    expect(actionValue(viaDm[viaDm.length - 1], 'labbot_feedback_up')).toBeDefined();
+  });
+
+  it('a part chat.postEphemeral refuses as too long (msg_blocks_too_long) is re-split and sent, never truncated', async () => {
+    openai.reply = () => veryLongAnswer();
+    fake.failNext('chat.postEphemeral', { error: 'msg_blocks_too_long' });
+    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How do we block the membrane, step by step?', channel: 'CRESPLIT', responseUrl: fake.responseUrl('long-resplit') }));
+    const ephemerals = () => fake.callsOf('chat.postEphemeral').filter((c) => c.body.channel === 'CRESPLIT');
+    await fake.waitFor(() => {
+      const e = ephemerals();
+      return e.length > 1 && actionValue(e[e.length - 1].body, 'labbot_feedback_up');
+    }, 30_000);
+    const [refused, ...sent] = ephemerals();
+    expect(blocksTextLength(sent[0].body.blocks)).toBeLessThan(blocksTextLength(refused.body.blocks));
+    const all = [...fake.responses.filter((r) => r.id === 'long-resplit').map((r) => r.body), ...sent.map((c) => c.body)].map(sectionText).join('\n');
+    for (let i = 0; i < STEPS; i++) expect(all).toContain(`*Step ${i}.*`);
   });
 });

@@ -41,6 +41,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'assistant.threads.setStatus': ['chat:write'],
   'assistant.threads.setSuggestedPrompts': ['assistant:write'],
   'views.publish': [],
+  'chat.postEphemeral': ['chat:write'],
+  'users.info': ['users:read'],
 };
 const HISTORY_SCOPE: Record<string, string> = { channel: 'channels:history', group: 'groups:history', im: 'im:history', mpim: 'mpim:history' };
 // Events and the scope each subscription needs (docs.slack.dev/reference/events/*).
@@ -87,7 +89,8 @@ describe('manifest.json matches what labbot calls and listens to', () => {
       const n = answers();
       await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel, ts: parent })));
       await until(n + 2);
-      await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice?', channel, threadTs: parent, channelType: type })));
+      // A follow-up naming a colleague: the mention is read by name (users.info).
+      await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice, as <@UPI> does?', channel, threadTs: parent, channelType: type })));
       await until(n + 4);
       events.add('app_mention').add(`message.${type === 'channel' ? 'channels' : type === 'group' ? 'groups' : 'mpim'}`);
     }

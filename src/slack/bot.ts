@@ -23,6 +23,7 @@ import { createThreadTracker } from './threads.ts';
 import { createShareStore, SHARE_ACTION, shareAnswer } from './share.ts';
 import { ASK_SHORTCUT, publishHome } from './surfaces.ts';
 import type { HandlerDeps } from './types.ts';
+import { createUserDirectory } from './user-names.ts';
 
 export interface SlackBotDeps {
   app: App;
@@ -80,6 +81,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     dedupe: createDeduper(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
     threads: createThreadTracker(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
     shares: createShareStore(deps.redis, deps.keyPrefix ?? 'labbot:', log),
+    userNames: createUserDirectory({ log }),
     log,
   };
   const clientOptions = {
@@ -189,7 +191,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       // A user id as channel posts in the app's direct conversation with that user.
       await client.chat.postMessage({ channel: user, ...noticeMessage(mrkdwn) });
     };
-    const work = () => handleSlashCommand(handlerDeps, command, respond, { dm });
+    const work = () => handleSlashCommand(handlerDeps, command, respond, { dm, client });
     await runner.track(sub === 'ask' ? limit(work) : work());
   });
 

@@ -14,6 +14,9 @@ export interface ConversationTexts {
   /** Assistant thread status (shown after the app's name), with the queue position in busy moments. */
   status(position: number): string;
   reindexDone: string;
+  /** A private answer longer than response_url takes: where its rest went. */
+  restByDm: string;
+  restUndeliverable: string;
 }
 
 const TEXTS: Record<Language, ConversationTexts> = {
@@ -27,6 +30,8 @@ const TEXTS: Record<Language, ConversationTexts> = {
     reindexProgressByDm: 'Re-sync progress',
     status: (n) => (n <= 0 ? 'is searching the lab’s papers…' : n === 1 ? 'is busy: yours is next…' : `is busy: ${n - 1} questions before yours…`),
     reindexDone: 'Re-sync finished',
+    restByDm: 'This answer is longer than Slack lets me reply here: the rest is in your direct messages with labbot.',
+    restUndeliverable: 'This answer is longer than Slack lets me reply here, and I could not send you all of the rest. Ask again in a direct message to labbot.',
   },
   es: {
     queued: (n) => (n <= 1 ? '(ocupado ahora mismo: la tuya es la siguiente)' : `(ocupado ahora mismo: ${n - 1} preguntas antes de la tuya)`),
@@ -38,6 +43,8 @@ const TEXTS: Record<Language, ConversationTexts> = {
     reindexProgressByDm: 'Progreso de la resincronización',
     status: (n) => (n <= 0 ? 'está buscando en los artículos del laboratorio…' : n === 1 ? 'está ocupado: la tuya es la siguiente…' : `está ocupado: ${n - 1} preguntas antes de la tuya…`),
     reindexDone: 'Resincronización terminada',
+    restByDm: 'Esta respuesta es más larga de lo que Slack me deja responder aquí: el resto está en tus mensajes directos con labbot.',
+    restUndeliverable: 'Esta respuesta es más larga de lo que Slack me deja responder aquí y no pude enviarte todo el resto. Vuelve a preguntar por mensaje directo a labbot.',
   },
 };
 

@@ -11,7 +11,8 @@ import { entryFor, type ActivitySource } from '../store/activity.ts';
 import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, resplitIfTooLong, splitText, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
-import { slackToPlain } from './slack-text.ts';
+import { slackToPlain, type UserNames } from './slack-text.ts';
+import { usersInfoLookup } from './user-names.ts';
 import { conversationText } from './conversation-texts.ts';
 import { createAnswerStream } from './stream.ts';
 import type { HandlerDeps } from './types.ts';
@@ -38,10 +39,15 @@ export interface SlackQuestion {
   team?: string;
   /** Where labbot cannot post in the conversation (not a member): another way to reach the asker. */
   undeliverable?: (msg: SlackMessage) => Promise<void>;
+  /** Names of the users mentioned in `text` (users.info), once looked up; "@user" without them. */
+  names?: UserNames;
 }
 
 /** The question text as asked, without the mention of labbot. */
-export const questionText = (q: Pick<SlackQuestion, 'text' | 'botUserId'>) => slackToPlain(stripMention(q.text, q.botUserId));
+export const questionText = (q: Pick<SlackQuestion, 'text' | 'botUserId' | 'names'>) => slackToPlain(stripMention(q.text, q.botUserId), q.names);
+
+/** Names for the users mentioned in Slack texts, through the deps' cached users.info. */
+export const namesIn = (client: WebClient, deps: Pick<HandlerDeps, 'userNames'>) => (texts: string[]) => deps.userNames.namesFor(texts, usersInfoLookup(client));
 
 /**
  * Posts the "Searching…" placeholder (with the queue position when answers are waiting) in the
@@ -93,10 +99,12 @@ export async function threadHistory(
   client: WebClient,
   q: Pick<SlackQuestion, 'channel' | 'threadTs' | 'eventTs' | 'botUserId'>,
   skipTs: string[],
+  /** Looks up the names of users mentioned in the turns; without it they read "@user". */
+  names?: (texts: string[]) => Promise<UserNames>,
 ): Promise<HistoryTurn[]> {
   if (!q.threadTs) return [];
   const seen = new Set<string>([q.eventTs, ...skipTs]);
-  let turns: HistoryTurn[] = [];
+  let turns: { role: HistoryTurn['role']; slack: string }[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_REPLY_PAGES; page++) {
     const res = await client.conversations.replies({ channel: q.channel, ts: q.threadTs, limit: REPLIES_PAGE, ...(cursor ? { cursor } : {}) });
@@ -109,13 +117,16 @@ export async function threadHistory(
       const text = (m.text ?? '').trim();
       if (!text) continue;
       const fromBot = Boolean(m.bot_id) || (q.botUserId !== undefined && m.user === q.botUserId);
-      turns.push({ role: fromBot ? 'assistant' : 'user', text: slackToPlain(fromBot ? text : stripMention(text, q.botUserId)) });
+      turns.push({ role: fromBot ? 'assistant' : 'user', slack: fromBot ? text : stripMention(text, q.botUserId) });
     }
     if (turns.length > MAX_HISTORY) turns = turns.slice(-MAX_HISTORY);
     cursor = res.response_metadata?.next_cursor || undefined;
     if (!res.has_more || !cursor) break;
   }
-  return turns.slice(-MAX_HISTORY);
+  // Converted once the tail is known, so only the users of the kept turns are looked up.
+  turns = turns.slice(-MAX_HISTORY);
+  const known = names ? await names(turns.map((t) => t.slack)) : undefined;
+  return turns.map((t) => ({ role: t.role, text: slackToPlain(t.slack, known) }));
 }
 
 /** Asks the chat model (when there is one) to make the follow-up standalone; carry-over otherwise. */
@@ -188,6 +199,8 @@ function withNotes(msgs: SlackMessage[], notes: string[] | undefined): SlackMess
  */
 export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, q: SlackQuestion, placeholderTs?: string): Promise<void> {
   const { app, log } = deps;
+  // Mentioned users by name, looked up here (after the placeholder, so it is not held up by users.info).
+  if (!q.names) q = { ...q, names: await namesIn(client, deps)([stripMention(q.text, q.botUserId)]) };
   const question = questionText(q);
   let lang: Language = detectLanguage(question);
   const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs, eventId: q.eventId, undeliverable: q.undeliverable };
@@ -206,7 +219,7 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
     let history: HistoryTurn[] = [];
     if (q.inThread) {
       try {
-        history = await threadHistory(client, q, where.placeholderTs ? [where.placeholderTs] : []);
+        history = await threadHistory(client, q, where.placeholderTs ? [where.placeholderTs] : [], namesIn(client, deps));
       } catch (err) {
         log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not read the thread; answering without its history');
       }

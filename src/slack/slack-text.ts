@@ -4,7 +4,7 @@
 // user names come from a resolver passed in (no Slack call here). Hand-written: Bolt and the Web
 // API client send and receive this format but ship no decoder for it.
 
-/** A user id -> display name lookup the caller already has (cache, users.info result); undefined when unknown. */
+/** A user id -> display name lookup the caller already has (user-names.ts); undefined when unknown. Names are plain text. */
 export type UserNames = (userId: string) => string | undefined;
 
 const ENTITY: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&' };
@@ -14,10 +14,11 @@ function decodeEntities(text: string): string {
   return text.replace(/&(?:lt|gt|amp);/g, (e) => ENTITY[e]);
 }
 
+/** The plain text of one <…> token. Parts Slack sent are decoded here; a resolved name is already plain. */
 function token(inner: string, names: UserNames | undefined): string {
   const bar = inner.indexOf('|');
-  const target = bar === -1 ? inner : inner.slice(0, bar);
-  const label = bar === -1 ? '' : inner.slice(bar + 1).trim();
+  const target = decodeEntities(bar === -1 ? inner : inner.slice(0, bar));
+  const label = bar === -1 ? '' : decodeEntities(inner.slice(bar + 1)).trim();
   if (target.startsWith('@')) {
     // Never the raw id: "u999" is no search term and no name a reader knows.
     const name = names?.(target.slice(1)) ?? label.replace(/^@/, '');
@@ -42,6 +43,6 @@ function token(inner: string, names: UserNames | undefined): string {
 export function slackToPlain(text: string, names?: UserNames): string {
   return text
     .split(/(<[^<>\n]*>)/)
-    .map((part) => (part.startsWith('<') && part.endsWith('>') ? decodeEntities(token(part.slice(1, -1), names)) : decodeEntities(part)))
+    .map((part) => (part.startsWith('<') && part.endsWith('>') ? token(part.slice(1, -1), names) : decodeEntities(part)))
     .join('');
 }

@@ -1,16 +1,18 @@
 // `/labbot ask|reindex|status|help`. Bolt's ack() is called before anything else (Slack gives 3 s);
 // answers and progress then go to the command's response_url via respond().
-import type { RespondFn, SlashCommand } from '@slack/bolt';
+import type { RespondFn, SlashCommand, webApi } from '@slack/bolt';
 import { messages, type Language } from '../answer/messages.ts';
 import { detectLanguage } from '../search/tokenize.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor } from '../store/activity.ts';
-import { answerMessages, escapeMrkdwn, noticeMessage, type SlackMessage } from './format.ts';
+import { answerMessages, escapeMrkdwn, noticeMessage, resplitIfTooLong, type SlackMessage } from './format.ts';
+import { deliver } from './mentions.ts';
 import { slackText } from './messages.ts';
 import { slackToPlain } from './slack-text.ts';
 import { conversationText } from './conversation-texts.ts';
 import { withShareButton } from './share.ts';
 import type { HandlerDeps } from './types.ts';
+import { usersInfoLookup } from './user-names.ts';
 
 async function ephemeral(respond: RespondFn, deps: HandlerDeps, msg: SlackMessage): Promise<void> {
   try {
@@ -27,7 +29,48 @@ function accessFor(command: SlashCommand): { channel?: string; user?: string } {
   return command.channel_id.startsWith('D') ? { user: command.user_id } : { channel: command.channel_id };
 }
 
-async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, question: string): Promise<void> {
+/** Posts one response_url takes (Slack answers used_url after the fifth). */
+const RESPONSE_URL_POSTS = 5;
+
+/**
+ * A private answer, never cut short: up to 5 messages go to the response_url; a longer answer
+ * sends its first 4 there and the rest with chat.postEphemeral (also seen by the asker alone).
+ * Where that fails (labbot is not in the channel, a DM between people) the rest goes to the
+ * asker's direct messages with labbot, and the fifth response_url post says so.
+ */
+async function answerPrivately(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, client: webApi.WebClient | undefined, msgs: SlackMessage[], lang: Language): Promise<void> {
+  if (msgs.length <= RESPONSE_URL_POSTS || !client) {
+    if (msgs.length > RESPONSE_URL_POSTS) deps.log.error({ messages: msgs.length }, 'no Web API client: a private answer longer than response_url takes loses its tail');
+    for (const m of msgs) await ephemeral(respond, deps, m);
+    return;
+  }
+  const viaUrl = msgs.slice(0, RESPONSE_URL_POSTS - 1);
+  let rest = msgs.slice(RESPONSE_URL_POSTS - 1);
+  for (const m of viaUrl) await ephemeral(respond, deps, m);
+  while (rest.length) {
+    try {
+      await client.chat.postEphemeral({ channel: command.channel_id, user: command.user_id, text: rest[0].text, blocks: rest[0].blocks });
+      rest = rest.slice(1);
+    } catch (err) {
+      const smaller = resplitIfTooLong(err, rest[0]); // Slack counted more than we did: smaller parts, never truncated
+      if (smaller) {
+        rest = [...smaller, ...rest.slice(1)];
+        continue;
+      }
+      deps.log.warn({ channel: command.channel_id, err: (err as { data?: { error?: string } }).data?.error ?? (err as Error).message }, 'chat.postEphemeral failed; the rest of the private answer goes by direct message');
+      break;
+    }
+  }
+  if (!rest.length) return;
+  // A user id as channel posts in the app's direct conversation with that user; deliver() re-splits
+  // what Slack finds too long and falls back to plain text, and says when nothing got through.
+  let lost = false;
+  const where = { channel: command.user_id, threadTs: undefined, placeholderTs: undefined, eventId: `slash:${command.trigger_id}` };
+  await deliver(client, deps, { ...where, undeliverable: async () => void (lost = true) }, rest);
+  await notice(respond, deps, escapeMrkdwn(lost ? conversationText(lang).restUndeliverable : conversationText(lang).restByDm));
+}
+
+async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, question: string, client?: webApi.WebClient): Promise<void> {
   const { app } = deps;
   let lang: Language = detectLanguage(question);
   if (!question) return notice(respond, deps, escapeMrkdwn(messages(lang).emptyQuestion));
@@ -60,7 +103,7 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
         deps.log.warn({ err: (err as Error).message }, 'could not keep the answer for sharing; no Share button');
       }
     }
-    for (const m of msgs) await ephemeral(respond, deps, m);
+    await answerPrivately(deps, command, respond, client, msgs, lang);
   } catch (err) {
     const down = err instanceof ChromaUnavailableError;
     deps.log.error({ err, command: command.command, trigger: command.trigger_id }, 'slash ask failed');
@@ -71,6 +114,8 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
 /** What slash handlers may need beyond respond(): a direct message to the user who ran the command. */
 export interface SlashExtras {
   dm?: (user: string, mrkdwn: string) => Promise<void>;
+  /** The Web API client: names of mentioned users, and the part of a long answer response_url cannot take. */
+  client?: webApi.WebClient;
 }
 
 /**
@@ -133,12 +178,13 @@ export async function statusText(deps: HandlerDeps): Promise<string> {
 }
 
 export async function handleSlashCommand(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, extras: SlashExtras = {}): Promise<void> {
-  const text = slackToPlain(command.text).trim();
+  const names = extras.client ? await deps.userNames.namesFor([command.text], usersInfoLookup(extras.client)) : undefined;
+  const text = slackToPlain(command.text, names).trim();
   const [sub = '', ...rest] = text.split(/\s+/);
   const arg = rest.join(' ').trim();
   switch (sub.toLowerCase()) {
     case 'ask':
-      return ask(deps, command, respond, arg);
+      return ask(deps, command, respond, arg, extras.client);
     case 'reindex':
       return reindex(deps, command, respond, arg, extras);
     case 'status':

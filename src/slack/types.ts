@@ -7,6 +7,7 @@ import type { Deduper } from './dedupe.ts';
 import type { Reindexer } from './reindexer.ts';
 import type { ThreadTracker } from './threads.ts';
 import type { ShareStore } from './share.ts';
+import type { UserDirectory } from './user-names.ts';
 
 export interface HandlerDeps {
   app: App;
@@ -16,5 +17,7 @@ export interface HandlerDeps {
   dedupe: Deduper;
   threads: ThreadTracker;
   shares: ShareStore;
+  /** Names of mentioned users (users.info), cached. */
+  userNames: UserDirectory;
   log: Logger;
 }

@@ -56,7 +56,17 @@ export interface FakeSlack {
   hold(method: string, match?: (body: Record<string, unknown>) => boolean): () => void;
   /** chat.startStream messages by ts: channel, the text streamed so far, and whether stopped. */
   streams: Map<string, { channel: string; text: string; stopped: boolean }>;
+  /** Workspace members users.info knows, by id; any other id is user_not_found. */
+  users: Map<string, FakeUser>;
   close(): Promise<void>;
+}
+
+export interface FakeUser {
+  /** The handle (user.name). */
+  name: string;
+  /** profile.display_name: may be "" when the person never set one (Slack then shows the real name). */
+  display_name: string;
+  real_name: string;
 }
 
 export interface StrayMention {
@@ -248,6 +258,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let port = 0;
   const held = createHolds();
   const surfaces = createSurfaceState(() => nextTs());
+  const users = new Map<string, FakeUser>();
 
   const send = (res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -273,6 +284,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       }
       case 'reactions.add':
         return { ok: true };
+      case 'users.info': {
+        // As Slack answers it: the user object, names both at the top and in profile.
+        if (typeof body.user !== 'string' || !body.user) return { ok: false, error: 'invalid_arguments' };
+        const u = users.get(body.user);
+        if (!u) return { ok: false, error: 'user_not_found' };
+        const profile = { display_name: u.display_name, display_name_normalized: u.display_name, real_name: u.real_name, real_name_normalized: u.real_name };
+        return { ok: true, user: { id: body.user, team_id: 'T0LAB', name: u.name, deleted: false, real_name: u.real_name, is_bot: false, profile } };
+      }
       case 'conversations.replies':
         return repliesPage(threads.get(`${channel}:${String(body.ts)}`) ?? [], body);
       case 'apps.connections.open':
@@ -365,6 +384,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     calls,
     responses,
     threads,
+    users,
     wsReceived,
     failNext(method, failure) {
       failures.set(method, [...(failures.get(method) ?? []), failure]);

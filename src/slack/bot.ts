@@ -10,7 +10,7 @@ import type { Config } from '../config.ts';
 import type { ActivityStore, Vote } from '../store/activity.ts';
 import { createDeduper } from './dedupe.ts';
 import { handleFeedback } from './feedback.ts';
-import { FEEDBACK_DOWN, FEEDBACK_UP, noticeMessage } from './format.ts';
+import { FEEDBACK_DOWN, FEEDBACK_UP, noticeMessage, type SlackMessage } from './format.ts';
 import type { Reindexer } from './reindexer.ts';
 import { createLimiter } from './limiter.ts';
 import { fastEventAck, type FastEventAck } from './fast-ack.ts';
@@ -248,12 +248,15 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     await runner.track(publishHome(client, handlerDeps, event.user));
   });
 
-  bolt.action(SHARE_ACTION, async ({ ack, action, body, respond }) => {
+  bolt.action(SHARE_ACTION, async ({ ack, action, body, respond, client }) => {
     await ack();
     if (action.type !== 'button') return;
     const refusedIn = async (channel: string) =>
       deps.config.slackConnect === 'refuse' && (await handlerDeps.threads.isShared(channel)) ? conversationText('en').connectRefused : undefined;
-    await runner.track(shareAnswer(handlerDeps.shares, action.value ?? '', body.user.id, respond, log, refusedIn));
+    const postToChannel = async (channel: string, m: SlackMessage) => {
+      await client.chat.postMessage({ channel, text: m.text, blocks: m.blocks, unfurl_links: false });
+    };
+    await runner.track(shareAnswer(handlerDeps.shares, action.value ?? '', body.user.id, respond, log, refusedIn, postToChannel));
   });
 
   bolt.error(async (err) => {

@@ -59,6 +59,8 @@ export function withShareButton(msgs: SlackMessage[], id: string, lang: Language
   return [...msgs.slice(0, -1), { ...last, blocks: [...last.blocks, button] }];
 }
 
+const RESPONSE_URL_POSTS = 5;
+
 /** The asker clicked Share: the same answer goes to the channel, with who asked (labbot's own mention). */
 export async function shareAnswer(
   store: ShareStore,
@@ -68,6 +70,8 @@ export async function shareAnswer(
   log: Logger,
   /** True when the answer may not go to that channel (Slack Connect, refused by config). */
   refusedIn?: (channel: string) => Promise<string | undefined>,
+  /** Posts to the channel with the Web API: parts past what response_url takes (5 posts). */
+  postToChannel?: (channel: string, m: SlackMessage) => Promise<void>,
 ): Promise<boolean> {
   const shared = await store.load(id);
   const lang: Language = shared?.view.language ?? 'en';
@@ -90,6 +94,9 @@ export async function shareAnswer(
   const msgs = answerMessages(view, { recordId: id });
   const attribution: Block = { type: 'context', elements: [{ type: 'mrkdwn', text: TEXTS[lang].asked(shared.asker, escapeMrkdwn(shared.question)) }] };
   msgs[0] = { ...msgs[0], blocks: [attribution, ...msgs[0].blocks] };
-  for (const m of msgs) await respond({ response_type: 'in_channel', replace_original: false, text: m.text, blocks: m.blocks });
+  // response_url takes at most 5 posts; a longer answer goes on with chat.postMessage, in order.
+  const viaUrl = postToChannel && msgs.length > RESPONSE_URL_POSTS ? msgs.slice(0, RESPONSE_URL_POSTS) : msgs;
+  for (const m of viaUrl) await respond({ response_type: 'in_channel', replace_original: false, text: m.text, blocks: m.blocks });
+  for (const m of msgs.slice(viaUrl.length)) await postToChannel!(shared.channel, m);
   return true;
 }

@@ -130,34 +130,38 @@ interface ServeSizing {
   firstAnswerMs: number;
   rssPeakMb: number;
 }
+const SERVE_TOKEN = `bench-admin-token-${stamp}`;
 /** Starts `labbot serve` on the index; `cold` removes the lexical snapshot first. */
 async function measureServe(collection: string, cold: boolean): Promise<ServeSizing> {
   if (cold) rmSync(path.join(work, 'data', 'lexical'), { recursive: true, force: true });
   const port = await freePort();
   const t0 = performance.now();
   const proc = spawn(process.execPath, [path.resolve('bin/labbot.js'), 'serve'], {
-    env: { ...childEnv(collection), LABBOT_PORT: String(port), LABBOT_WORKER: 'off', LOG_LEVEL: 'info' },
+    // With a token the bench's questions are not rate-limited as anonymous traffic would be.
+    env: { ...childEnv(collection), LABBOT_PORT: String(port), LABBOT_WORKER: 'off', LOG_LEVEL: 'info', LABBOT_ADMIN_TOKEN: SERVE_TOKEN },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   // Logs are JSON lines on stderr; the lexical index load reports its source and duration.
   let loaded: { from: string; ms: number } | undefined;
   let pending = '';
+  let lastLines: string[] = [];
   proc.stderr.on('data', (d: Buffer) => {
     pending += d.toString();
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';
     for (const line of lines) {
       if (!loaded && line.includes('lexical index loaded')) loaded = JSON.parse(line) as { from: string; ms: number };
+      lastLines = [...lastLines.slice(-4), line.slice(0, 300)];
     }
   });
   const url = `http://127.0.0.1:${port}`;
   const ask = (question: string) =>
-    fetch(`${url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question }) });
+    fetch(`${url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVE_TOKEN}` }, body: JSON.stringify({ question }) });
   try {
     // Restart to first answer: the first question is sent as soon as anything listens.
     let firstAnswerMs = -1;
     while (firstAnswerMs < 0) {
-      if (proc.exitCode !== null) throw new Error(`labbot serve exited with ${proc.exitCode}`);
+      if (proc.exitCode !== null) throw new Error(`labbot serve exited with ${proc.exitCode}: ${pending.slice(-400) || lastLines.join(' ')}`);
       const r = await ask(allQueries[0]).catch(() => undefined);
       if (r?.ok) firstAnswerMs = performance.now() - t0;
       else await new Promise((res) => setTimeout(res, 25));
@@ -171,8 +175,12 @@ async function measureServe(collection: string, cold: boolean): Promise<ServeSiz
     if (!loaded) throw new Error('labbot serve did not log its lexical index load');
     return { from: loaded.from, indexLoadMs: loaded.ms, firstAnswerMs: Math.round(firstAnswerMs), rssPeakMb: Math.round(hwmKb / 1024) };
   } finally {
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.once('exit', r));
+    // A process that already exited emits no second 'exit': waiting for one would hang.
+    if (proc.exitCode === null && proc.signalCode === null) {
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGTERM');
+      await exited;
+    }
   }
 }
 // ---- rounds ----

@@ -46,8 +46,10 @@ const MIN_SUPPORT = 0.5;
  * Nor may the window lack a term that carries more than this share of the question's weight: the
  * question's one telling word ("tuberculosis" in "how many cases of tuberculosis were estimated in
  * China in 2010?") is what it is about, and the rest of its words ("cases", "estimated", "China",
- * "2010") meet in many passages about something else. Measured on the dev halves: 0.4 cut false
- * answers on out-of-corpus questions by a tenth to a third for at most 1 point more refusals.
+ * "2010") meet in many passages about something else. Measured with `labbot eval --answers` on
+ * the dev halves (PubMedQA, COVID-QA, the sample lab): 0.4 cut false answers on out-of-corpus
+ * questions by 4% to 30% of their number for 0.2 to 1.6 points more refusals; 0.35 cut more but
+ * refused over 5% of answerable COVID-QA questions.
  */
 const MAX_MISSING = 0.4;
 /** Rarity is computed as if the index held at least this many chunks (see termWeightFromDf). */

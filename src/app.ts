@@ -7,7 +7,6 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { Logger } from 'pino';
 import { catalogLookup, ingest, removeIndexed, type IndexedDoc, type IngestDeps, type IngestSummary, type IngestTarget, type ProgressEvent } from '../ingest/pipeline.ts';
 import { answerQuestion, type AskResult, type HistoryTurn } from './answer/answer.ts';
-import { termWeightFromDf } from './answer/extractive.ts';
 import { groupsForChannel, type Config, type SourceConfig } from './config.ts';
 import { createChatModel, describeModel } from './models/chat.ts';
 import { createEmbeddings } from './models/embeddings.ts';
@@ -229,8 +228,6 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
             modelName: describeModel(config),
             log,
             onToken: o.onToken,
-            // Document frequencies past a few thousand chunks all mean "common": counting stops there.
-            termWeight: termWeightFromDf((t) => liveIndex.current.catalog.idsWithTerm(groups, t, 5000).length, liveIndex.current.catalog.chunkCount),
           },
           o.history,
         );

@@ -283,6 +283,21 @@ describe('extractiveAnswer with term weights from the index', () => {
     expect(r.answer).toContain('Rapid PCR detected 15');
   });
 
+  it("refuses when the passage lacks the question's one telling word, though its other words meet there", () => {
+    const report = passage({
+      docId: 'flu-surveillance',
+      title: 'District surveillance report',
+      section: 'Results',
+      text: 'In 2010, 1,204 cases of influenza were reported to the district.',
+    });
+    const weights = termWeightFromDf((t) => ({ case: 200, report: 100, '2010': 40, influenza: 25 })[t] ?? 0, 1000);
+    const off = extractiveAnswer({ question: 'How many cases of tuberculosis were reported in 2010?', passages: [report], termWeight: weights });
+    expect(off.refused).toBe(true);
+    const on = extractiveAnswer({ question: 'How many cases of influenza were reported in 2010?', passages: [report], termWeight: weights });
+    expect(on.refused).toBe(false);
+    expect(on.answer).toContain('1,204 cases of influenza');
+  });
+
   it('gives a term the index has never seen the highest weight, and common terms little', () => {
     expect(termWeight('guitar')).toBeCloseTo(Math.log(1 + 1000.5 / 0.5));
     expect(termWeight('guitar')).toBeGreaterThan(termWeight('pcr'));

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
 import { refusalText } from '../src/answer/messages.ts';
-import type { EvalReport } from '../src/eval/run.ts';
+import { runEval, type EvalReport } from '../src/eval/run.ts';
 import { passageLine, startFakeOpenAI, type ChatMessage, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { openTestApp, testEnv } from './helpers/app.ts';
 
@@ -88,6 +88,19 @@ describe('one context budget for every answer path', () => {
     expect(r.passages.length).toBeLessThan(retrieved.passages.length);
     expect(textChars(r.passages)).toBeLessThanOrEqual(BUDGET);
     expect(r.passages.map((p) => p.chunk_id)).toEqual(retrieved.passages.slice(0, r.passages.length).map((p) => p.chunkId));
+  });
+
+  it('weighs question terms by the index on the eval path as on app.ask, so both refuse alike', async () => {
+    // "stored" is in six buffer notes, "violin" in none: weighed by the index, "violin" is the
+    // question's telling word and no note answers it (weighed alike, "stored" and a duration would).
+    const question = 'How long is the violin stored?';
+    const asked = await extractive.ask(question);
+    expect(asked.refused).toBe(true);
+    const report = await runEval(extractive, [], { k: extractive.config.retrieval.k, groups: ['public'], answers: true, offCorpus: [{ id: 'u1', question }] });
+    expect(report.unanswerable?.false_answer_rate).toBe(0);
+    expect(report.results.find((x) => x.id === 'u1')?.refused).toBe(true);
+    // The notes answer the question they do hold.
+    expect((await extractive.ask('How long is the buffer stored?')).refused).toBe(false);
   });
 });
 

@@ -37,7 +37,15 @@ export interface RetrievalResult {
   /** How the question's source names were read ("in the Okafor 2023 paper"), when it has any. */
   source?: NamedSource;
   timings: { embedMs: number; denseMs: number; lexicalMs: number; fuseMs: number; rerankMs: number; totalMs: number };
+  /**
+   * Term statistics of the groups searched (chunks holding a term, counting stops at DF_LIMIT; the
+   * index's size), so the answer step weighs question terms by the same index on every path.
+   */
+  terms?: { df: (term: string) => number; chunks: number };
 }
+
+/** Document frequencies past a few thousand chunks all mean "common": counting stops there. */
+const DF_LIMIT = 5000;
 
 /** How much an exact identifier/phrase match lifts a passage, relative to the best fused score. */
 const EXACT_BOOST = 1;
@@ -54,10 +62,11 @@ export async function retrieve(
   k: number = settings.k,
 ): Promise<RetrievalResult> {
   const t0 = performance.now();
+  const termStats = { df: (term: string) => deps.catalog.idsWithTerm(groups, term, DF_LIMIT).length, chunks: deps.catalog.chunkCount };
   const named = readNamedSource(question, groups, deps.catalog);
   if (named?.restricts && named.documents === 0) {
     // The question names a source the index does not have (to this channel): nothing else answers it.
-    return { passages: [], source: named, timings: { embedMs: 0, denseMs: 0, lexicalMs: 0, fuseMs: 0, rerankMs: 0, totalMs: performance.now() - t0 } };
+    return { passages: [], source: named, terms: termStats, timings: { embedMs: 0, denseMs: 0, lexicalMs: 0, fuseMs: 0, rerankMs: 0, totalMs: performance.now() - t0 } };
   }
   // A named source's passages must be found even when other documents outrank them: search deeper.
   const n = named?.restricts ? Math.max(settings.candidates, k, NAMED_POOL) : Math.max(settings.candidates, k);
@@ -175,6 +184,7 @@ export async function retrieve(
   return {
     passages,
     ...(named ? { source: named } : {}),
+    terms: termStats,
     timings: { embedMs, denseMs, lexicalMs, fuseMs, rerankMs, totalMs: performance.now() - t0 },
   };
 }

@@ -3,7 +3,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { Config } from '../config.ts';
-import type { Redis } from '../store/redis.ts';
+import { execChecked, type Redis } from '../store/redis.ts';
 
 export const QUEUE_NAME = 'labbot-index';
 
@@ -124,7 +124,7 @@ export async function clearPendingSync(queue: Queue, source: string, entries: st
   const client = await redisOf(queue);
   const tx = client.multi();
   for (const e of entries) tx.lrem(pendingKey(queue, source), 1, e);
-  await tx.exec();
+  await execChecked(tx, `clearing the pending changes of ${source}`);
 }
 
 /**

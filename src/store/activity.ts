@@ -3,6 +3,7 @@
 // (one vote per user, so changing your mind does not count twice). The dashboard reads this.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { execChecked } from './redis.ts';
 
 export type ActivitySource = 'slack' | 'slash' | 'api' | 'dm' | 'admin';
 export type Vote = 'up' | 'down';
@@ -136,19 +137,15 @@ export function createActivityStore(redis: Redis, prefix: string, opts: Activity
       if (entry.user) fields.user = entry.user;
       if (entry.searchedAs && entry.searchedAs !== entry.question) fields.searchedAs = entry.searchedAs;
       if (entry.topScore !== undefined && Number.isFinite(entry.topScore)) fields.topScore = String(entry.topScore);
-      await redis
-        .multi()
-        .hset(recordKey(id), fields)
-        .expire(recordKey(id), ttl)
-        .lpush(listKey, id)
-        .ltrim(listKey, 0, keep - 1)
-        .expire(listKey, ttl)
-        .exec();
+      await execChecked(
+        redis.multi().hset(recordKey(id), fields).expire(recordKey(id), ttl).lpush(listKey, id).ltrim(listKey, 0, keep - 1).expire(listKey, ttl),
+        'recording a question',
+      );
       return id;
     },
     async recordFeedback(id, vote, user) {
       if (!(await redis.exists(recordKey(id)))) return false;
-      await redis.multi().hset(votesKey(id), user, vote).expire(votesKey(id), ttl).exec();
+      await execChecked(redis.multi().hset(votesKey(id), user, vote).expire(votesKey(id), ttl), 'recording a vote');
       return true;
     },
     async get(id) {

@@ -323,7 +323,13 @@ export function openChromaStore(opts: ChromaStoreOptions): VectorStore {
         if (!col) return [];
         const out: StoredRecord[] = [];
         for (let offset = 0; ; offset += MAX_UPSERT) {
-          const res = await col.get({ where: { doc_id: docId }, limit: MAX_UPSERT, offset, include: ['documents', 'metadatas'] });
+          const res = await col.get({ where: { doc_id: docId }, limit: MAX_UPSERT, offset, include: ['documents', 'metadatas'] }).catch((err: Error) => {
+            // The collection was dropped since it was cached (an emptied Chroma): it holds nothing.
+            if (err.name !== 'ChromaNotFoundError') throw err;
+            cache.delete(group);
+            return undefined;
+          });
+          if (!res) return out;
           out.push(...storedRecords(res));
           if (res.ids.length < MAX_UPSERT) return out;
         }

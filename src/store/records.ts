@@ -4,7 +4,7 @@
 // what a sync must change.
 import type { IndexedDoc, IndexLookup } from '../../ingest/pipeline.ts';
 import type { Chunk, LabDocument } from '../types.ts';
-import type { Redis } from './redis.ts';
+import { execChecked, type Redis } from './redis.ts';
 
 export interface DocRecord extends IndexedDoc {
   title: string;
@@ -100,14 +100,14 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
       tx.hset(srcKey(doc.source), doc.path, JSON.stringify(rec));
       tx.hset(k('ids'), doc.id, `${doc.source}${SEP}${doc.path}`);
       tx.sadd(k('sources'), doc.source);
-      await tx.exec();
+      await execChecked(tx, `record of ${doc.id}`);
     },
     async remove(doc) {
       const current = await atPath(doc.source, doc.path);
       const tx = redis.multi();
       if (current?.id === doc.id) tx.hdel(srcKey(doc.source), doc.path);
       if ((await redis.hget(k('ids'), doc.id)) === `${doc.source}${SEP}${doc.path}`) tx.hdel(k('ids'), doc.id);
-      await tx.exec();
+      await execChecked(tx, `removing the record of ${doc.id}`);
     },
     count: () => redis.hlen(k('ids')),
     async sourceState(source) {
@@ -123,7 +123,7 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
       if (patch.lastSyncAt !== undefined) fields.lastSyncAt = patch.lastSyncAt;
       if (patch.commit !== undefined) fields.commit = patch.commit;
       if (patch.lastError !== undefined) fields.lastError = patch.lastError;
-      if (Object.keys(fields).length) await redis.multi().hset(k(`state:${source}`), fields).sadd(k('sources'), source).exec();
+      if (Object.keys(fields).length) await execChecked(redis.multi().hset(k(`state:${source}`), fields).sadd(k('sources'), source), `state of ${source}`);
     },
     async setProblem(source, p, problem) {
       if (problem) await redis.hset(k(`problems:${source}`), p, JSON.stringify({ ...problem, path: p, at: new Date().toISOString() }));

@@ -50,3 +50,17 @@ export async function tryConnectRedis(url: string, timeoutMs = 2000): Promise<Re
   redis.disconnect();
   return undefined;
 }
+
+/**
+ * Runs a MULTI (or pipeline) and throws when any of its commands failed or the transaction was
+ * discarded. ioredis resolves `exec()` with per-command errors inside the result instead of
+ * rejecting, and a transaction cut by a Redis restart can come back that way: an unchecked exec
+ * then reports success for writes that never happened (a record lost while its job "completed").
+ */
+export async function execChecked(tx: { exec(): Promise<[Error | null, unknown][] | null> }, what: string): Promise<unknown[]> {
+  const replies = await tx.exec();
+  if (!replies) throw new Error(`${what}: the Redis transaction was discarded`);
+  const failed = replies.find(([err]) => err);
+  if (failed) throw new Error(`${what}: ${failed[0]!.message}`);
+  return replies.map(([, v]) => v);
+}

@@ -28,7 +28,7 @@ export interface AskResult {
   model: string;
   language: 'en' | 'es';
   timings: RetrievalResult['timings'] & { generateMs: number };
-  /** How the question's source names were read (author, year, journal, kind), when it has any. */
+  /** How the question's source names were read (author, year, journal, kind), if it names one. */
   source?: { named: string[]; restricts: boolean; documents: number };
 }
 

@@ -34,7 +34,7 @@ export interface RetrievedPassage extends Passage {
 
 export interface RetrievalResult {
   passages: RetrievedPassage[];
-  /** How the question's source names were read ("in the Okafor 2023 paper"), when it has any. */
+  /** How the question's source names were read ("in the Okafor 2023 paper"), if it names one. */
   source?: NamedSource;
   timings: { embedMs: number; denseMs: number; lexicalMs: number; fuseMs: number; rerankMs: number; totalMs: number };
   /**

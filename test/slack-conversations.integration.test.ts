@@ -4,9 +4,9 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { openTestApp } from './helpers/app.ts';
-import { startFakeSlack, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
-import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
+import { type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
+import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
+import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
 import { channelMessageEnvelope, eventRequest, mentionEnvelope, post } from './helpers/slack-request.ts';
 
 const LAB = path.resolve('examples/lab');
@@ -21,17 +21,12 @@ describe('Slack conversations', () => {
   let fake: FakeSlack;
   let bot: RunningBot;
 
+  let harness: SlackHarness | undefined;
   beforeAll(async () => {
-    fake = await startFakeSlack();
-    app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
-    await app.ingestSource(app.config.sources[0]);
-    bot = await startTestBot(app);
+    harness = await startSlackHarness({ fileConfig });
+    ({ app, fake, bot } = harness);
   });
-  afterAll(async () => {
-    await bot?.close();
-    await app?.close();
-    await fake?.close();
-  });
+  afterAll(async () => harness?.close());
 
   /** Posts a mention and waits for its answer (the placeholder's chat.update). */
   async function mentionAndWait(channel: string, text: string, ts: string): Promise<SlackCall> {

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { openTestApp } from './helpers/app.ts';
-import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.ts';
-import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
+import { type FakeSlack } from './helpers/fake-slack.ts';
+import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
+import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
 import {
   appHomeOpenedEnvelope,
   assistantThreadStartedEnvelope,
@@ -62,17 +62,12 @@ describe('manifest.json matches what labbot calls and listens to', () => {
   let app: App;
   let fake: FakeSlack;
   let bot: RunningBot;
+  let harness: SlackHarness | undefined;
   beforeAll(async () => {
-    fake = await startFakeSlack();
-    app = await openTestApp({ fileConfig: { sources: [{ id: 'lab', type: 'folder', path: LAB }] }, env: slackEnv(fake.apiUrl) });
-    await app.ingestSource(app.config.sources[0]);
-    bot = await startTestBot(app);
+    harness = await startSlackHarness({ fileConfig: { sources: [{ id: 'lab', type: 'folder', path: LAB }] } });
+    ({ app, fake, bot } = harness);
   });
-  afterAll(async () => {
-    await bot?.close();
-    await app?.close();
-    await fake?.close();
-  });
+  afterAll(async () => harness?.close());
 
   it('scopes and events are exactly those the features use', async () => {
     const typeOf = new Map<string, string>();

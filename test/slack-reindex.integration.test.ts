@@ -5,9 +5,9 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { openTestApp } from './helpers/app.ts';
-import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.ts';
-import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
+import { type FakeSlack } from './helpers/fake-slack.ts';
+import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
+import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
 import { post, slashRequest } from './helpers/slack-request.ts';
 
 const LAB = path.resolve('examples/lab');
@@ -22,16 +22,12 @@ describe('/labbot reindex within response_url limits', () => {
   let app: App;
   let fake: FakeSlack;
   let bot: RunningBot;
+  let harness: SlackHarness | undefined;
   beforeAll(async () => {
-    fake = await startFakeSlack();
-    app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
-    bot = await startTestBot(app);
+    harness = await startSlackHarness({ fileConfig, ingest: false });
+    ({ app, fake, bot } = harness);
   });
-  afterAll(async () => {
-    await bot?.close();
-    await app?.close();
-    await fake?.close();
-  });
+  afterAll(async () => harness?.close());
 
   it('posts "queued" and one final summary on response_url; progress by DM to the admin', async () => {
     const url = fake.responseUrl('ri-two');

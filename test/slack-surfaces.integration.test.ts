@@ -4,9 +4,9 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { openTestApp } from './helpers/app.ts';
-import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.ts';
-import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
+import { type FakeSlack } from './helpers/fake-slack.ts';
+import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
+import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
 import { appHomeOpenedEnvelope, assistantThreadStartedEnvelope, blockActionRequest, channelMessageEnvelope, dmEnvelope, eventRequest, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
 
 const LAB = path.resolve('examples/lab');
@@ -20,17 +20,12 @@ describe('Slack surfaces', () => {
   let app: App;
   let fake: FakeSlack;
   let bot: RunningBot;
+  let harness: SlackHarness | undefined;
   beforeAll(async () => {
-    fake = await startFakeSlack();
-    app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
-    await app.ingestSource(app.config.sources[0]);
-    bot = await startTestBot(app);
+    harness = await startSlackHarness({ fileConfig });
+    ({ app, fake, bot } = harness);
   });
-  afterAll(async () => {
-    await bot?.close();
-    await app?.close();
-    await fake?.close();
-  });
+  afterAll(async () => harness?.close());
 
   it('/labbot ask answers privately with a Share button; the asker shares the same answer, attributed', async () => {
     // The attribution is labbot's own, deliberate mention of the asker.
@@ -104,17 +99,12 @@ describe('Slack AI-app surface (assistant threads)', () => {
   let app: App;
   let fake: FakeSlack;
   let bot: RunningBot;
+  let harness: SlackHarness | undefined;
   beforeAll(async () => {
-    fake = await startFakeSlack();
-    app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
-    await app.ingestSource(app.config.sources[0]);
-    bot = await startTestBot(app);
+    harness = await startSlackHarness({ fileConfig });
+    ({ app, fake, bot } = harness);
   });
-  afterAll(async () => {
-    await bot?.close();
-    await app?.close();
-    await fake?.close();
-  });
+  afterAll(async () => harness?.close());
 
   it('suggests prompts in a new assistant thread, shows a status while searching, and posts the offline answer at once', async () => {
     const root = '1700008000.000100';

@@ -1,0 +1,37 @@
+// One Slack integration set-up: the fake Slack, an App (shared test Chroma, real Redis) whose Slack
+// points at the fake, its first source indexed, and the bot; closed in reverse order.
+import type { App } from '../../src/app.ts';
+import { openTestApp } from './app.ts';
+import { startFakeSlack, type FakeSlack } from './fake-slack.ts';
+import { slackEnv, startTestBot, type RunningBot } from './slack-bot.ts';
+
+export interface SlackHarness {
+  fake: FakeSlack;
+  app: App;
+  bot: RunningBot;
+  close(): Promise<void>;
+}
+
+export async function startSlackHarness(opts: {
+  fileConfig: Record<string, unknown>;
+  /** More environment for the app (a model endpoint, say). */
+  env?: Record<string, string>;
+  /** Index the first configured source before the bot starts (default true). */
+  ingest?: boolean;
+  bot?: Parameters<typeof startTestBot>[1];
+}): Promise<SlackHarness> {
+  const fake = await startFakeSlack();
+  const app = await openTestApp({ fileConfig: opts.fileConfig, env: slackEnv(fake.apiUrl, opts.env) });
+  if (opts.ingest !== false) await app.ingestSource(app.config.sources[0]);
+  const bot = await startTestBot(app, opts.bot);
+  return {
+    fake,
+    app,
+    bot,
+    async close() {
+      await bot.close();
+      await app.close();
+      await fake.close();
+    },
+  };
+}

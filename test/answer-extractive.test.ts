@@ -326,5 +326,44 @@ describe('extractiveAnswer question types', () => {
     expect(r.refused).toBe(false);
     expect(r.answer).toBe('A limitation of this study is that the chase was sampled every 30 minutes [S1].');
   });
-});
 
+  it('holds common words scattered over a window to a higher bar than the same words written as a phrase', () => {
+    const question = 'What can respiratory viruses cause?';
+    const termWeight = (t: string) => (t.startsWith('caus') ? 2.5 : 2);
+    const scattered = passage({ docId: 'coinfection', text: 'Multiple viruses are often detected in children with respiratory infection.' });
+    const phrased = passage({ docId: 'review', text: 'Respiratory viruses are often detected in children with infection.' });
+    // Both sentences hold "respiratory" and "viruses" and lack "cause": 4 of the question's 6.5.
+    // In an index of 1,000 chunks (chance weight ln 1000) two such common words meet by chance.
+    const chance = Math.log(1000);
+    expect(extractiveAnswer({ question, passages: [scattered], termWeight, chanceWeight: chance }).refused).toBe(true);
+    const r = extractiveAnswer({ question, passages: [phrased], termWeight, chanceWeight: chance });
+    expect(r.refused).toBe(false);
+    expect(r.answer).toContain('Respiratory viruses are often detected');
+    // Words too rare to meet by chance ("renewal" and "code" for "the renewal code word") need no phrase.
+    expect(extractiveAnswer({ question, passages: [scattered], termWeight, chanceWeight: 2 }).refused).toBe(false);
+  });
+
+  it('lets a window that writes several of the question\'s phrases miss more of its rhetoric', () => {
+    // A title-like question: "weak link" is rhetoric no abstract repeats, and weighs more than half.
+    const question = 'Storage of vaccines in general practice: a weak link?';
+    const termWeight = (t: string) => (t === 'weak' || t === 'link' ? 2.4 : 1);
+    const phrased = passage({ docId: 'audit', text: 'We audited the storage of vaccines in general practice over two winters.' });
+    const scattered = passage({
+      docId: 'survey',
+      text: 'Vaccines arrived monthly at each clinic. Their storage, in general, varied across every rural practice.',
+    });
+    const r = extractiveAnswer({ question, passages: [phrased], termWeight });
+    expect(r.refused).toBe(false);
+    expect(r.answer).toContain('storage of vaccines in general practice');
+    expect(extractiveAnswer({ question, passages: [scattered], termWeight }).refused).toBe(true);
+  });
+
+  it('does not weigh ordinals and quantities as identifiers', () => {
+    // "2nd" is rare in an index that writes "second"; doubled as an identifier it would outweigh
+    // the whole topic the passage does cover.
+    const question = 'Does a paracervical block help abortion induction in the 2nd trimester?';
+    const text = 'A paracervical block did not shorten abortion induction in the second trimester.';
+    const r = extractiveAnswer({ question, passages: [passage({ text })], termWeight: (t) => (t === '2nd' ? 4 : 1) });
+    expect(r.refused).toBe(false);
+  });
+});

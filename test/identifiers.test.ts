@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exactMatchFraction, exactMatchers, extractExactTerms } from '../src/search/identifiers.ts';
+import { exactMatchFraction, exactMatchers, extractExactTerms, isMeasure } from '../src/search/identifiers.ts';
 
 describe('exact terms', () => {
   it('finds gene names, cell lines, catalogue numbers, #ids and quoted phrases', () => {
@@ -34,5 +34,12 @@ describe('exact terms', () => {
     const m = exactMatchers({ phrases: [], identifiers: ['HEK293T', 'ab32389'] });
     expect(exactMatchFraction('HEK293T lysate', m, [0.3, 1])).toBeCloseTo(0.15);
     expect(exactMatchFraction('ab32389 at 1:1000', m, [0.3, 1])).toBeCloseTo(0.5);
+  });
+
+  it('does not take ordinals and quantities with units for identifiers', () => {
+    const t = extractExactTerms('Is p53 in HEK293T cells lower at the 2nd time point of the 4-year study, after 10mg or 37C for 24h?');
+    expect(t.identifiers).toEqual(['p53', 'HEK293T']);
+    for (const m of ['2nd', '4-year', '4year', '10mg', '37C', '24h', '3x', '1990s']) expect(isMeasure(m), m).toBe(true);
+    for (const id of ['ab32389', 'HEK293T', 'p53', '3T3', 'sc-7392', 'A5441', 'CD4']) expect(isMeasure(id), id).toBe(false);
   });
 });

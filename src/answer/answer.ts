@@ -6,7 +6,7 @@ import { detectLanguage } from '../search/tokenize.ts';
 import type { RetrievalResult, RetrievedPassage } from '../search/retrieve.ts';
 import { finalizeAnswer, type Citation } from './cite.ts';
 import { fitContext } from './context.ts';
-import { extractiveAnswer, termWeightFromDf } from './extractive.ts';
+import { chanceWeight, extractiveAnswer, termWeightFromDf } from './extractive.ts';
 import { namedSourceMissing, refusalText } from './messages.ts';
 import { buildPrompt } from './prompt.ts';
 
@@ -76,6 +76,7 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
 
   const t0 = performance.now();
   const termWeight = deps.termWeight ?? (retrieval.terms && termWeightFromDf(retrieval.terms.df, retrieval.terms.chunks));
+  const chance = retrieval.terms && chanceWeight(retrieval.terms.chunks);
   // Words naming the source ("the Weber 2020 paper") are not evidence for a sentence.
   const topic = retrieval.source?.topic || question;
   let raw: string;
@@ -100,11 +101,11 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
     } catch (err) {
       // The model failed after its own retries: answer extractively and say so, never stay silent.
       deps.log?.warn({ err: (err as Error).message }, 'model call failed; falling back to an extractive answer');
-      raw = extractiveAnswer({ question: topic, passages, language, termWeight }).answer;
+      raw = extractiveAnswer({ question: topic, passages, language, termWeight, chanceWeight: chance }).answer;
       model = 'extractive (model unavailable)';
     }
   } else {
-    raw = extractiveAnswer({ question: topic, passages, language, termWeight }).answer;
+    raw = extractiveAnswer({ question: topic, passages, language, termWeight, chanceWeight: chance }).answer;
     model = 'extractive';
   }
   const final = finalizeAnswer({ answer: raw, passages, language });

@@ -6,6 +6,7 @@ import type { Passage } from '../types.ts';
 import { refusalText, type Language } from './messages.ts';
 import { isInjectedInstruction } from './injection.ts';
 import { splitSentences } from '../../ingest/chunk/text.ts';
+import { isMeasure } from '../search/identifiers.ts';
 
 export interface ExtractiveInput {
   question: string;
@@ -19,6 +20,12 @@ export interface ExtractiveInput {
    * outweighs "standard", so a passage that only shares the common words is not evidence.
    */
   termWeight?: (term: string) => number;
+  /**
+   * The weight at which terms stop meeting by chance: the log of the index's size (see
+   * `chanceWeight`). Words whose weights sum to less co-occur in some chunk of an index that size
+   * whatever it is about. Absent: every window is held to the phrase rule.
+   */
+  chanceWeight?: number;
 }
 
 export interface ExtractiveAnswer {
@@ -39,7 +46,7 @@ const MIN_WORDS = 3;
  * introduction and "Tokyo" in the methods is not an answer about Tokyo's population). Then the
  * quoted sentence itself must hold at least one content term. Calibrated on dev halves of
  * PubMedQA and COVID-QA plus out-of-corpus questions (questions of one set against another's
- * documents, and general-knowledge questions): see the closing figures in docs/design-notes.md.
+ * documents, and general-knowledge questions): see the README's Evaluation section.
  */
 const MIN_SUPPORT = 0.5;
 /**
@@ -52,6 +59,28 @@ const MIN_SUPPORT = 0.5;
  * refused over 5% of answerable COVID-QA questions.
  */
 const MAX_MISSING = 0.4;
+/**
+ * Phrases. Two words the question writes side by side ("respiratory viruses", "storage of
+ * vaccines") that a window also writes together (at most PHRASE_GAP terms apart, in either order)
+ * are stronger evidence than the same words scattered over it: "viruses ... in children with
+ * respiratory infection" shares the words of "what can respiratory viruses cause?" but not its
+ * subject. A window with none of the question's phrases needs PHRASE_LESS_SUPPORT, unless the
+ * sentence states the value asked for, or the words it shares are too rare to meet by chance (their
+ * weights sum past CHANCE_MARGIN times the log of the index's size, about where fewer than one chunk
+ * would hold them all if words fell independently) and cover CHANCE_SUPPORT of the question: a user's
+ * "renewal code word" for a page's "renewal ... code-named" is a paraphrase, not an accident. A window
+ * with PHRASE_HITS phrases may miss more of a question's rhetoric ("... a weak link in the cold
+ * chain?"). Measured with `labbot eval --answers` on the dev halves (PubMedQA, COVID-QA, the sample
+ * lab, each against the other sets' questions and the off-corpus file): see the README's
+ * Evaluation section.
+ */
+const PHRASE_LESS_SUPPORT = 0.65;
+const PHRASE_HITS = 2;
+const PHRASED_SUPPORT = 0.45;
+const PHRASED_MISSING = 0.5;
+const PHRASE_GAP = 2;
+const CHANCE_MARGIN = 1.5;
+const CHANCE_SUPPORT = 0.6;
 /** Rarity is computed as if the index held at least this many chunks (see termWeightFromDf). */
 const MIN_CORPUS_CHUNKS = 1000;
 /**
@@ -84,9 +113,10 @@ const WITHOUT_VALUE = 0.7;
 
 // Words people put in questions that say nothing about the topic ("what do we use for...").
 // Sequence words ("what do I do after adding chloroform?") are here too: the answer is the next
-// step, which rarely repeats "after".
+// step, which rarely repeats "after". Question words the stemmer keeps ("when", "which") ask; the
+// answer-type rules read them, and as terms they would only count the passages that repeat them.
 const FILLER = new Set([
-  ...tokenize('use used uses using tell know please need want find show explain describe give get lab after before then next', { language: 'en' }),
+  ...tokenize('use used uses using tell know please need want find show explain describe give get lab after before then next when which whom whose', { language: 'en' }),
   ...tokenize(
     'usar usa usamos usan uso decir dime saber necesito quiero encontrar mostrar explicar describir dar después antes luego',
     { language: 'es' },
@@ -231,6 +261,11 @@ const TYPE_TRIGGERS = ANSWER_TYPES.map(
  * the strongest sign that the lab's material is about something else. Counted over the allowed
  * groups only, so a word found only in a restricted document weighs as if absent.
  */
+/** See `ExtractiveInput.chanceWeight`; the index is taken as at least MIN_CORPUS_CHUNKS, as in termWeightFromDf. */
+export function chanceWeight(chunks: number): number {
+  return Math.log(Math.max(chunks, MIN_CORPUS_CHUNKS));
+}
+
 export function termWeightFromDf(df: (term: string) => number, n: number): (term: string) => number {
   // In a small index (the sample lab, a new lab's first documents) every word it holds looks common
   // and any word it lacks ("go", "use") outweighs the whole question; rarity only means something
@@ -250,8 +285,8 @@ interface QueryTerm {
 }
 
 // Identifiers mix letters and digits (ab32389, HEK293T, p53); catalogue numbers can be all digits
-// but are long (15596026). Short numbers and years are ordinary terms.
-const isIdentifier = (t: string): boolean => (/\d/.test(t) && /\p{L}/u.test(t)) || /^\d{5,}$/.test(t);
+// but are long (15596026). Short numbers, years and quantities ("2nd", "4-year") are ordinary terms.
+const isIdentifier = (t: string): boolean => ((/\d/.test(t) && /\p{L}/u.test(t)) || /^\d{5,}$/.test(t)) && !isMeasure(t);
 
 function queryTerms(question: string, termWeight?: (term: string) => number): QueryTerm[] {
   const types = ANSWER_TYPES.filter((t) => t.question.test(question));
@@ -278,6 +313,8 @@ interface Scored {
   coverage: number;
   /** The sentence with its neighbours and header: the support for quoting it. */
   support: number;
+  /** The support it needs, by how many of the question's phrases its window writes. */
+  minSupport: number;
   score: number;
   /** Query terms (content and answer-type) the sentence itself covers. */
   covers: Set<string>;
@@ -360,6 +397,18 @@ const sameSentence = (a: string, b: string): boolean => {
   return na === nb || na.includes(nb) || nb.includes(na);
 };
 
+/** Unordered pairs of terms at most `gap` terms apart: the phrases a text writes. */
+function pairsOf(terms: string[], gap: number): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i < terms.length; i++) {
+    for (let d = 1; d <= gap && i + d < terms.length; d++) {
+      const [a, b] = [terms[i], terms[i + d]];
+      if (a !== b) out.add(a < b ? `${a} ${b}` : `${b} ${a}`);
+    }
+  }
+  return out;
+}
+
 export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
   const language = input.language ?? detectLanguage(input.question);
   const refusal: ExtractiveAnswer = { answer: refusalText(language), refused: true };
@@ -368,6 +417,7 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
   if (!query.some((q) => !q.type) || totalWeight <= 0) return refusal;
   const asksType = query.some((q) => q.type);
   const questionTerms = new Set(query.filter((q) => !q.type).map((q) => q.term));
+  const questionPhrases = pairsOf(tokenize(input.question).filter((t) => questionTerms.has(t)), 1);
 
   const candidates: Scored[] = [];
   const texts: string[][] = [];
@@ -378,7 +428,21 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
     const { sentences, context } = units(p);
     const contextTerms = new Set(tokenize(context.join('\n'), { language: lang }));
     texts[passage] = sentences;
-    const termSets = sentences.map((text) => new Set(tokenize(text, { language: lang })));
+    const termLists = sentences.map((text) => tokenize(text, { language: lang }));
+    const termSets = termLists.map((terms) => new Set(terms));
+    const phraseSets = termLists.map((terms) => pairsOf(terms, PHRASE_GAP));
+    const phrasesNear = (i: number): number => {
+      let n = 0;
+      for (const phrase of questionPhrases) {
+        for (let j = Math.max(0, i - WINDOW); j <= Math.min(sentences.length - 1, i + WINDOW); j++) {
+          if (phraseSets[j].has(phrase)) {
+            n++;
+            break;
+          }
+        }
+      }
+      return n;
+    };
     const holds = (i: number, q: QueryTerm): boolean =>
       i >= 0 && i < sentences.length && (q.type ? q.type.sentence.test(sentences[i]) : termSets[i].has(q.term));
     const near = (i: number, q: QueryTerm): boolean => {
@@ -392,7 +456,9 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
       let direct = 0;
       let missing = 0;
       const covers = new Set<string>();
+      let met = 0;
       for (const q of query) {
+        if (!q.type && (holds(position, q) || near(position, q) || contextTerms.has(q.term))) met += q.weight;
         if (holds(position, q)) {
           own += q.weight;
           window += q.weight;
@@ -405,7 +471,17 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
           missing = Math.max(missing, q.weight);
         }
       }
-      if (missing > MAX_MISSING * totalWeight) return;
+      const phrases = phrasesNear(position);
+      const phrased = phrases >= PHRASE_HITS;
+      // A value of the asked-for kind in the sentence itself ("100 V" for "what voltage") is as
+      // specific as a phrase: the window is not held to the phrase-less bar.
+      const phraseless =
+        questionPhrases.size > 0 &&
+        phrases === 0 &&
+        !(asksType && query.some((q) => q.type && holds(position, q))) &&
+        !(met >= (input.chanceWeight ?? Infinity) * CHANCE_MARGIN && window / totalWeight >= CHANCE_SUPPORT);
+      const minSupport = phrased ? PHRASED_SUPPORT : phraseless ? PHRASE_LESS_SUPPORT : MIN_SUPPORT;
+      if (missing > (phrased ? PHRASED_MISSING : MAX_MISSING) * totalWeight) return;
       // A sentence with no content word of the question is not evidence, whatever its header says.
       // Fragments ("Cell culture", "Notes") carry no statement to quote.
       // A sentence that asks ("does hypoxia change p53 half-life?") states nothing.
@@ -420,11 +496,11 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
           Math.min(1, 0.5 + novelty / (2 * MIN_NOVELTY)) *
           (answersType ? 1 : WITHOUT_VALUE) -
         RANK_DECAY * passage;
-      candidates.push({ text, passage, position, coverage, support, score, covers });
+      candidates.push({ text, passage, position, coverage, support, minSupport, score, covers });
     });
   });
 
-  const supported = candidates.filter((c) => c.support >= MIN_SUPPORT);
+  const supported = candidates.filter((c) => c.support >= c.minSupport);
   supported.sort((a, b) => b.score - a.score || a.passage - b.passage || a.position - b.position);
   const best = supported[0];
   if (!best) return refusal;

@@ -10,6 +10,18 @@ export interface ExactTerms {
 // Common all-caps words in questions that are not identifiers.
 const CAPS_STOP = new Set(['WHAT', 'WHICH', 'WHEN', 'WHERE', 'HOW', 'WHY', 'WHO', 'THE', 'AND', 'FOR', 'QUE', 'PARA', 'CON', 'DNA', 'RNA', 'PCR', 'FAQ']);
 
+/**
+ * Ordinals and quantities with their unit ("2nd", "4-year", "10mg", "37C", "3x") mix digits and
+ * letters like an identifier but name no reagent or gene: matched literally they favour whichever
+ * passage happens to write the same unit, and weighed as identifiers they drown the question's topic.
+ */
+const MEASURE =
+  /^\d+(?:[.,]\d+)?-?(?:st|nd|rd|th|x|fold|years?|yrs?|months?|mo|weeks?|wks?|days?|d|hours?|hrs?|h|min|minut(?:es?)?|s|sec|seconds?|ms|mg|g|kg|µg|ug|ng|ml|l|µl|ul|dl|mm|cm|m|km|nm|µm|um|mmol|mol|kda|bp|kb|mb|kcal|mmhg|bpm|rpm|v|mv|c|hz|khz|iu|ppm|percent|yo)$/i;
+
+export function isMeasure(token: string): boolean {
+  return MEASURE.test(token);
+}
+
 export function extractExactTerms(question: string): ExactTerms {
   const phrases: string[] = [];
   for (const m of question.matchAll(/["“”«»]([^"“”«»]{2,200})["“”«»]/g)) phrases.push(collapse(m[1]));
@@ -22,7 +34,7 @@ export function extractExactTerms(question: string): ExactTerms {
     const upper = token.replace(/[^\p{L}]/gu, '');
     const isCaps = upper.length >= 3 && upper === upper.toUpperCase() && upper !== upper.toLowerCase();
     if (raw.startsWith('#') && /^\d+$/.test(token)) identifiers.add(raw);
-    else if (hasDigit && hasLetter && token.length >= 3) identifiers.add(token);
+    else if (hasDigit && hasLetter && token.length >= 3 && !isMeasure(token)) identifiers.add(token);
     else if (isCaps && !CAPS_STOP.has(upper) && token.length <= 12) identifiers.add(token);
   }
   return { phrases, identifiers: [...identifiers] };

@@ -42,4 +42,10 @@ describe('exact terms', () => {
     for (const m of ['2nd', '4-year', '4year', '10mg', '37C', '24h', '3x', '1990s']) expect(isMeasure(m), m).toBe(true);
     for (const id of ['ab32389', 'HEK293T', 'p53', '3T3', 'sc-7392', 'A5441', 'CD4']) expect(isMeasure(id), id).toBe(false);
   });
+
+  it('reads a name written with a prefix', () => {
+    expect(extractExactTerms('At what dilution do we use the anti-GAPDH antibody?').identifiers).toEqual(['GAPDH']);
+    expect(extractExactTerms('Is anti-MDM2 used at 1:500?').identifiers).toEqual(['anti-MDM2']);
+    expect(extractExactTerms('Is this a follow-up study?').identifiers).toEqual([]);
+  });
 });

@@ -6,7 +6,7 @@ import type { Passage } from '../types.ts';
 import { refusalText, type Language } from './messages.ts';
 import { isInjectedInstruction } from './injection.ts';
 import { splitSentences } from '../../ingest/chunk/text.ts';
-import { isMeasure } from '../search/identifiers.ts';
+import { extractExactTerms, isMeasure } from '../search/identifiers.ts';
 
 export interface ExtractiveInput {
   question: string;
@@ -292,13 +292,16 @@ function queryTerms(question: string, termWeight?: (term: string) => number): Qu
   const types = ANSWER_TYPES.filter((t) => t.question.test(question));
   const triggers = new Set<string>();
   for (const t of types) for (const w of TYPE_TRIGGERS[ANSWER_TYPES.indexOf(t)]) triggers.add(w);
+  // The names retrieval matches literally (GAPDH, IL-6, sc-965) are identifiers here too: one rule
+  // for what a question names exactly.
+  const named = new Set(extractExactTerms(question).identifiers.flatMap((id) => wordsOf(tokenize(id)).slice(0, 1)));
   const terms: QueryTerm[] = [];
   for (const term of new Set(tokenize(question))) {
     // Lone letters are unit or symbol debris ("x g", "4 °C" -> "c"), not topics.
     if (term.length < 2 && !/\d/.test(term)) continue;
     if (FILLER.has(term) || triggers.has(term)) continue;
     const base = termWeight ? termWeight(term) : 1;
-    terms.push({ term, weight: base * (isIdentifier(term) ? IDENTIFIER_WEIGHT : 1) });
+    terms.push({ term, weight: base * (isIdentifier(term) || named.has(term) ? IDENTIFIER_WEIGHT : 1) });
   }
   const content = terms.length ? terms.reduce((s, t) => s + t.weight, 0) / terms.length : 1;
   for (const type of types) terms.push({ term: `<${type.name}>`, weight: content * TYPE_WEIGHT, type });
@@ -397,8 +400,18 @@ const sameSentence = (a: string, b: string): boolean => {
   return na === nb || na.includes(nb) || nb.includes(na);
 };
 
-/** Unordered pairs of terms at most `gap` terms apart: the phrases a text writes. */
-function pairsOf(terms: string[], gap: number): Set<string> {
+/**
+ * The tokenizer writes a hyphenated compound and then its parts ("6-well" -> 6well, 6; "co-infection"
+ * -> coinfect, co, infect); for phrases the compound stands alone, or "6-well" would make a phrase
+ * with itself.
+ */
+function wordsOf(terms: string[]): string[] {
+  return terms.filter((t, i) => !terms.slice(Math.max(0, i - 2), i).some((prev) => prev.length > t.length && prev.includes(t)));
+}
+
+/** Unordered pairs of words at most `gap` words apart: the phrases a text writes. */
+function pairsOf(allTerms: string[], gap: number): Set<string> {
+  const terms = wordsOf(allTerms);
   const out = new Set<string>();
   for (let i = 0; i < terms.length; i++) {
     for (let d = 1; d <= gap && i + d < terms.length; d++) {

@@ -28,16 +28,21 @@ export function extractExactTerms(question: string): ExactTerms {
   const identifiers = new Set<string>();
   for (const m of question.matchAll(/#?[\p{L}\p{N}][\p{L}\p{N}._/-]*[\p{L}\p{N}]|#\d+/gu)) {
     const raw = m[0];
-    const token = raw.replace(/^#/, '');
-    const hasDigit = /\p{N}/u.test(token);
-    const hasLetter = /\p{L}/u.test(token);
-    const upper = token.replace(/[^\p{L}]/gu, '');
-    const isCaps = upper.length >= 3 && upper === upper.toUpperCase() && upper !== upper.toLowerCase();
-    if (raw.startsWith('#') && /^\d+$/.test(token)) identifiers.add(raw);
-    else if (hasDigit && hasLetter && token.length >= 3 && !isMeasure(token)) identifiers.add(token);
-    else if (isCaps && !CAPS_STOP.has(upper) && token.length <= 12) identifiers.add(token);
+    if (raw.startsWith('#') && /^\d+$/.test(raw.slice(1))) identifiers.add(raw);
+    else if (isIdentifierToken(raw.replace(/^#/, ''))) identifiers.add(raw.replace(/^#/, ''));
+    // A name written with a prefix ("anti-GAPDH", "pro-IL1B") is still that name.
+    else for (const part of raw.split('-')) if (part !== raw && isIdentifierToken(part)) identifiers.add(part);
   }
   return { phrases, identifiers: [...identifiers] };
+}
+
+function isIdentifierToken(token: string): boolean {
+  const hasDigit = /\p{N}/u.test(token);
+  const hasLetter = /\p{L}/u.test(token);
+  const upper = token.replace(/[^\p{L}]/gu, '');
+  const isCaps = upper.length >= 3 && upper === upper.toUpperCase() && upper !== upper.toLowerCase();
+  if (hasDigit && hasLetter) return token.length >= 3 && !isMeasure(token);
+  return isCaps && !CAPS_STOP.has(upper) && token.length <= 12;
 }
 
 function collapse(s: string): string {

@@ -21,6 +21,11 @@ describe('rewriteFollowUp', () => {
     expect(r.question.startsWith('what concentration ')).toBe(true);
   });
 
+  it('takes a quantity in the follow-up for a setting, not for a new entity', () => {
+    const r = rewriteFollowUp('and after 24h?', [{ role: 'user', text: 'What is the p53 half-life in HeLa cells?' }]);
+    expect(r.carried).toEqual(expect.arrayContaining(['p53', 'HeLa']));
+  });
+
   it('leaves standalone questions and first questions alone', () => {
     const history = [{ role: 'user' as const, text: 'How do I passage RPE-1 cells?' }];
     const standalone = 'What is the primary antibody dilution for the Western blot?';

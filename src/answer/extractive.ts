@@ -254,6 +254,11 @@ const TYPE_TRIGGERS = ANSWER_TYPES.map(
   (t) => new Set([...tokenize(t.triggers, { language: 'en' }), ...tokenize(t.triggers, { language: 'es' })]),
 );
 
+/** See `ExtractiveInput.chanceWeight`; the index is taken as at least MIN_CORPUS_CHUNKS, as in termWeightFromDf. */
+export function chanceWeight(chunks: number): number {
+  return Math.log(Math.max(chunks, MIN_CORPUS_CHUNKS));
+}
+
 /**
  * A term weight from the index: its BM25 idf over the chunks the question may read, given the
  * number of those chunks that contain it (`df`) and the size of the index (`n`). A term the index
@@ -261,11 +266,6 @@ const TYPE_TRIGGERS = ANSWER_TYPES.map(
  * the strongest sign that the lab's material is about something else. Counted over the allowed
  * groups only, so a word found only in a restricted document weighs as if absent.
  */
-/** See `ExtractiveInput.chanceWeight`; the index is taken as at least MIN_CORPUS_CHUNKS, as in termWeightFromDf. */
-export function chanceWeight(chunks: number): number {
-  return Math.log(Math.max(chunks, MIN_CORPUS_CHUNKS));
-}
-
 export function termWeightFromDf(df: (term: string) => number, n: number): (term: string) => number {
   // In a small index (the sample lab, a new lab's first documents) every word it holds looks common
   // and any word it lacks ("go", "use") outweighs the whole question; rarity only means something

@@ -30,7 +30,7 @@ export function extractExactTerms(question: string): ExactTerms {
     const raw = m[0];
     if (raw.startsWith('#') && /^\d+$/.test(raw.slice(1))) identifiers.add(raw);
     else if (isIdentifierToken(raw.replace(/^#/, ''))) identifiers.add(raw.replace(/^#/, ''));
-    // A name written with a prefix ("anti-GAPDH", "pro-IL1B") is still that name.
+    // A name written with a prefix ("anti-GAPDH") is still that name.
     else for (const part of raw.split('-')) if (part !== raw && isIdentifierToken(part)) identifiers.add(part);
   }
   return { phrases, identifiers: [...identifiers] };

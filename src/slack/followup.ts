@@ -3,6 +3,7 @@
 // Pure: history in, question out.
 import { eng, spa } from 'stopword';
 import type { HistoryTurn } from '../answer/answer.ts';
+import { isMeasure } from '../search/identifiers.ts';
 
 export interface FollowUpRewrite {
   question: string;
@@ -31,9 +32,9 @@ function words(text: string): string[] {
   return (text.replace(/<@[A-Z0-9]+>/g, ' ').match(WORD) ?? []);
 }
 
-/** Gene names, cell lines, catalogue numbers: mixed letters and digits, or inner capitals. */
+/** Gene names, cell lines, catalogue numbers: mixed letters and digits (not "2nd", "10mg"), or inner capitals. */
 export function isIdentifier(word: string): boolean {
-  return (/\p{L}/u.test(word) && /\p{N}/u.test(word)) || /^\p{L}+\p{Lu}/u.test(word.slice(1)) || /^\p{Lu}{2,}$/u.test(word);
+  return (/\p{L}/u.test(word) && /\p{N}/u.test(word) && !isMeasure(word)) || /^\p{L}+\p{Lu}/u.test(word.slice(1)) || /^\p{Lu}{2,}$/u.test(word);
 }
 
 function contentWords(text: string): string[] {

@@ -469,16 +469,20 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
       let direct = 0;
       let missing = 0;
       const covers = new Set<string>();
+      // The weight of the question's words (not its asked-for values) the window holds.
       let met = 0;
       for (const q of query) {
-        if (!q.type && (holds(position, q) || near(position, q) || contextTerms.has(q.term))) met += q.weight;
         if (holds(position, q)) {
           own += q.weight;
           window += q.weight;
           covers.add(q.term);
-          if (!q.type) direct++;
+          if (!q.type) {
+            direct++;
+            met += q.weight;
+          }
         } else if (near(position, q) || (!q.type && contextTerms.has(q.term))) {
           window += q.weight;
+          if (!q.type) met += q.weight;
           if (!q.type && contextTerms.has(q.term)) own += q.weight * HEADER_CREDIT;
         } else if (!q.type) {
           missing = Math.max(missing, q.weight);
@@ -491,7 +495,7 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
       const phraseless =
         questionPhrases.size > 0 &&
         phrases === 0 &&
-        !(asksType && query.some((q) => q.type && holds(position, q))) &&
+        !query.some((q) => q.type && covers.has(q.term)) &&
         !(met >= (input.chanceWeight ?? Infinity) * CHANCE_MARGIN && window / totalWeight >= CHANCE_SUPPORT);
       const minSupport = phrased ? PHRASED_SUPPORT : phraseless ? PHRASE_LESS_SUPPORT : MIN_SUPPORT;
       if (missing > (phrased ? PHRASED_MISSING : MAX_MISSING) * totalWeight) return;

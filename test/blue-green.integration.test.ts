@@ -7,14 +7,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/log.ts';
+import type { App } from '../src/app.ts';
 import { rebuildIndex, retiredKey } from '../src/queue/rebuild.ts';
 import { IndexVersionError } from '../src/store/chroma-store.ts';
 import { liveBase } from '../src/store/records.ts';
-import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
-import { testEnv, uniqueCollection } from './helpers/app.ts';
+import type { Redis } from '../src/store/redis.ts';
+import { openAppOwnRedis, testEnv, uniqueCollection } from './helpers/app.ts';
 import { waitFor } from './helpers/wait.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -23,17 +21,9 @@ afterEach(async () => {
 });
 
 async function open(env: Record<string, string>, opts: { loadCatalog?: boolean } = {}): Promise<{ app: App; redis: Redis; close: () => Promise<void> }> {
-  const redis = connectRedis('redis://127.0.0.1:6379');
-  const app = await openApp(loadConfig(env), createLogger('silent'), { redis, ...opts });
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await app.close();
-    await closeRedis(redis);
-  };
-  cleanups.push(close);
-  return { app, redis, close };
+  const opened = await openAppOwnRedis(env, opts);
+  cleanups.push(opened.close);
+  return opened;
 }
 
 function makeFolder(n: number): string {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ChromaClient } from 'chromadb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../src/app.ts';
+import type { App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startQueueRuntime } from '../src/queue/runtime.ts';
@@ -15,7 +15,7 @@ import type { SyncResult } from '../src/queue/sync-source.ts';
 import { startServe } from '../src/serve.ts';
 import { startChromaServer } from '../src/store/chroma-server.ts';
 import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
-import { testEnv, uniqueCollection } from './helpers/app.ts';
+import { openAppOwnRedis, testEnv, uniqueCollection } from './helpers/app.ts';
 import { startFakeOpenAI } from './helpers/fake-openai.ts';
 import { captureLog } from './helpers/log-capture.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -30,17 +30,9 @@ afterEach(async () => {
 });
 
 async function open(env: Record<string, string>, log: Logger = createLogger('silent')): Promise<App> {
-  const redis = connectRedis('redis://127.0.0.1:6379');
-  const app = await openApp(loadConfig(env), log, { redis });
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await app.close();
-    await closeRedis(redis);
-  };
-  cleanups.push(close);
-  return Object.assign(app, { close });
+  const opened = await openAppOwnRedis(env, { log });
+  cleanups.push(opened.close);
+  return Object.assign(opened.app, { close: opened.close });
 }
 
 /** Deletes every Redis key of one installation (the shared Redis also serves other tests). */

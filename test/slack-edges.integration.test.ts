@@ -9,7 +9,8 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startChromaServer, type ChromaServer } from '../src/store/chroma-server.ts';
 import { openTestApp, testEnv } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { chatEnv, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
 import { startFakeSlack, validateBlocks, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { eventRequest, mentionEnvelope, post } from './helpers/slack-request.ts';
@@ -29,21 +30,15 @@ describe('answers longer than Slack allows (model via a fake OpenAI endpoint)', 
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;
+  let harness: SlackHarness | undefined;
   beforeAll(async () => {
-    fake = await startFakeSlack();
     openai = await startFakeOpenAI();
-    app = await openTestApp({
-      fileConfig,
-      env: slackEnv(fake.apiUrl, { EMBEDDINGS: 'hash', LLM: 'openai', OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'fake-chat', MODEL_MAX_RETRIES: '0' }),
-    });
-    await app.ingestSource(app.config.sources[0]);
-    bot = await startTestBot(app);
+    harness = await startSlackHarness({ fileConfig, env: chatEnv(openai) });
+    ({ app, fake, bot } = harness);
   });
   afterAll(async () => {
-    await bot?.close();
-    await app?.close();
+    await harness?.close();
     await openai?.close();
-    await fake?.close();
   });
 
   it('splits a ~200,000-character answer into valid messages of <= 50 blocks, nothing lost', async () => {

@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
 import { namesIn, threadHistory } from '../src/slack/mentions.ts';
 import { createUserDirectory } from '../src/slack/user-names.ts';
-import { openTestApp } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { blocksTextLength, findMentions, startFakeSlack, validateMessage, type FakeSlack } from './helpers/fake-slack.ts';
+import { chatEnv, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
+import { blocksTextLength, findMentions, validateMessage, type FakeSlack } from './helpers/fake-slack.ts';
 import { captureLog } from './helpers/log-capture.ts';
-import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
+import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { appHomeOpenedEnvelope, blockActionRequest, eventRequest, mentionEnvelope, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
 
 const STEPS = 170;
@@ -43,27 +43,26 @@ describe('mentioned users by name; private answers in full', () => {
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;
+  let harness: SlackHarness | undefined;
   beforeAll(async () => {
-    fake = await startFakeSlack();
+    openai = await startFakeOpenAI();
+    harness = await startSlackHarness({
+      fileConfig: { sources: [{ id: 'lab', type: 'folder', path: labFolder() }], access: { default: 'public' } },
+      env: chatEnv(openai),
+      ingest: false,
+    });
+    ({ app, fake, bot } = harness);
     fake.users.set('U123', { name: 'ada', display_name: 'Ada Okafor', real_name: 'Adaeze Okafor' });
     fake.users.set('U456', { name: 'ben', display_name: '', real_name: 'Ben Moreau' });
     // User-controlled text: a display name that would ping the channel if echoed as mrkdwn.
     fake.users.set('UEVIL', { name: 'eve', display_name: '<!channel> *Eve* <https://evil.example|login>', real_name: 'Eve' });
-    openai = await startFakeOpenAI();
-    app = await openTestApp({
-      fileConfig: { sources: [{ id: 'lab', type: 'folder', path: labFolder() }], access: { default: 'public' } },
-      env: slackEnv(fake.apiUrl, { EMBEDDINGS: 'hash', LLM: 'openai', OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'fake-chat', MODEL_MAX_RETRIES: '0' }),
-    });
     const s = await app.ingestSource(app.config.sources[0]);
     expect(s.failed).toEqual([]);
-    bot = await startTestBot(app);
     openai.reply = () => 'Ada Okafor found that p53 is stabilised after UV damage [S1].';
   });
   afterAll(async () => {
-    await bot?.close();
-    await app?.close();
+    await harness?.close(); // the fake fails the suite if anything labbot posted would have pinged
     await openai?.close();
-    await fake?.close(); // fails the suite if anything labbot posted would have pinged
   });
 
   const recordOf = async (body: Record<string, unknown>) => bot.activity.get(actionValue(body, 'labbot_feedback_up')!);

@@ -8,10 +8,10 @@ import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
 import { threadHistory } from '../src/slack/mentions.ts';
-import { openTestApp } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { blocksTextLength, findMentions, startFakeSlack, validateMessage, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
-import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
+import { chatEnv, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
+import { blocksTextLength, findMentions, validateMessage, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
+import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { eventRequest, mentionEnvelope, post, slashRequest } from './helpers/slack-request.ts';
 
 const STEPS = 52;
@@ -49,23 +49,22 @@ describe('Slack output and input, end to end', () => {
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;
+  let harness: SlackHarness | undefined;
   beforeAll(async () => {
-    fake = await startFakeSlack();
     openai = await startFakeOpenAI();
-    app = await openTestApp({
+    harness = await startSlackHarness({
       fileConfig: { sources: [{ id: 'lab', type: 'folder', path: folderWithHostileDoc() }], access: { default: 'public' } },
-      env: slackEnv(fake.apiUrl, { EMBEDDINGS: 'hash', LLM: 'openai', OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'fake-chat', MODEL_MAX_RETRIES: '0' }),
+      env: chatEnv(openai),
+      ingest: false,
     });
+    ({ app, fake, bot } = harness);
     const s = await app.ingestSource(app.config.sources[0]);
     expect(s.failed).toEqual([]);
     expect(app.catalog.stats().documents).toBe(1);
-    bot = await startTestBot(app);
   });
   afterAll(async () => {
-    await bot?.close();
-    await app?.close();
+    await harness?.close(); // the fake fails the suite if anything labbot posted would have pinged
     await openai?.close();
-    await fake?.close(); // fails the suite if anything labbot posted would have pinged
   });
 
   it('posts a 20,000-character answer citing a hostile URL as valid messages: no mention, no phishing link, Sources and buttons last', async () => {

@@ -5,10 +5,10 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { openTestApp } from './helpers/app.ts';
-import { passageLine, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.ts';
-import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
+import { passageLine, chatEnv, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
+import type { FakeSlack } from './helpers/fake-slack.ts';
+import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { channelMessageEnvelope, eventRequest, mentionEnvelope, post } from './helpers/slack-request.ts';
 
 const LAB = path.resolve('examples/lab');
@@ -19,21 +19,15 @@ describe('streamed model answers', () => {
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;
+  let harness: SlackHarness | undefined;
   beforeAll(async () => {
-    fake = await startFakeSlack();
     openai = await startFakeOpenAI();
-    app = await openTestApp({
-      fileConfig,
-      env: slackEnv(fake.apiUrl, { EMBEDDINGS: 'hash', LLM: 'openai', OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'fake-chat', MODEL_MAX_RETRIES: '0' }),
-    });
-    await app.ingestSource(app.config.sources[0]);
-    bot = await startTestBot(app);
+    harness = await startSlackHarness({ fileConfig, env: chatEnv(openai) });
+    ({ app, fake, bot } = harness);
   });
   afterAll(async () => {
-    await bot?.close();
-    await app?.close();
+    await harness?.close();
     await openai?.close();
-    await fake?.close();
   });
 
   const inChannel = (method: string, channel: string) => fake.callsOf(method).filter((c) => c.body.channel === channel);

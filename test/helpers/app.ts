@@ -6,6 +6,8 @@ import { inject } from 'vitest';
 import { openApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
+import type { Logger } from 'pino';
+import { closeRedis, connectRedis, type Redis } from '../../src/store/redis.ts';
 import { TEST_REDIS_URL, trackRedisPrefix } from './redis-namespaces.ts';
 
 let counter = 0;
@@ -41,4 +43,24 @@ export function testEnv(opts: TestAppOptions = {}): Record<string, string> {
 export async function openTestApp(opts: TestAppOptions = {}): Promise<App> {
   const config = loadConfig(testEnv(opts));
   return openApp(config, createLogger('silent'));
+}
+
+/**
+ * An App on a Redis connection of its own, as a separate process would open it; `close` (safe to
+ * call twice) closes both.
+ */
+export async function openAppOwnRedis(
+  env: Record<string, string>,
+  opts: { log?: Logger; loadCatalog?: boolean } = {},
+): Promise<{ app: App; redis: Redis; close: () => Promise<void> }> {
+  const redis = connectRedis(TEST_REDIS_URL);
+  const app = await openApp(loadConfig(env), opts.log ?? createLogger('silent'), { redis, ...(opts.loadCatalog === undefined ? {} : { loadCatalog: opts.loadCatalog }) });
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await app.close();
+    await closeRedis(redis);
+  };
+  return { app, redis, close };
 }

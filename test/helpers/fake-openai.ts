@@ -35,6 +35,11 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
 }
 
+/** The environment that points labbot's chat model at this fake (hash embeddings, no retries). */
+export function chatEnv(openai: FakeOpenAI): Record<string, string> {
+  return { EMBEDDINGS: 'hash', LLM: 'openai', OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'fake-chat', MODEL_MAX_RETRIES: '0' };
+}
+
 export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promise<FakeOpenAI> {
   const embedder = new HashEmbeddings({ dimensions: opts.dimensions ?? 64 });
   const state: Omit<FakeOpenAI, 'close' | 'baseURL'> = {

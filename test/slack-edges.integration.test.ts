@@ -9,8 +9,8 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startChromaServer, type ChromaServer } from '../src/store/chroma-server.ts';
 import { openTestApp, testEnv } from './helpers/app.ts';
-import { chatEnv, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
+import type { FakeOpenAI } from './helpers/fake-openai.ts';
+import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-harness.ts';
 import { startFakeSlack, validateBlocks, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { eventRequest, mentionEnvelope, post } from './helpers/slack-request.ts';
@@ -30,15 +30,13 @@ describe('answers longer than Slack allows (model via a fake OpenAI endpoint)', 
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;
-  let harness: SlackHarness | undefined;
+  let harness: ModelSlackHarness | undefined;
   beforeAll(async () => {
-    openai = await startFakeOpenAI();
-    harness = await startSlackHarness({ fileConfig, env: chatEnv(openai) });
-    ({ app, fake, bot } = harness);
+    harness = await startModelSlackHarness({ fileConfig });
+    ({ app, fake, bot, openai } = harness);
   });
   afterAll(async () => {
     await harness?.close();
-    await openai?.close();
   });
 
   it('splits a ~200,000-character answer into valid messages of <= 50 blocks, nothing lost', async () => {

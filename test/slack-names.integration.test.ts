@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
 import { namesIn, threadHistory } from '../src/slack/mentions.ts';
 import { createUserDirectory } from '../src/slack/user-names.ts';
-import { chatEnv, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
+import type { FakeOpenAI } from './helpers/fake-openai.ts';
+import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-harness.ts';
 import { blocksTextLength, findMentions, validateMessage, type FakeSlack } from './helpers/fake-slack.ts';
 import { captureLog } from './helpers/log-capture.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
@@ -43,15 +43,13 @@ describe('mentioned users by name; private answers in full', () => {
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;
-  let harness: SlackHarness | undefined;
+  let harness: ModelSlackHarness | undefined;
   beforeAll(async () => {
-    openai = await startFakeOpenAI();
-    harness = await startSlackHarness({
+    harness = await startModelSlackHarness({
       fileConfig: { sources: [{ id: 'lab', type: 'folder', path: labFolder() }], access: { default: 'public' } },
-      env: chatEnv(openai),
       ingest: false,
     });
-    ({ app, fake, bot } = harness);
+    ({ app, fake, bot, openai } = harness);
     fake.users.set('U123', { name: 'ada', display_name: 'Ada Okafor', real_name: 'Adaeze Okafor' });
     fake.users.set('U456', { name: 'ben', display_name: '', real_name: 'Ben Moreau' });
     // User-controlled text: a display name that would ping the channel if echoed as mrkdwn.
@@ -62,7 +60,6 @@ describe('mentioned users by name; private answers in full', () => {
   });
   afterAll(async () => {
     await harness?.close(); // the fake fails the suite if anything labbot posted would have pinged
-    await openai?.close();
   });
 
   const recordOf = async (body: Record<string, unknown>) => bot.activity.get(actionValue(body, 'labbot_feedback_up')!);

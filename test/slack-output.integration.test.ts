@@ -8,8 +8,8 @@ import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
 import { threadHistory } from '../src/slack/mentions.ts';
-import { chatEnv, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
+import type { FakeOpenAI } from './helpers/fake-openai.ts';
+import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-harness.ts';
 import { blocksTextLength, findMentions, validateMessage, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { eventRequest, mentionEnvelope, post, slashRequest } from './helpers/slack-request.ts';
@@ -49,22 +49,19 @@ describe('Slack output and input, end to end', () => {
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;
-  let harness: SlackHarness | undefined;
+  let harness: ModelSlackHarness | undefined;
   beforeAll(async () => {
-    openai = await startFakeOpenAI();
-    harness = await startSlackHarness({
+    harness = await startModelSlackHarness({
       fileConfig: { sources: [{ id: 'lab', type: 'folder', path: folderWithHostileDoc() }], access: { default: 'public' } },
-      env: chatEnv(openai),
       ingest: false,
     });
-    ({ app, fake, bot } = harness);
+    ({ app, fake, bot, openai } = harness);
     const s = await app.ingestSource(app.config.sources[0]);
     expect(s.failed).toEqual([]);
     expect(app.catalog.stats().documents).toBe(1);
   });
   afterAll(async () => {
     await harness?.close(); // the fake fails the suite if anything labbot posted would have pinged
-    await openai?.close();
   });
 
   it('posts a 20,000-character answer citing a hostile URL as valid messages: no mention, no phishing link, Sources and buttons last', async () => {

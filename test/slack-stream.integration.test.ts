@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { passageLine, chatEnv, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
+import { passageLine, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-harness.ts';
 import type { FakeSlack } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { channelMessageEnvelope, eventRequest, mentionEnvelope, post } from './helpers/slack-request.ts';
@@ -19,15 +19,13 @@ describe('streamed model answers', () => {
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;
-  let harness: SlackHarness | undefined;
+  let harness: ModelSlackHarness | undefined;
   beforeAll(async () => {
-    openai = await startFakeOpenAI();
-    harness = await startSlackHarness({ fileConfig, env: chatEnv(openai) });
-    ({ app, fake, bot } = harness);
+    harness = await startModelSlackHarness({ fileConfig });
+    ({ app, fake, bot, openai } = harness);
   });
   afterAll(async () => {
     await harness?.close();
-    await openai?.close();
   });
 
   const inChannel = (method: string, channel: string) => fake.callsOf(method).filter((c) => c.body.channel === channel);

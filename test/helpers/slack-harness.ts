@@ -2,6 +2,7 @@
 // points at the fake, its first source indexed, and the bot; closed in reverse order.
 import type { App } from '../../src/app.ts';
 import { openTestApp } from './app.ts';
+import { chatEnv, startFakeOpenAI, type FakeOpenAI } from './fake-openai.ts';
 import { startFakeSlack, type FakeSlack } from './fake-slack.ts';
 import { slackEnv, startTestBot, type RunningBot } from './slack-bot.ts';
 
@@ -32,6 +33,28 @@ export async function startSlackHarness(opts: {
       await bot.close();
       await app.close();
       await fake.close();
+    },
+  };
+}
+
+export type ModelSlackHarness = SlackHarness & { openai: FakeOpenAI };
+
+/** The same with a chat model: a fake OpenAI endpoint the app's model points at, closed last. */
+export async function startModelSlackHarness(opts: Parameters<typeof startSlackHarness>[0]): Promise<ModelSlackHarness> {
+  const openai = await startFakeOpenAI();
+  let harness: SlackHarness;
+  try {
+    harness = await startSlackHarness({ ...opts, env: { ...chatEnv(openai), ...opts.env } });
+  } catch (err) {
+    await openai.close();
+    throw err;
+  }
+  return {
+    ...harness,
+    openai,
+    async close() {
+      await harness.close();
+      await openai.close();
     },
   };
 }

@@ -83,7 +83,7 @@ export interface IngestDeps {
 
 export function catalogLookup(catalog: Catalog): IndexLookup {
   const view = (d: ReturnType<Catalog['doc']>): IndexedDoc | undefined =>
-    d && { ...d, chunkHashes: d.chunkIds.map((id) => catalog.chunk(id)?.hash ?? '') };
+    d && { ...d, chunkHashes: d.chunkIds.map((id) => catalog.chunkInfo(id)?.hash ?? '') };
   return {
     atPath: async (source, p) => view(catalog.docAtPath(source, p)),
     byId: async (id) => view(catalog.doc(id)),

@@ -90,6 +90,9 @@ export interface Chunk extends ChunkDraft {
   hash: string;
 }
 
+/** A chunk's metadata without its text. */
+export type ChunkInfo = Omit<Chunk, 'text'>;
+
 /** Scalar metadata as stored in Chroma next to each chunk (Chroma accepts scalars only). */
 export type ChunkMetadata = Record<string, string | number | boolean>;
 

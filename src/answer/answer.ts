@@ -1,5 +1,4 @@
 // Ask flow: retrieve -> prompt -> generate (or extract) -> check citations in code.
-import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
 import { detectLanguage } from '../search/tokenize.ts';
@@ -84,7 +83,12 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
   if (deps.chat) {
     try {
       const prompt = buildPrompt({ question, passages, language, history });
-      const msgs = [new SystemMessage(prompt.system), new HumanMessage(prompt.user)];
+      // Role/text pairs, which LangChain turns into its message classes: importing those here
+      // would cost every start-up a third of a second, offline ones included.
+      const msgs: [string, string][] = [
+        ['system', prompt.system],
+        ['human', prompt.user],
+      ];
       if (deps.onToken) {
         raw = '';
         for await (const chunk of await deps.chat.stream(msgs)) {

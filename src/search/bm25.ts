@@ -115,7 +115,8 @@ const MAX_PRUNED_TERMS = 64;
 
 /**
  * A new index, or one holding a snapshot's content. Search results of a restored index are
- * identical to the original's (same postings, same ordinals, same k1/b).
+ * identical to the original's (same postings, same ordinals, same k1/b). The index takes the
+ * snapshot's postings arrays as its own storage: restore each snapshot once.
  */
 export function createLexicalIndex(opts: LexicalIndexOptions = {}, from?: LexicalSnapshot): LexicalIndex {
   const k1 = from?.k1 ?? opts.k1 ?? 1.2;
@@ -852,14 +853,12 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}, from?: Lexica
         poolTfs.set(s.postTfs.subarray(start, end), poolUsed);
         poolUsed += len;
       } else {
-        const d = new Int32Array(Math.max(len, POOL_MAX_CAP * 2));
-        const f = new Uint16Array(d.length);
-        d.set(s.postDocs.subarray(start, end));
-        f.set(s.postTfs.subarray(start, end));
-        ownDocs[t] = d;
-        ownTfs[t] = f;
+        // Views, not copies (most postings are in long lists): full, so the first posting added
+        // moves the list to arrays of its own, as any full list does.
+        ownDocs[t] = s.postDocs.subarray(start, end);
+        ownTfs[t] = s.postTfs.subarray(start, end);
         tOff[t] = -1;
-        tCap[t] = d.length;
+        tCap[t] = len;
       }
     }
   }

@@ -3,15 +3,18 @@
 // and kept current by the ingest pipeline, so lexical search and passage lookup need no I/O.
 import type { StoredRecord } from '../store/chroma-store.ts';
 import { fromChunkMetadata } from '../store/chunk-metadata.ts';
-import type { Chunk, Kind, LabDocument, Passage } from '../types.ts';
+import type { Chunk, ChunkInfo, Kind, LabDocument, Passage } from '../types.ts';
 import { createLexicalIndex, type LexicalSnapshot } from './bm25.ts';
+import { packTexts, tableSize, textAt, type TextRef, type TextTable } from './text-table.ts';
 
 type LexicalIndex = ReturnType<typeof createLexicalIndex>;
 
 /** A catalog's whole content as plain values (documents, chunks, BM25 partitions) for a snapshot. */
 export interface CatalogSnapshot {
   docs: DocRecord[];
-  chunks: Chunk[];
+  /** Chunks without their texts, which are `texts` in the same order. */
+  chunks: ChunkInfo[];
+  texts: TextTable;
   partitions: [group: string, index: LexicalSnapshot][];
 }
 
@@ -39,7 +42,10 @@ export interface Catalog {
   docs(): IterableIterator<DocRecord>;
   /** The document indexed from this source path, if any (ids may come from front matter). */
   docAtPath(source: string, path: string): DocRecord | undefined;
+  /** A chunk with its text (decoded on each call: use chunkInfo when the text is not needed). */
   chunk(chunkId: string): Chunk | undefined;
+  /** A chunk's metadata (document, hash, place), without decoding its text. */
+  chunkInfo(chunkId: string): ChunkInfo | undefined;
   /** What search matches for a chunk: its text plus its document's subject keywords. */
   searchText(chunkId: string): string | undefined;
   passage(chunkId: string, score: number): Passage | undefined;
@@ -68,16 +74,25 @@ export interface Catalog {
 const withKeywords = (text: string, doc: Pick<LabDocument, 'keywords'> | undefined): string =>
   doc?.keywords?.length ? `${text}\n${doc.keywords.join('; ')}` : text;
 
+/** A chunk as held: texts loaded from a snapshot stay bytes in its table until asked for. */
+interface Held {
+  info: ChunkInfo;
+  text: string | TextRef;
+}
+
 export function createCatalog(from?: CatalogSnapshot): Catalog {
   const partitions = new Map<string, LexicalIndex>();
   const docs = new Map<string, DocRecord>();
   const byPath = new Map<string, string>();
-  const chunks = new Map<string, Chunk>();
+  const chunks = new Map<string, Held>();
 
+  const textOf = (h: Held): string => (typeof h.text === 'string' ? h.text : textAt(h.text.table, h.text.index));
+  const chunkOf = (h: Held): Chunk => ({ ...h.info, text: textOf(h) });
   const pathKey = (source: string, path: string) => `${source}\u0000${path}`;
   if (from) {
+    if (tableSize(from.texts) !== from.chunks.length) throw new RangeError('catalog snapshot: chunks and texts disagree');
     for (const [group, index] of from.partitions) partitions.set(group, createLexicalIndex({}, index));
-    for (const c of from.chunks) chunks.set(c.id, c);
+    from.chunks.forEach((info, index) => chunks.set(info.id, { info, text: { table: from.texts, index } }));
     for (const d of from.docs) {
       docs.set(d.id, d);
       byPath.set(pathKey(d.source, d.path), d.id);
@@ -114,9 +129,9 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
   function putDocument(doc: LabDocument, docChunks: Chunk[]): void {
     removeDocument(doc.id);
     const index = partition(doc.access);
-    for (const c of docChunks) {
-      chunks.set(c.id, c);
-      index.add(c.id, withKeywords(c.text, doc));
+    for (const { text, ...info } of docChunks) {
+      chunks.set(info.id, { info, text });
+      index.add(info.id, withKeywords(text, doc));
     }
     docs.set(doc.id, { ...doc, chunkIds: docChunks.map((c) => c.id) });
     byPath.set(pathKey(doc.source, doc.path), doc.id);
@@ -131,19 +146,24 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
       const id = byPath.get(pathKey(source, path));
       return id ? docs.get(id) : undefined;
     },
-    chunk: (id) => chunks.get(id),
+    chunk(id) {
+      const h = chunks.get(id);
+      return h && chunkOf(h);
+    },
+    chunkInfo: (id) => chunks.get(id)?.info,
     searchText(id) {
-      const c = chunks.get(id);
-      return c && withKeywords(c.text, docs.get(c.docId));
+      const h = chunks.get(id);
+      return h && withKeywords(textOf(h), docs.get(h.info.docId));
     },
     passage(chunkId, score) {
-      const c = chunks.get(chunkId);
+      const h = chunks.get(chunkId);
+      const c = h?.info;
       const d = c && docs.get(c.docId);
-      if (!c || !d) return undefined;
+      if (!h || !c || !d) return undefined;
       return {
         chunkId,
         docId: d.id,
-        text: c.text,
+        text: textOf(h),
         section: c.section,
         score,
         meta: {
@@ -195,8 +215,8 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
       return n;
     },
     groupOf(chunkId) {
-      const c = chunks.get(chunkId);
-      return c && docs.get(c.docId)?.access;
+      const h = chunks.get(chunkId);
+      return h && docs.get(h.info.docId)?.access;
     },
     load(records) {
       // Group by document, then merge with chunks already loaded from earlier batches.
@@ -208,14 +228,19 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
         grouped.set(doc.id, g);
       }
       for (const [docId, g] of grouped) {
-        const earlier = (docs.get(docId)?.chunkIds ?? []).map((id) => chunks.get(id)).filter((c): c is Chunk => c !== undefined);
+        const earlier = (docs.get(docId)?.chunkIds ?? []).flatMap((id) => {
+          const h = chunks.get(id);
+          return h ? [chunkOf(h)] : [];
+        });
         const all = [...earlier, ...g.chunks].sort((a, b) => chunkOrdinal(a.id) - chunkOrdinal(b.id));
         putDocument(g.doc, all);
       }
     },
     snapshot: () => ({
       docs: [...docs.values()],
-      chunks: [...chunks.values()],
+      chunks: [...chunks.values()].map((h) => h.info),
+      // Texts from a snapshot are copied as bytes, never decoded and encoded again.
+      texts: packTexts([...chunks.values()].map((h) => h.text)),
       partitions: [...partitions].map(([g, p]): [string, LexicalSnapshot] => [g, p.snapshot()]),
     }),
     stats() {

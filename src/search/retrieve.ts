@@ -124,7 +124,7 @@ export async function retrieve(
     }
   }
   if (named?.restricts) {
-    for (const id of [...candidates.keys()]) if (!named.docIds.has(deps.catalog.chunk(id)?.docId ?? '')) candidates.delete(id);
+    for (const id of [...candidates.keys()]) if (!named.docIds.has(deps.catalog.chunkInfo(id)?.docId ?? '')) candidates.delete(id);
     for (const cid of named.chunkIds) if (!candidates.has(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
   }
   const top = fused[0]?.score ?? 1;
@@ -155,7 +155,7 @@ export async function retrieve(
     // the order ranking gave it (a kind word alone does not exclude the others).
     // Only the head is reordered: a kind word lifts what ranking already found, it does not pull in
     // weak passages of that kind (kinds are detected, and detection can be wrong).
-    const fits = (id: string) => named.kinds.includes(deps.catalog.doc(deps.catalog.chunk(id)?.docId ?? '')?.kind ?? 'note');
+    const fits = (id: string) => named.kinds.includes(deps.catalog.doc(deps.catalog.chunkInfo(id)?.docId ?? '')?.kind ?? 'note');
     const head = ordered.slice(0, 2 * k);
     ordered = [...head.filter((h) => fits(h.id)), ...head.filter((h) => !fits(h.id)), ...ordered.slice(2 * k)];
   }

@@ -46,7 +46,7 @@ async function countsAgree(store: CatalogLoadDeps['store'], catalog: Catalog): P
 
 async function fromSnapshot(deps: CatalogLoadDeps): Promise<{ catalog: Catalog; patched: number } | undefined> {
   if (!deps.file) return undefined;
-  const read = readSnapshot(deps.file, deps.stamp);
+  const read = await readSnapshot(deps.file, deps.stamp);
   if (!read.ok) {
     deps.log.info({ file: deps.file, reason: read.reason }, 'lexical snapshot not used; loading from Chroma');
     return undefined;
@@ -67,7 +67,7 @@ async function fromSnapshot(deps: CatalogLoadDeps): Promise<{ catalog: Catalog; 
       deps.log.warn({ err: (err as Error).message }, 'records unreadable; lexical snapshot not used');
       return undefined;
     }
-    const diff = diffAgainstRecords(catalog.docs(), (id) => catalog.chunk(id)?.hash, records);
+    const diff = diffAgainstRecords(catalog.docs(), (id) => catalog.chunkInfo(id)?.hash, records);
     const changed = diff.stale.length + diff.extra.length;
     if (changed > Math.max(PATCH_MAX_DOCS, records.length * PATCH_MAX_FRACTION)) {
       deps.log.info({ stale: diff.stale.length, extra: diff.extra.length }, 'lexical snapshot is far behind the records; loading from Chroma');

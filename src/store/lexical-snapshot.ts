@@ -7,15 +7,19 @@
 // Why hand-written framing over one v8.serialize call: one buffer for the whole catalog (~150 MB
 // at 120k chunks) on top of the live catalog would raise peak memory; frames keep each buffer
 // small. v8's serializer itself is used for the values (typed arrays and strings at native speed).
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+// Chunk texts are the exception: one raw frame of UTF-8 bytes (search/text-table.ts), read
+// straight into the buffer the catalog keeps, so a restart neither parses nor copies them.
+import { closeSync, fsyncSync, mkdirSync, openSync, read, readdirSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { LexicalSnapshot } from '../search/bm25.ts';
 import type { CatalogSnapshot, DocRecord } from '../search/catalog.ts';
-import type { Chunk } from '../types.ts';
+import { isValidTable } from '../search/text-table.ts';
+import type { ChunkInfo } from '../types.ts';
 
 const FORMAT = 'labbot-lexical-snapshot';
-const FORMAT_VERSION = 1;
+// 2: chunk texts moved out of the chunk frames into one raw UTF-8 frame.
+const FORMAT_VERSION = 2;
 const DOCS_PER_FRAME = 5_000;
 const CHUNKS_PER_FRAME = 10_000;
 
@@ -63,7 +67,10 @@ export function pruneSnapshots(dir: string, keepBase: string): void {
 }
 
 function writeFrame(fd: number, value: unknown): number {
-  const body = v8.serialize(value);
+  return writeRaw(fd, v8.serialize(value));
+}
+
+function writeRaw(fd: number, body: Buffer): number {
   const len = Buffer.alloc(4);
   len.writeUInt32LE(body.length);
   writeSync(fd, len);
@@ -91,6 +98,8 @@ export function writeSnapshot(file: string, stamp: SnapshotStamp, snap: CatalogS
     bytes += writeFrame(fd, header);
     for (let i = 0; i < snap.docs.length; i += DOCS_PER_FRAME) bytes += writeFrame(fd, snap.docs.slice(i, i + DOCS_PER_FRAME));
     for (let i = 0; i < snap.chunks.length; i += CHUNKS_PER_FRAME) bytes += writeFrame(fd, snap.chunks.slice(i, i + CHUNKS_PER_FRAME));
+    bytes += writeFrame(fd, snap.texts.ends);
+    bytes += writeRaw(fd, snap.texts.bytes);
     for (const [, p] of snap.partitions) {
       bytes += writeFrame(fd, { k1: p.k1, b: p.b, ids: p.ids, terms: p.terms });
       for (const a of [p.docLen, p.postStart, p.postDocs, p.postTfs]) bytes += writeFrame(fd, a);
@@ -106,31 +115,72 @@ export function writeSnapshot(file: string, stamp: SnapshotStamp, snap: CatalogS
   return { createdAt: header.createdAt, documents: header.documents, chunks: header.chunks, bytes };
 }
 
+/** Reads `n` bytes at `at` into a buffer of their own (not Node's shared pool), on the thread pool. */
+function readAt(fd: number, at: number, n: number): Promise<Buffer> {
+  const body = Buffer.allocUnsafeSlow(n);
+  return new Promise((resolve, reject) => {
+    const step = (got: number) => {
+      if (got === n) return resolve(body);
+      read(fd, body, got, n - got, at + got, (err, r) => (err ? reject(err) : r === 0 ? reject(new Error('truncated')) : step(got + r)));
+    };
+    step(0);
+  });
+}
+
+/**
+ * The frames of a snapshot file: the header read at once, then (once it is accepted) every
+ * other frame's bytes requested together. libuv's thread pool copies the large frames (texts,
+ * postings) into memory while this thread deserialises the small ones in order: on a small
+ * machine, filling ~100 MB of fresh memory is a large part of a restart.
+ */
 function frameReader(fd: number, size: number) {
-  let pos = 0;
   const lenBuf = Buffer.alloc(4);
+  let pos = 0;
+  const nextFrame = (): { at: number; n: number } => {
+    if (pos + 4 > size) throw new Error('truncated');
+    readSync(fd, lenBuf, 0, 4, pos);
+    const n = lenBuf.readUInt32LE(0);
+    if (pos + 4 + n > size) throw new Error('truncated');
+    const frame = { at: pos + 4, n };
+    pos += 4 + n;
+    return frame;
+  };
+  let pending: Promise<Buffer>[] = [];
+  let taken = 0;
   return {
-    next(): unknown {
-      if (pos + 4 > size) throw new Error('truncated');
-      readSync(fd, lenBuf, 0, 4, pos);
-      const n = lenBuf.readUInt32LE(0);
-      if (pos + 4 + n > size) throw new Error('truncated');
+    header(): unknown {
+      const { at, n } = nextFrame();
       const body = Buffer.allocUnsafe(n);
-      let got = 0;
-      while (got < n) got += readSync(fd, body, got, n - got, pos + 4 + got);
-      pos += 4 + n;
+      if (readSync(fd, body, 0, n, at) !== n) throw new Error('truncated');
       return v8.deserialize(body);
     },
-    get done() {
-      return pos === size;
+    /** Requests the `count` frames after the header; the file must end with the last of them. */
+    requestRest(count: number): void {
+      const frames = Array.from({ length: count }, nextFrame);
+      if (pos !== size) throw new Error('longer than its header says');
+      pending = frames.map((f) => {
+        const body = readAt(fd, f.at, f.n);
+        // A read that fails after an early return is never awaited: it must not crash the process.
+        body.catch(() => undefined);
+        return body;
+      });
     },
+    async raw(): Promise<Buffer> {
+      if (taken >= pending.length) throw new Error('truncated');
+      return pending[taken++];
+    },
+    async next(): Promise<unknown> {
+      return v8.deserialize(await this.raw());
+    },
+    /** Waits for every read (the descriptor must not close under one). */
+    settle: () => Promise.allSettled(pending),
   };
 }
 
 const isArrayOf = <T>(v: unknown, ctor: new (...a: never[]) => T): v is T => v instanceof ctor;
 
 /** Reads a snapshot made for `stamp`; anything else (missing, other index, corrupt) says why not. */
-export function readSnapshot(file: string, stamp: SnapshotStamp): SnapshotRead {
+export async function readSnapshot(file: string, stamp: SnapshotStamp): Promise<SnapshotRead> {
   let fd: number;
   let size: number;
   try {
@@ -139,32 +189,41 @@ export function readSnapshot(file: string, stamp: SnapshotStamp): SnapshotRead {
   } catch {
     return { ok: false, reason: 'no snapshot' };
   }
+  const r = frameReader(fd, size);
   try {
-    const r = frameReader(fd, size);
-    const h = r.next() as Partial<Header>;
+    const h = r.header() as Partial<Header>;
     if (h?.format !== FORMAT || h.formatVersion !== FORMAT_VERSION) return { ok: false, reason: 'not a snapshot of this format' };
     if (h.v8 !== process.versions.v8) return { ok: false, reason: `written by another Node release (v8 ${h.v8})` };
     if (h.base !== stamp.base || h.indexVersion !== stamp.indexVersion || (h.identity ?? undefined) !== (stamp.identity ?? undefined)) {
       return { ok: false, reason: 'made for another index or other settings' };
     }
+    const nDocs = h.documents ?? 0;
+    const nChunks = h.chunks ?? 0;
+    const groups = h.partitions ?? [];
+    r.requestRest(Math.ceil(nDocs / DOCS_PER_FRAME) + Math.ceil(nChunks / CHUNKS_PER_FRAME) + 2 + groups.length * 5);
     const docs: DocRecord[] = [];
-    while (docs.length < h.documents!) docs.push(...(r.next() as DocRecord[]));
-    const chunks: Chunk[] = [];
-    while (chunks.length < h.chunks!) chunks.push(...(r.next() as Chunk[]));
+    while (docs.length < nDocs) docs.push(...((await r.next()) as DocRecord[]));
+    const chunks: ChunkInfo[] = [];
+    while (chunks.length < nChunks) chunks.push(...((await r.next()) as ChunkInfo[]));
+    if (docs.length !== nDocs || chunks.length !== nChunks) return { ok: false, reason: 'corrupt: counts do not match' };
+    const ends = await r.next();
+    if (!isArrayOf(ends, Uint32Array) || ends.length !== chunks.length) return { ok: false, reason: 'corrupt: texts do not match the chunks' };
+    const texts = { bytes: await r.raw(), ends };
+    if (!isValidTable(texts)) return { ok: false, reason: 'corrupt: texts do not match the chunks' };
     const partitions: [string, LexicalSnapshot][] = [];
-    for (const group of h.partitions ?? []) {
-      const head = r.next() as Pick<LexicalSnapshot, 'k1' | 'b' | 'ids' | 'terms'>;
-      const [docLen, postStart, postDocs, postTfs] = [r.next(), r.next(), r.next(), r.next()];
+    for (const group of groups) {
+      const head = (await r.next()) as Pick<LexicalSnapshot, 'k1' | 'b' | 'ids' | 'terms'>;
+      const [docLen, postStart, postDocs, postTfs] = [await r.next(), await r.next(), await r.next(), await r.next()];
       if (!isArrayOf(docLen, Float32Array) || !isArrayOf(postStart, Int32Array) || !isArrayOf(postDocs, Int32Array) || !isArrayOf(postTfs, Uint16Array)) {
         return { ok: false, reason: 'corrupt: unexpected arrays' };
       }
       partitions.push([group, { ...head, docLen, postStart, postDocs, postTfs }]);
     }
-    if (docs.length !== h.documents || chunks.length !== h.chunks || !r.done) return { ok: false, reason: 'corrupt: counts do not match' };
-    return { ok: true, snapshot: { docs, chunks, partitions }, info: { createdAt: h.createdAt!, documents: docs.length, chunks: chunks.length, bytes: size } };
+    return { ok: true, snapshot: { docs, chunks, texts, partitions }, info: { createdAt: h.createdAt!, documents: docs.length, chunks: chunks.length, bytes: size } };
   } catch (err) {
     return { ok: false, reason: `corrupt: ${(err as Error).message}` };
   } finally {
+    await r.settle();
     closeSync(fd);
   }
 }

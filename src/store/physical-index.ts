@@ -20,7 +20,7 @@ import type { ChunkOptions } from '../types.ts';
 import { META, openChromaStore, type CollectionInfo, type VectorStore } from './chroma-store.ts';
 import { repairRecords, type RepairReport } from './index-repair.ts';
 import { describeIndexVersion, indexVersion, type IndexVersionInput } from './index-version.ts';
-import { createRecordStore, type RecordStore } from './records.ts';
+import { createRecordStore, type DocRecord, type RecordStore } from './records.ts';
 import type { Redis } from './redis.ts';
 
 export interface EmbeddingSettings {
@@ -165,8 +165,13 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     log,
   };
 
+  // The records a snapshot load just checked the catalog against. The deep check that follows
+  // when an index is opened counts these instead of reading every record again (a few hundred
+  // ms at 100k chunks); it is taken once, and a slower load (a full scan) leaves nothing to take.
+  let justRead: DocRecord[] | undefined;
   const loadCatalog = async () => {
-    const got = await loadLexicalCatalog({ ...snapshotDeps, store, records: raw && (() => raw.all()) });
+    const got = await loadLexicalCatalog({ ...snapshotDeps, store, records: raw && (async () => (justRead = await raw.all())) });
+    if (got.from === 'chroma') justRead = undefined;
     catalog = got.catalog;
     loaded = { from: got.from, ms: got.ms };
     const s = catalog.stats();
@@ -198,8 +203,10 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
 
   /** The deeper check: per group, the chunks Chroma holds against the chunks the records list. */
   const countsAgree = async (): Promise<boolean> => {
+    const records = justRead ?? (await raw!.all());
+    justRead = undefined;
     const expected = new Map<string, number>();
-    for (const r of await raw!.all()) expected.set(r.access, (expected.get(r.access) ?? 0) + r.chunkIds.length);
+    for (const r of records) expected.set(r.access, (expected.get(r.access) ?? 0) + r.chunkIds.length);
     const groups = new Set([...expected.keys(), ...(await store.groups())]);
     for (const g of groups) if ((await store.count(g)) !== (expected.get(g) ?? 0)) return false;
     return true;

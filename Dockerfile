@@ -20,6 +20,9 @@ COPY src ./src
 COPY ingest ./ingest
 COPY bin ./bin
 RUN npx tsc --noEmit
+# The CLI as one JavaScript bundle (bin/bundle.js): the app's code is read-only at run time, so it
+# is built here; bin/labbot.js finds it by the sources' hash and loads no TypeScript at start-up.
+RUN node bin/bundle.js
 
 # --- runtime: production dependencies only ---
 FROM node:20.20.2-bookworm-slim AS runtime
@@ -29,12 +32,14 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-# tsx is a runtime dependency: bin/labbot.js runs the TypeScript sources directly, no build step.
+# tsx and esbuild are runtime dependencies: bin/labbot.js runs the bundle built below, and the
+# TypeScript sources through tsx should the bundle ever not match them.
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 # The typechecked sources come from the build stage (which also makes BuildKit run that stage).
 COPY --from=build /app/src ./src
 COPY --from=build /app/ingest ./ingest
 COPY --from=build /app/bin ./bin
+COPY --from=build /app/dist ./dist
 # The example lab makes the default labbot.config.json work out of the box; mount your own config.
 COPY examples ./examples
 COPY labbot.config.json manifest.json ./

@@ -488,10 +488,14 @@ describe('Dockerfile', () => {
     }
   });
 
-  it('runs TypeScript through tsx, so tsx must be a runtime dependency, and src/ingest/bin import no dev dependency', () => {
+  it('runs the CLI bundle built in the image (tsx as the fallback), so esbuild and tsx are runtime dependencies, and src/ingest/bin import no dev dependency', () => {
     const pkg = JSON.parse(read('package.json'));
     expect(pkg.dependencies.tsx).toBeDefined();
+    expect(pkg.dependencies.esbuild).toBeDefined();
     expect(read('bin/labbot.js')).toContain('tsx');
+    // Built where the sources are typechecked; the runtime stage's /app is read-only to the app.
+    expect(stages[0].some((i) => i.op === 'RUN' && /node bin\/bundle\.js/.test(i.args))).toBe(true);
+    expect(finalStage.some((i) => i.op === 'COPY' && /--from=build\s+\/app\/dist\s+\.\/dist/.test(i.args))).toBe(true);
     const files: string[] = [];
     const walk = (dir: string) => {
       for (const f of readdirSync(dir)) {
@@ -565,7 +569,7 @@ describe('Dockerfile', () => {
         }
       }
     }
-    for (const need of ['package.json', 'package-lock.json', 'src', 'ingest', 'bin', 'examples', 'labbot.config.json', 'manifest.json']) {
+    for (const need of ['package.json', 'package-lock.json', 'src', 'ingest', 'bin', 'dist', 'examples', 'labbot.config.json', 'manifest.json']) {
       expect([...inImage], `the runtime stage should contain ${need}`).toContain(need);
     }
   });

@@ -4,12 +4,12 @@
 import type { Block, ParsedFile } from '../../src/types.ts';
 import { decodeText } from './decode.ts';
 import { ParseError, UnsupportedFormatError, formatMb } from './errors.ts';
-import { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './zip.ts';
 
 export { ParseError, UnsupportedFormatError } from './errors.ts';
-export { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './zip.ts';
 
 export const DEFAULT_MAX_BYTES = 100 * 1024 * 1024;
+// Here rather than in zip.ts: importing zip.ts loads JSZip, which only Office files need.
+export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
 export const SUPPORTED_EXTENSIONS = ['.md', '.markdown', '.txt', '.text', '.pdf', '.pptx', '.docx', '.html', '.htm'] as const;

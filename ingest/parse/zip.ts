@@ -4,8 +4,6 @@
 import JSZip from 'jszip';
 import { ParseError, formatMb } from './errors.ts';
 
-export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024;
-
 const EOCD = 0x06054b50;
 const ZIP64_LOCATOR = 0x07064b50;
 const ZIP64_EOCD = 0x06064b50;

@@ -4,9 +4,6 @@
 // Mounted before the app's JSON parser: every body parser here is scoped to its own route.
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
@@ -189,9 +186,27 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
 
   // bull-board, behind the same authentication; its own POST/PUT calls must be same-origin.
   if (queue) {
-    const serverAdapter = new ExpressAdapter();
-    serverAdapter.setBasePath('/admin/queues');
-    createBullBoard({ queues: [new BullMQAdapter(queue)], serverAdapter, options: { uiConfig: { boardTitle: 'labbot queue' } } });
+    // Loaded on the first visit to the queue pages, not at start-up, where it was about a fifth of
+    // a second of every restart (a bot restarting should answer first).
+    let board: Promise<Router> | undefined;
+    const loadBoard = async (): Promise<Router> => {
+      const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
+        import('@bull-board/api'),
+        import('@bull-board/api/bullMQAdapter'),
+        import('@bull-board/express'),
+      ]);
+      const serverAdapter = new ExpressAdapter();
+      serverAdapter.setBasePath('/admin/queues');
+      createBullBoard({ queues: [new BullMQAdapter(queue)], serverAdapter, options: { uiConfig: { boardTitle: 'labbot queue' } } });
+      return serverAdapter.getRouter() as Router;
+    };
+    const boardRouter: RequestHandler = (req, res, next) => {
+      board ??= loadBoard().catch((err: unknown) => {
+        board = undefined;
+        throw err;
+      });
+      board.then((router) => router(req, res, next), next);
+    };
     const sameOriginWrites: RequestHandler = (req, res, next) => {
       if (req.method === 'GET' || req.method === 'HEAD' || req.adminAuth?.via === 'bearer') return next();
       const origin = req.headers.origin ?? req.headers.referer;
@@ -208,7 +223,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       res.setHeader('Content-Security-Policy', BOARD_CSP);
       next();
     };
-    admin.use('/queues', sameOriginWrites, boardCsp, serverAdapter.getRouter() as Router);
+    admin.use('/queues', sameOriginWrites, boardCsp, boardRouter);
   } else {
     admin.use('/queues', (_req, res) => sendHtml(res, 503, messagePage('Queue unavailable', 'Redis is not reachable, so this process has no queue.')));
   }

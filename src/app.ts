@@ -14,13 +14,13 @@ import { createHttpReranker, createOfflineReranker, type Reranker } from './sear
 import type { Catalog } from './search/catalog.ts';
 import { retrieve, type RetrievalResult } from './search/retrieve.ts';
 import { ChromaUnavailableError, type VectorStore } from './store/chroma-store.ts';
-import { createSnapshotKeeper, type CatalogSource } from './store/catalog-loader.ts';
+import { createSnapshotKeeper } from './store/catalog-loader.ts';
 import { pruneSnapshots } from './store/lexical-snapshot.ts';
 import { connectChroma, type ChromaProcessStatus } from './store/chroma-supervisor.ts';
 import { createEmbeddingCache } from './store/embedding-cache.ts';
 import type { IndexEvents } from './store/index-events.ts';
 import { followLiveIndex } from './store/live-index.ts';
-import { describeSettings, embeddingKey, openPhysicalIndex, settingsVersion, type EmbeddingSettings, type IndexSettings, type PhysicalIndex } from './store/physical-index.ts';
+import { describeSettings, embeddingKey, openPhysicalIndex, settingsVersion, type CatalogLoad, type EmbeddingSettings, type IndexSettings, type PhysicalIndex } from './store/physical-index.ts';
 import type { RecordStore } from './store/records.ts';
 import type { Redis } from './store/redis.ts';
 
@@ -36,7 +36,7 @@ export interface App {
   readonly records: RecordStore | undefined;
   readonly base: string;
   /** How the live index's lexical catalog was loaded (undefined where it is not mirrored). */
-  readonly lexical: { from: CatalogSource; ms: number } | undefined;
+  readonly lexical: CatalogLoad | undefined;
   redis: Redis | undefined;
   /** Redis key namespace of this installation. */
   ns: string;
@@ -109,8 +109,8 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   const snapshotDir = mirror ? path.join(config.dataDir, 'lexical') : undefined;
   const openIndex = (base: string) => openPhysicalIndex({ chromaUrl: chroma.url, redis, ns, configured: settings, log, embedder: embedderFor, snapshotDir }, base);
   // Saved a while after the live catalog last changed, not on every change (a save serialises it all).
-  const snapshots = createSnapshotKeeper(() => {
-    liveIndex.current.saveSnapshot();
+  const snapshots = createSnapshotKeeper(async () => {
+    await liveIndex.current.saveSnapshot();
     if (snapshotDir) pruneSnapshots(snapshotDir, liveIndex.current.base);
   }, 60_000);
   const liveIndex = await followLiveIndex({ redis, ns, defaultBase: config.collection, open: openIndex, mirror, log, onChanged: () => snapshots.changed() });
@@ -252,7 +252,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     },
     chromaProcess: () => chroma.supervised?.status(),
     close: async () => {
-      if (mirror) snapshots.flush();
+      if (mirror) await snapshots.flush();
       await liveIndex.close();
       await chroma.stop();
     },

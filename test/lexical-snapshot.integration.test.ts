@@ -53,6 +53,9 @@ describe('lexical snapshot', () => {
 
     const second = await open();
     expect(second.lexical?.from).toBe('snapshot');
+    // The save at shutdown compared the catalog with the records and noted their revision: no
+    // record changed since, so this start compares none.
+    expect(second.lexical?.recordsCheck).toBe('revision');
     expect(second.catalog.stats().chunks).toBe(first.catalog.stats().chunks);
     expect(await top(second, 'PVDF membrane milk')).toEqual(before);
     expect(await top(second, 'SYBR Green cycles')).toEqual(['pcr']);
@@ -69,14 +72,41 @@ describe('lexical snapshot', () => {
 
     const bot = await open();
     expect(bot.lexical?.from).toBe('snapshot+patch');
+    expect(bot.lexical?.recordsCheck).toBe('full');
     expect(await top(bot, 'TaqMan probes')).toEqual(['pcr']);
     expect(await top(bot, 'SYBR Green')).toEqual([]);
     expect(await top(bot, 'HEK293T DMEM')).toEqual([]);
     await bot.close();
-    // The patched catalog was saved: the next start needs no patch.
+    // The patched catalog was saved: the next start needs no patch, nor a record-by-record check.
     const again = await open();
     expect(again.lexical?.from).toBe('snapshot');
+    expect(again.lexical?.recordsCheck).toBe('revision');
     await again.close();
+
+    // An edit that keeps every chunk count (Chroma's counts cannot tell): the records' revision moved.
+    const editor = await open({ loadCatalog: false });
+    writeFileSync(path.join(root, 'pcr.md'), doc('pcr', 'qPCR setup', 'Use EvaGreen dye and 42 cycles with an annealing step at 62 degrees.'));
+    await editor.ingest({ sourceId: 'lab', root });
+    await editor.close();
+    const edited = await open();
+    expect(edited.lexical?.from).toBe('snapshot+patch');
+    expect(edited.lexical?.recordsCheck).toBe('full');
+    expect(await top(edited, 'EvaGreen dye')).toEqual(['pcr']);
+    expect(await top(edited, 'TaqMan probes')).toEqual([]);
+    await edited.close();
+
+    // A note beside the snapshot from another snapshot (or a damaged one) is not believed.
+    const note = readdirSync(snapshotDir()).find((f) => f.endsWith('.lexical.checked'))!;
+    expect(note).toBeDefined();
+    writeFileSync(path.join(snapshotDir(), note), '{"createdAt":"2020-01-01T00:00:00.000Z","chunks":3,"recordsRevision":"x"}');
+    const doubted = await open();
+    expect(doubted.lexical?.from).toBe('snapshot');
+    expect(doubted.lexical?.recordsCheck).toBe('full');
+    await doubted.close();
+    // That full check found the snapshot equal to the records and noted it again.
+    const trusted = await open();
+    expect(trusted.lexical?.recordsCheck).toBe('revision');
+    await trusted.close();
     // A snapshot of an index switched away from is removed when the live one is saved.
     const stale = path.join(snapshotDir(), 'labbot-old-index.lexical');
     writeFileSync(stale, 'old');
@@ -84,6 +114,7 @@ describe('lexical snapshot', () => {
     await third.reset();
     await third.close();
     expect(readdirSync(snapshotDir()).filter((f) => f.endsWith('.lexical'))).toHaveLength(1);
+    expect(readdirSync(snapshotDir()).filter((f) => f.endsWith('.checked'))).toHaveLength(1);
     const restored = await open({ loadCatalog: false });
     await restored.ingest({ sourceId: 'lab', root });
     await restored.close();
@@ -94,7 +125,7 @@ describe('lexical snapshot', () => {
     truncateSync(file, 100);
     const bot = await open();
     expect(bot.lexical?.from).toBe('chroma');
-    expect(await top(bot, 'TaqMan probes')).toEqual(['pcr']);
+    expect(await top(bot, 'EvaGreen dye')).toEqual(['pcr']);
     await bot.close();
     const again = await open();
     expect(again.lexical?.from).toBe('snapshot');

@@ -5,8 +5,8 @@
 import type { Logger } from 'pino';
 import { createCatalog, type Catalog } from '../search/catalog.ts';
 import type { VectorStore } from './chroma-store.ts';
-import { diffAgainstRecords, readSnapshot, writeSnapshot, type SnapshotStamp } from './lexical-snapshot.ts';
-import type { DocRecord } from './records.ts';
+import { diffAgainstRecords, noteRecordsChecked, readSnapshot, recordsCheckedAt, writeSnapshot, type SnapshotInfo, type SnapshotStamp } from './lexical-snapshot.ts';
+import type { DocRecord, RecordStore } from './records.ts';
 
 /** Past this many (or this share of) documents out of date, a full scan is cheaper than patching. */
 const PATCH_MAX_DOCS = 100;
@@ -14,8 +14,8 @@ const PATCH_MAX_FRACTION = 0.2;
 
 export interface CatalogLoadDeps {
   store: Pick<VectorStore, 'groups' | 'scan' | 'count' | 'documentChunks'>;
-  /** Every record of the index (Redis); without records only chunk counts are compared. */
-  records?: () => Promise<DocRecord[]>;
+  /** The index's records (Redis); without records only chunk counts are compared. */
+  records?: Pick<RecordStore, 'revision' | 'allAtRevision'>;
   /** Where the snapshot lives; none: always scan, never save. */
   file?: string;
   stamp: SnapshotStamp;
@@ -28,7 +28,26 @@ export interface LoadedCatalog {
   catalog: Catalog;
   from: CatalogSource;
   ms: number;
+  /**
+   * How a snapshot was checked against the records: their revision had not moved since it was
+   * found equal to them, or every record was compared.
+   */
+  recordsCheck?: 'revision' | 'full';
+  /** Chunks per group in the records, when this load found the catalog equal to them. */
+  recordChunks?: Map<string, number>;
 }
+
+/** Chunks per group of records, or of a catalog's documents. */
+function chunksByGroup(docs: Iterable<{ access: string; chunkIds: string[] }>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const d of docs) out.set(d.access, (out.get(d.access) ?? 0) + d.chunkIds.length);
+  return out;
+}
+
+const equalToRecords = (catalog: Catalog, records: DocRecord[]): boolean => {
+  const diff = diffAgainstRecords(catalog.docs(), (id) => catalog.chunkInfo(id)?.hash, records);
+  return diff.stale.length + diff.extra.length === 0;
+};
 
 async function scanAll(store: CatalogLoadDeps['store']): Promise<Catalog> {
   const catalog = createCatalog();
@@ -44,7 +63,14 @@ async function countsAgree(store: CatalogLoadDeps['store'], catalog: Catalog): P
   return true;
 }
 
-async function fromSnapshot(deps: CatalogLoadDeps): Promise<{ catalog: Catalog; patched: number } | undefined> {
+interface FromSnapshot {
+  catalog: Catalog;
+  patched: number;
+  recordsCheck?: 'revision' | 'full';
+  recordChunks?: Map<string, number>;
+}
+
+async function fromSnapshot(deps: CatalogLoadDeps): Promise<FromSnapshot | undefined> {
   if (!deps.file) return undefined;
   const read = await readSnapshot(deps.file, deps.stamp);
   if (!read.ok) {
@@ -58,44 +84,76 @@ async function fromSnapshot(deps: CatalogLoadDeps): Promise<{ catalog: Catalog; 
     deps.log.warn({ file: deps.file, err: (err as Error).message }, 'lexical snapshot is inconsistent; loading from Chroma');
     return undefined;
   }
-  let patched = 0;
+  const out: FromSnapshot = { catalog, patched: 0 };
   if (deps.records) {
-    let records: DocRecord[];
     try {
-      records = await deps.records();
+      const checkedAt = recordsCheckedAt(deps.file, read.info);
+      if (checkedAt !== undefined && checkedAt === (await deps.records.revision())) {
+        // No record was written or removed since this snapshot was found equal to the records.
+        return (await countsAgree(deps.store, catalog)) ? { ...out, recordsCheck: 'revision', recordChunks: chunksByGroup(catalog.docs()) } : chromaDisagrees(deps);
+      }
+      const { records, revision } = await deps.records.allAtRevision();
+      const diff = diffAgainstRecords(catalog.docs(), (id) => catalog.chunkInfo(id)?.hash, records);
+      const changed = diff.stale.length + diff.extra.length;
+      if (changed > Math.max(PATCH_MAX_DOCS, records.length * PATCH_MAX_FRACTION)) {
+        deps.log.info({ stale: diff.stale.length, extra: diff.extra.length }, 'lexical snapshot is far behind the records; loading from Chroma');
+        return undefined;
+      }
+      for (const id of diff.extra) catalog.removeDocument(id);
+      const byId = new Map(records.map((r) => [r.id, r]));
+      for (const id of diff.stale) {
+        const rec = byId.get(id)!;
+        catalog.removeDocument(id);
+        const stored = await deps.store.documentChunks(rec.access, rec.id);
+        if (stored.length) catalog.load(stored);
+      }
+      out.patched = changed;
+      out.recordsCheck = 'full';
+      // A patch reads Chroma, which may hold other chunks than the records say (a crash mid-write).
+      if (!changed || equalToRecords(catalog, records)) out.recordChunks = chunksByGroup(records);
+      // Found equal without a patch: noted, so the next start needs not compare every record.
+      if (!changed && revision !== undefined) noteChecked(deps, read.info, revision);
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'records unreadable; lexical snapshot not used');
       return undefined;
     }
-    const diff = diffAgainstRecords(catalog.docs(), (id) => catalog.chunkInfo(id)?.hash, records);
-    const changed = diff.stale.length + diff.extra.length;
-    if (changed > Math.max(PATCH_MAX_DOCS, records.length * PATCH_MAX_FRACTION)) {
-      deps.log.info({ stale: diff.stale.length, extra: diff.extra.length }, 'lexical snapshot is far behind the records; loading from Chroma');
-      return undefined;
-    }
-    for (const id of diff.extra) catalog.removeDocument(id);
-    const byId = new Map(records.map((r) => [r.id, r]));
-    for (const id of diff.stale) {
-      const rec = byId.get(id)!;
-      catalog.removeDocument(id);
-      const stored = await deps.store.documentChunks(rec.access, rec.id);
-      if (stored.length) catalog.load(stored);
-    }
-    patched = changed;
   }
-  if (!(await countsAgree(deps.store, catalog))) {
-    deps.log.warn({ file: deps.file }, 'lexical snapshot does not match the chunks in Chroma; loading from Chroma');
-    return undefined;
-  }
-  return { catalog, patched };
+  return (await countsAgree(deps.store, catalog)) ? out : chromaDisagrees(deps);
 }
 
-export function saveCatalogSnapshot(catalog: Catalog, deps: Pick<CatalogLoadDeps, 'file' | 'stamp' | 'log'>): void {
+/** Only an optimisation: a note that cannot be written costs the next start a full check. */
+function noteChecked(deps: Pick<CatalogLoadDeps, 'file' | 'log'>, info: SnapshotInfo, revision: string | undefined): void {
+  try {
+    noteRecordsChecked(deps.file!, info, revision);
+  } catch (err) {
+    deps.log.warn({ file: deps.file, err: (err as Error).message }, 'could not note the records check of the lexical snapshot');
+  }
+}
+
+function chromaDisagrees(deps: CatalogLoadDeps): undefined {
+  deps.log.warn({ file: deps.file }, 'lexical snapshot does not match the chunks in Chroma; loading from Chroma');
+  return undefined;
+}
+
+/**
+ * Writes the catalog's snapshot. With records, notes beside it the records revision it equals,
+ * when it does: the records are read first, then compared and written with no await between, so
+ * the catalog compared is the catalog written.
+ */
+export async function saveCatalogSnapshot(catalog: Catalog, deps: Pick<CatalogLoadDeps, 'file' | 'stamp' | 'log' | 'records'>): Promise<void> {
   if (!deps.file) return;
+  let read: { records: DocRecord[]; revision: string | undefined } | undefined;
+  try {
+    read = await deps.records?.allAtRevision();
+  } catch (err) {
+    deps.log.warn({ err: (err as Error).message }, 'records unreadable; the lexical snapshot is saved without a records check');
+  }
   const t0 = performance.now();
   try {
+    const revision = read?.revision !== undefined && equalToRecords(catalog, read.records) ? read.revision : undefined;
     const info = writeSnapshot(deps.file, deps.stamp, catalog.snapshot());
-    deps.log.debug({ file: deps.file, chunks: info.chunks, bytes: info.bytes, ms: Math.round(performance.now() - t0) }, 'lexical snapshot saved');
+    noteChecked(deps, info, revision);
+    deps.log.debug({ file: deps.file, chunks: info.chunks, bytes: info.bytes, recordsChecked: revision !== undefined, ms: Math.round(performance.now() - t0) }, 'lexical snapshot saved');
   } catch (err) {
     // A cache that cannot be written costs the next start-up time, nothing else.
     deps.log.warn({ file: deps.file, err: (err as Error).message }, 'could not save the lexical snapshot');
@@ -109,12 +167,12 @@ export async function loadCatalog(deps: CatalogLoadDeps): Promise<LoadedCatalog>
     const from: CatalogSource = snap.patched ? 'snapshot+patch' : 'snapshot';
     if (snap.patched) {
       deps.log.info({ documents: snap.patched }, 'lexical snapshot patched with documents changed since it was saved');
-      saveCatalogSnapshot(snap.catalog, deps);
+      await saveCatalogSnapshot(snap.catalog, deps);
     }
-    return { catalog: snap.catalog, from, ms: performance.now() - t0 };
+    return { catalog: snap.catalog, from, ms: performance.now() - t0, recordsCheck: snap.recordsCheck, recordChunks: snap.recordChunks };
   }
   const catalog = await scanAll(deps.store);
-  saveCatalogSnapshot(catalog, deps);
+  await saveCatalogSnapshot(catalog, deps);
   return { catalog, from: 'chroma', ms: performance.now() - t0 };
 }
 
@@ -122,29 +180,31 @@ export async function loadCatalog(deps: CatalogLoadDeps): Promise<LoadedCatalog>
  * Saves the snapshot some time after the catalog last changed (not on every change: a save
  * serialises the whole catalog), and on demand at shutdown.
  */
-export function createSnapshotKeeper(save: () => void, delayMs: number) {
+export function createSnapshotKeeper(save: () => Promise<void>, delayMs: number) {
   let timer: NodeJS.Timeout | undefined;
   let dirty = false;
+  // One save at a time; a flush waits for one under way (it reads the records before writing).
+  let saving: Promise<void> = Promise.resolve();
+  const run = (): Promise<void> => {
+    dirty = false;
+    saving = saving.then(save, save);
+    return saving;
+  };
   return {
     changed(): void {
       dirty = true;
       if (timer) return;
       timer = setTimeout(() => {
         timer = undefined;
-        if (dirty) {
-          dirty = false;
-          save();
-        }
+        if (dirty) void run();
       }, delayMs);
       timer.unref();
     },
-    flush(): void {
+    async flush(): Promise<void> {
       if (timer) clearTimeout(timer);
       timer = undefined;
-      if (dirty) {
-        dirty = false;
-        save();
-      }
+      if (dirty) await run();
+      else await saving;
     },
   };
 }

@@ -14,13 +14,13 @@ import { randomUUID } from 'node:crypto';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { Logger } from 'pino';
 import { createCatalog, type Catalog } from '../search/catalog.ts';
-import { loadCatalog as loadLexicalCatalog, saveCatalogSnapshot, type CatalogSource } from './catalog-loader.ts';
+import { loadCatalog as loadLexicalCatalog, saveCatalogSnapshot, type LoadedCatalog } from './catalog-loader.ts';
 import { snapshotFile } from './lexical-snapshot.ts';
 import type { ChunkOptions } from '../types.ts';
 import { META, openChromaStore, type CollectionInfo, type VectorStore } from './chroma-store.ts';
 import { repairRecords, type RepairReport } from './index-repair.ts';
 import { describeIndexVersion, indexVersion, type IndexVersionInput } from './index-version.ts';
-import { createRecordStore, type DocRecord, type RecordStore } from './records.ts';
+import { createRecordStore, type RecordStore } from './records.ts';
 import type { Redis } from './redis.ts';
 
 export interface EmbeddingSettings {
@@ -95,9 +95,9 @@ export interface PhysicalIndex {
    */
   loadCatalog(): Promise<void>;
   /** How the catalog was loaded, once it was. */
-  readonly loaded: { from: CatalogSource; ms: number } | undefined;
+  readonly loaded: CatalogLoad | undefined;
   /** Saves the catalog's snapshot now (no-op without a snapshot directory). */
-  saveSnapshot(): void;
+  saveSnapshot(): Promise<void>;
   /** Compares records with Chroma and repairs them; undefined when they agreed. */
   /**
    * Compares records with Chroma and repairs them; undefined when they agreed. The check compares
@@ -108,6 +108,9 @@ export interface PhysicalIndex {
   /** Drops collections and records (a failed rebuild, or an index switched away from). */
   drop(): Promise<void>;
 }
+
+/** How a catalog was loaded: from where, how long it took, how a snapshot was checked against the records. */
+export type CatalogLoad = Pick<LoadedCatalog, 'from' | 'ms' | 'recordsCheck'>;
 
 export interface IndexEnv {
   chromaUrl: string;
@@ -157,7 +160,7 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     for (const c of await store.applySearchSetting()) log.info({ base, group: c.group, from: c.from, to: c.to }, 'applied the configured HNSW ef_search to the index');
   }
   let catalog = createCatalog();
-  let loaded: { from: CatalogSource; ms: number } | undefined;
+  let loaded: CatalogLoad | undefined;
   const snapshotDeps = {
     file: env.snapshotDir ? snapshotFile(env.snapshotDir, base) : undefined,
     // A recreated index (new id) or other settings never match an older snapshot.
@@ -165,17 +168,17 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     log,
   };
 
-  // The records a snapshot load just checked the catalog against. The deep check that follows
-  // when an index is opened counts these instead of reading every record again (a few hundred
-  // ms at 100k chunks); it is taken once, and a slower load (a full scan) leaves nothing to take.
-  let justRead: DocRecord[] | undefined;
+  // Chunks per group in the records, as the catalog load just found them (equal to the catalog).
+  // The deep check that follows when an index is opened uses these instead of reading every
+  // record again (a few hundred ms at 100k chunks); taken once.
+  let loadedCounts: Map<string, number> | undefined;
   const loadCatalog = async () => {
-    const got = await loadLexicalCatalog({ ...snapshotDeps, store, records: raw && (async () => (justRead = await raw.all())) });
-    if (got.from === 'chroma') justRead = undefined;
+    const got = await loadLexicalCatalog({ ...snapshotDeps, store, records: raw });
+    loadedCounts = got.recordChunks;
     catalog = got.catalog;
-    loaded = { from: got.from, ms: got.ms };
+    loaded = { from: got.from, ms: got.ms, recordsCheck: got.recordsCheck };
     const s = catalog.stats();
-    log.info({ base, documents: s.documents, chunks: s.chunks, from: got.from, ms: Math.round(got.ms) }, 'lexical index loaded');
+    log.info({ base, documents: s.documents, chunks: s.chunks, from: got.from, recordsCheck: got.recordsCheck, ms: Math.round(got.ms) }, 'lexical index loaded');
   };
 
   /** Agreement of the two stores, cheaply: ids match, or neither holds anything. */
@@ -203,10 +206,12 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
 
   /** The deeper check: per group, the chunks Chroma holds against the chunks the records list. */
   const countsAgree = async (): Promise<boolean> => {
-    const records = justRead ?? (await raw!.all());
-    justRead = undefined;
-    const expected = new Map<string, number>();
-    for (const r of records) expected.set(r.access, (expected.get(r.access) ?? 0) + r.chunkIds.length);
+    let expected = loadedCounts;
+    loadedCounts = undefined;
+    if (!expected) {
+      expected = new Map<string, number>();
+      for (const r of await raw!.all()) expected.set(r.access, (expected.get(r.access) ?? 0) + r.chunkIds.length);
+    }
     const groups = new Set([...expected.keys(), ...(await store.groups())]);
     for (const g of groups) if ((await store.count(g)) !== (expected.get(g) ?? 0)) return false;
     return true;
@@ -282,7 +287,7 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     get loaded() {
       return loaded;
     },
-    saveSnapshot: () => saveCatalogSnapshot(catalog, snapshotDeps),
+    saveSnapshot: () => saveCatalogSnapshot(catalog, { ...snapshotDeps, records: raw }),
     records,
     recordsForRun,
     loadCatalog,

@@ -2,6 +2,7 @@
 // chunk hashes, when and with which index version it was indexed; per source its last sync. Every
 // worker on every machine reads and writes this, so no process relies on its own memory to know
 // what a sync must change.
+import { randomUUID } from 'node:crypto';
 import type { IndexedDoc, IndexLookup } from '../../ingest/pipeline.ts';
 import type { Chunk, LabDocument } from '../types.ts';
 import { execChecked, type Redis } from './redis.ts';
@@ -42,6 +43,14 @@ export interface RecordStore extends IndexLookup {
   drop(): Promise<void>;
   /** Every document record of this index, over all sources. */
   all(): Promise<DocRecord[]>;
+  /**
+   * A token that changes with every record written or removed (or dropped), so whoever compared
+   * something with the records at one token knows, seeing the same token later, that no record
+   * changed in between. Claimed on first use for records written before tokens existed.
+   */
+  revision(): Promise<string>;
+  /** Every record with the revision they are all at; no revision when a write raced the read. */
+  allAtRevision(): Promise<{ records: DocRecord[]; revision: string | undefined }>;
   /** The physical index these records describe (see physical-index.ts); undefined when never set. */
   identity(): Promise<string | undefined>;
   /** Sets the identity unless one is set; returns the identity now stored. */
@@ -66,6 +75,16 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
     const [source, p] = where.split(SEP);
     const rec = await atPath(source, p);
     return rec?.id === id ? rec : undefined;
+  }
+
+  async function all(): Promise<DocRecord[]> {
+    const out: DocRecord[] = [];
+    for (const s of await redis.smembers(k('sources'))) out.push(...Object.values(await redis.hgetall(srcKey(s))).map((j) => JSON.parse(j) as DocRecord));
+    return out;
+  }
+  async function revision(): Promise<string> {
+    await redis.set(k('rev'), randomUUID(), 'NX');
+    return (await redis.get(k('rev'))) ?? '';
   }
 
   return {
@@ -100,6 +119,7 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
       tx.hset(srcKey(doc.source), doc.path, JSON.stringify(rec));
       tx.hset(k('ids'), doc.id, `${doc.source}${SEP}${doc.path}`);
       tx.sadd(k('sources'), doc.source);
+      tx.set(k('rev'), randomUUID());
       await execChecked(tx, `record of ${doc.id}`);
     },
     async remove(doc) {
@@ -107,6 +127,7 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
       const tx = redis.multi();
       if (current?.id === doc.id) tx.hdel(srcKey(doc.source), doc.path);
       if ((await redis.hget(k('ids'), doc.id)) === `${doc.source}${SEP}${doc.path}`) tx.hdel(k('ids'), doc.id);
+      tx.set(k('rev'), randomUUID());
       await execChecked(tx, `removing the record of ${doc.id}`);
     },
     count: () => redis.hlen(k('ids')),
@@ -134,13 +155,17 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
     },
     async drop() {
       const sources = await redis.smembers(k('sources'));
-      const keys = [k('ids'), k('sources'), k('identity'), ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)])];
+      const keys = [k('ids'), k('sources'), k('identity'), k('rev'), ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)])];
       await redis.del(...keys);
     },
-    async all() {
-      const out: DocRecord[] = [];
-      for (const s of await redis.smembers(k('sources'))) out.push(...Object.values(await redis.hgetall(srcKey(s))).map((j) => JSON.parse(j) as DocRecord));
-      return out;
+    all,
+    revision,
+    async allAtRevision() {
+      // Every write changes the token in the same transaction as the records, so the same token
+      // before and after the read means no write came in between.
+      const before = await revision();
+      const records = await all();
+      return { records, revision: (await redis.get(k('rev'))) === before ? before : undefined };
     },
     identity: async () => (await redis.get(k('identity'))) ?? undefined,
     async claimIdentity(id) {

@@ -59,6 +59,13 @@ const commit = (() => {
   return dirty ? `${head} (with uncommitted changes)` : head;
 })();
 
+// `labbot serve` is launched as users launch it (bin/labbot.js, which runs the sources' bundle):
+// built here first, so no measured start includes building it.
+{
+  const built = spawnSync(process.execPath, ['bin/bundle.js'], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`bin/bundle.js failed: ${built.stderr.trim()}`);
+}
+
 const log = createLogger('warn');
 const work = mkdtempSync(path.join(os.tmpdir(), 'labbot-bench-'));
 const base = loadConfig();
@@ -325,7 +332,7 @@ const lines = [
   '',
   '## Sizing: `labbot serve`',
   '',
-  `A fresh \`labbot serve\` process (no worker, Redis if reachable) on the index, started twice per round: first with no lexical snapshot (the catalog is read from Chroma and analysed, then saved), then again (a restart: the catalog comes from that snapshot). Index load is the catalog load as serve logs it; launch to first answer is from spawning the process until \`POST /api/ask\` first answers; peak RSS is the process's VmHWM after answering the ${warmup.length + queries.length + 1} questions (extractive answers). Chroma's own memory and disk are not included.`,
+  `A fresh \`labbot serve\` process (\`node bin/labbot.js serve\`, its bundle built beforehand; no worker, Redis if reachable) on the index, started twice per round: first with no lexical snapshot (the catalog is read from Chroma and analysed, then saved), then again (a restart: the catalog comes from that snapshot). Index load is the catalog load as serve logs it; launch to first answer is from spawning the process until \`POST /api/ask\` first answers; peak RSS is the process's VmHWM after answering the ${warmup.length + queries.length + 1} questions (extractive answers). Chroma's own memory and disk are not included.`,
   '',
   '| chunks | lexical index | index load s | launch to first answer s | peak RSS MB |',
   '|---|---|---|---|---|',

@@ -76,7 +76,7 @@ describe('catalog snapshot', () => {
 
   it('survives the file, and a file whose texts were damaged is refused', async () => {
     const file = path.join(dir, 'b1.lexical');
-    writeSnapshot(file, stamp, sample().snapshot());
+    await writeSnapshot(file, stamp, sample().snapshot());
     const read = await readSnapshot(file, stamp);
     expect(read.ok).toBe(true);
     if (!read.ok) return;

@@ -1,7 +1,7 @@
 // The lexical snapshot on a real Chroma and Redis: a restart loads it instead of scanning Chroma,
 // patches what changed while the bot was down, and is never trusted when it disagrees with the
 // records or with Chroma.
-import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,10 +110,20 @@ describe('lexical snapshot', () => {
     // A snapshot of an index switched away from is removed when the live one is saved.
     const stale = path.join(snapshotDir(), 'labbot-old-index.lexical');
     writeFileSync(stale, 'old');
+    // Half-written snapshots: one a process left two hours ago, one another process is writing now.
+    const deadWrite = path.join(snapshotDir(), 'x.lexical.999999.1.tmp');
+    const liveWrite = path.join(snapshotDir(), 'x.lexical.999998.1.tmp');
+    writeFileSync(deadWrite, 'half');
+    writeFileSync(liveWrite, 'half');
+    const twoHoursAgo = Date.now() / 1000 - 7200;
+    utimesSync(deadWrite, twoHoursAgo, twoHoursAgo);
     const third = await open();
     await third.reset();
     await third.close();
     expect(readdirSync(snapshotDir()).filter((f) => f.endsWith('.lexical'))).toHaveLength(1);
+    expect(existsSync(deadWrite)).toBe(false);
+    expect(existsSync(liveWrite)).toBe(true);
+    rmSync(liveWrite);
     expect(readdirSync(snapshotDir()).filter((f) => f.endsWith('.checked'))).toHaveLength(1);
     const restored = await open({ loadCatalog: false });
     await restored.ingest({ sourceId: 'lab', root });

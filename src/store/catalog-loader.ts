@@ -137,8 +137,8 @@ function chromaDisagrees(deps: CatalogLoadDeps): undefined {
 
 /**
  * Writes the catalog's snapshot. With records, notes beside it the records revision it equals,
- * when it does: the records are read first, then compared and written with no await between, so
- * the catalog compared is the catalog written.
+ * when it does: the records are read first, then compared and copied out with no await between,
+ * so the catalog compared is the catalog written.
  */
 export async function saveCatalogSnapshot(catalog: Catalog, deps: Pick<CatalogLoadDeps, 'file' | 'stamp' | 'log' | 'records'>): Promise<void> {
   if (!deps.file) return;
@@ -151,7 +151,7 @@ export async function saveCatalogSnapshot(catalog: Catalog, deps: Pick<CatalogLo
   const t0 = performance.now();
   try {
     const revision = read?.revision !== undefined && equalToRecords(catalog, read.records) ? read.revision : undefined;
-    const info = writeSnapshot(deps.file, deps.stamp, catalog.snapshot());
+    const info = await writeSnapshot(deps.file, deps.stamp, catalog.snapshot());
     noteChecked(deps, info, revision);
     deps.log.debug({ file: deps.file, chunks: info.chunks, bytes: info.bytes, recordsChecked: revision !== undefined, ms: Math.round(performance.now() - t0) }, 'lexical snapshot saved');
   } catch (err) {

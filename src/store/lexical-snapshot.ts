@@ -9,7 +9,8 @@
 // small. v8's serializer itself is used for the values (typed arrays and strings at native speed).
 // Chunk texts are the exception: one raw frame of UTF-8 bytes (search/text-table.ts), read
 // straight into the buffer the catalog keeps, so a restart neither parses nor copies them.
-import { closeSync, fsyncSync, mkdirSync, openSync, read, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, read, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { LexicalSnapshot } from '../search/bm25.ts';
@@ -65,8 +66,14 @@ export function pruneSnapshots(dir: string, keepBase: string): void {
   const keep = path.basename(snapshotFile(dir, keepBase));
   for (const n of names) {
     if ((n.endsWith('.lexical') && n !== keep) || (n.endsWith(CHECKED_SUFFIX) && n !== keep + CHECKED_SUFFIX)) rmSync(path.join(dir, n), { force: true });
+    // A write a dead process left half done (another live process may be writing its own).
+    else if (n.endsWith('.tmp') && Date.now() - (statSync(path.join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > STALE_WRITE_MS) {
+      rmSync(path.join(dir, n), { force: true });
+    }
   }
 }
+
+const STALE_WRITE_MS = 60 * 60_000;
 
 // Beside a snapshot, a small file saying at which records revision (records.ts) it was found
 // equal to the records. A start that sees the records still at that revision needs not read and
@@ -103,22 +110,17 @@ export function recordsCheckedAt(file: string, info: Pick<SnapshotInfo, 'created
   }
 }
 
-function writeFrame(fd: number, value: unknown): number {
-  return writeRaw(fd, v8.serialize(value));
-}
+// Temporary files are unique per write, so two writes of one snapshot never share one.
+let writes = 0;
 
-function writeRaw(fd: number, body: Buffer): number {
-  const len = Buffer.alloc(4);
-  len.writeUInt32LE(body.length);
-  writeSync(fd, len);
-  writeSync(fd, body);
-  return 4 + body.length;
-}
-
-/** Writes the snapshot atomically: a reader sees the old file or the new one, never a torn one. */
-export function writeSnapshot(file: string, stamp: SnapshotStamp, snap: CatalogSnapshot, now = new Date()): SnapshotInfo {
+/**
+ * Writes the snapshot atomically: a reader sees the old file or the new one, never a torn one.
+ * The writes and the fsync run on the thread pool, so the process goes on answering meanwhile
+ * (they were about half of a save's blocking time at 100k chunks); `snap` is a copy already.
+ */
+export async function writeSnapshot(file: string, stamp: SnapshotStamp, snap: CatalogSnapshot, now = new Date()): Promise<SnapshotInfo> {
   mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${process.pid}.${++writes}.tmp`;
   const header: Header = {
     format: FORMAT,
     formatVersion: FORMAT_VERSION,
@@ -129,25 +131,36 @@ export function writeSnapshot(file: string, stamp: SnapshotStamp, snap: CatalogS
     chunks: snap.chunks.length,
     partitions: snap.partitions.map(([g]) => g),
   };
-  const fd = openSync(tmp, 'w');
+  const fh = await open(tmp, 'w');
   let bytes = 0;
+  const writeAll = async (b: Uint8Array): Promise<void> => {
+    for (let at = 0; at < b.length; ) at += (await fh.write(b, at, b.length - at)).bytesWritten;
+  };
+  const raw = async (body: Buffer): Promise<void> => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(body.length);
+    await writeAll(len);
+    await writeAll(body);
+    bytes += 4 + body.length;
+  };
+  const frame = (value: unknown) => raw(v8.serialize(value));
   try {
-    bytes += writeFrame(fd, header);
-    for (let i = 0; i < snap.docs.length; i += DOCS_PER_FRAME) bytes += writeFrame(fd, snap.docs.slice(i, i + DOCS_PER_FRAME));
-    for (let i = 0; i < snap.chunks.length; i += CHUNKS_PER_FRAME) bytes += writeFrame(fd, snap.chunks.slice(i, i + CHUNKS_PER_FRAME));
-    bytes += writeFrame(fd, snap.texts.ends);
-    bytes += writeRaw(fd, snap.texts.bytes);
+    await frame(header);
+    for (let i = 0; i < snap.docs.length; i += DOCS_PER_FRAME) await frame(snap.docs.slice(i, i + DOCS_PER_FRAME));
+    for (let i = 0; i < snap.chunks.length; i += CHUNKS_PER_FRAME) await frame(snap.chunks.slice(i, i + CHUNKS_PER_FRAME));
+    await frame(snap.texts.ends);
+    await raw(snap.texts.bytes);
     for (const [, p] of snap.partitions) {
-      bytes += writeFrame(fd, { k1: p.k1, b: p.b, ids: p.ids, terms: p.terms });
-      for (const a of [p.docLen, p.postStart, p.postDocs, p.postTfs]) bytes += writeFrame(fd, a);
+      await frame({ k1: p.k1, b: p.b, ids: p.ids, terms: p.terms });
+      for (const a of [p.docLen, p.postStart, p.postDocs, p.postTfs]) await frame(a);
     }
-    fsyncSync(fd);
+    await fh.sync();
   } catch (err) {
-    closeSync(fd);
+    await fh.close();
     rmSync(tmp, { force: true });
     throw err;
   }
-  closeSync(fd);
+  await fh.close();
   renameSync(tmp, file);
   return { createdAt: header.createdAt, documents: header.documents, chunks: header.chunks, bytes };
 }

@@ -26,6 +26,13 @@ describe('lexical snapshot', () => {
   // Lexical hits only: hashed dense vectors find something for any query.
   const top = async (app: App, q: string) => [...new Set(app.catalog.lexicalSearch(['public'], q, 3).map((h) => app.catalog.chunk(h.id)!.docId))];
   const snapshotDir = () => path.join(env.LABBOT_DATA_DIR, 'lexical');
+  /** A queue worker (no lexical index of its own) changes the folder and indexes it while the bot is down. */
+  const editWhileDown = async (edit: () => void) => {
+    const worker = await open({ loadCatalog: false });
+    edit();
+    await worker.ingest({ sourceId: 'lab', root });
+    await worker.close();
+  };
 
   beforeAll(() => {
     redis = connectRedis('redis://127.0.0.1:6379');
@@ -63,12 +70,11 @@ describe('lexical snapshot', () => {
   });
 
   it('changes made while the bot was down are patched in from Chroma', async () => {
-    // A queue worker (no lexical index of its own) edits one page and deletes another.
-    const worker = await open({ loadCatalog: false });
-    writeFileSync(path.join(root, 'pcr.md'), doc('pcr', 'qPCR setup', 'Use TaqMan probes and 45 cycles with an annealing step at 58 degrees.'));
-    rmSync(path.join(root, 'cells.md'));
-    await worker.ingest({ sourceId: 'lab', root });
-    await worker.close();
+    // One page edited, another deleted.
+    await editWhileDown(() => {
+      writeFileSync(path.join(root, 'pcr.md'), doc('pcr', 'qPCR setup', 'Use TaqMan probes and 45 cycles with an annealing step at 58 degrees.'));
+      rmSync(path.join(root, 'cells.md'));
+    });
 
     const bot = await open();
     expect(bot.lexical?.from).toBe('snapshot+patch');
@@ -84,10 +90,7 @@ describe('lexical snapshot', () => {
     await again.close();
 
     // An edit that keeps every chunk count (Chroma's counts cannot tell): the records' revision moved.
-    const editor = await open({ loadCatalog: false });
-    writeFileSync(path.join(root, 'pcr.md'), doc('pcr', 'qPCR setup', 'Use EvaGreen dye and 42 cycles with an annealing step at 62 degrees.'));
-    await editor.ingest({ sourceId: 'lab', root });
-    await editor.close();
+    await editWhileDown(() => writeFileSync(path.join(root, 'pcr.md'), doc('pcr', 'qPCR setup', 'Use EvaGreen dye and 42 cycles with an annealing step at 62 degrees.')));
     const edited = await open();
     expect(edited.lexical?.from).toBe('snapshot+patch');
     expect(edited.lexical?.recordsCheck).toBe('full');

@@ -21,6 +21,18 @@ describe('records revision', () => {
   });
   afterAll(async () => closeRedis(redis));
 
+  it('is claimed once for records written before revisions existed (an older Redis)', async () => {
+    const ns = `labbot:${uniqueCollection('rev-old')}`;
+    trackRedisPrefix(`${ns}:`, TEST_REDIS_URL);
+    const older = createRecordStore(redis, ns, 'base1', 'v1');
+    await older.put(doc('a', 'a.md'), chunks('a', 1));
+    await redis.del(`${ns}:idx:base1:rev`);
+    const claimed = await older.revision();
+    expect(claimed).toMatch(/\S/);
+    expect(await older.revision()).toBe(claimed);
+    expect((await older.allAtRevision()).revision).toBe(claimed);
+  });
+
   it('moves with every record written or removed, and stays put otherwise', async () => {
     const r0 = await records.revision();
     expect(r0).toMatch(/\S/);

@@ -854,7 +854,7 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}, from?: Lexica
         poolUsed += len;
       } else {
         // Views, not copies (most postings are in long lists): full, so the first posting added
-        // moves the list to arrays of its own, as any full list does.
+        // moves the list to arrays of its own, like every other full list.
         ownDocs[t] = s.postDocs.subarray(start, end);
         ownTfs[t] = s.postTfs.subarray(start, end);
         tOff[t] = -1;

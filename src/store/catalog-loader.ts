@@ -44,8 +44,9 @@ function chunksByGroup(docs: Iterable<{ access: string; chunkIds: string[] }>): 
   return out;
 }
 
+const diffWith = (catalog: Catalog, records: DocRecord[]) => diffAgainstRecords(catalog.docs(), (id) => catalog.chunkInfo(id)?.hash, records);
 const equalToRecords = (catalog: Catalog, records: DocRecord[]): boolean => {
-  const diff = diffAgainstRecords(catalog.docs(), (id) => catalog.chunkInfo(id)?.hash, records);
+  const diff = diffWith(catalog, records);
   return diff.stale.length + diff.extra.length === 0;
 };
 
@@ -93,7 +94,7 @@ async function fromSnapshot(deps: CatalogLoadDeps): Promise<FromSnapshot | undef
         return (await countsAgree(deps.store, catalog)) ? { ...out, recordsCheck: 'revision', recordChunks: chunksByGroup(catalog.docs()) } : chromaDisagrees(deps);
       }
       const { records, revision } = await deps.records.allAtRevision();
-      const diff = diffAgainstRecords(catalog.docs(), (id) => catalog.chunkInfo(id)?.hash, records);
+      const diff = diffWith(catalog, records);
       const changed = diff.stale.length + diff.extra.length;
       if (changed > Math.max(PATCH_MAX_DOCS, records.length * PATCH_MAX_FRACTION)) {
         deps.log.info({ stale: diff.stale.length, extra: diff.extra.length }, 'lexical snapshot is far behind the records; loading from Chroma');
@@ -138,10 +139,11 @@ function chromaDisagrees(deps: CatalogLoadDeps): undefined {
 /**
  * Writes the catalog's snapshot. With records, notes beside it the records revision it equals,
  * when it does: the records are read first, then compared and copied out with no await between,
- * so the catalog compared is the catalog written.
+ * so the catalog compared is the catalog written. Returns the records' chunks per group when
+ * they equal the catalog (what the deep check at opening would read them again for).
  */
-export async function saveCatalogSnapshot(catalog: Catalog, deps: Pick<CatalogLoadDeps, 'file' | 'stamp' | 'log' | 'records'>): Promise<void> {
-  if (!deps.file) return;
+export async function saveCatalogSnapshot(catalog: Catalog, deps: Pick<CatalogLoadDeps, 'file' | 'stamp' | 'log' | 'records'>): Promise<Map<string, number> | undefined> {
+  if (!deps.file) return undefined;
   let read: { records: DocRecord[]; revision: string | undefined } | undefined;
   try {
     read = await deps.records?.allAtRevision();
@@ -154,9 +156,11 @@ export async function saveCatalogSnapshot(catalog: Catalog, deps: Pick<CatalogLo
     const info = await writeSnapshot(deps.file, deps.stamp, catalog.snapshot());
     noteChecked(deps, info, revision);
     deps.log.debug({ file: deps.file, chunks: info.chunks, bytes: info.bytes, recordsChecked: revision !== undefined, ms: Math.round(performance.now() - t0) }, 'lexical snapshot saved');
+    return revision !== undefined && read ? chunksByGroup(read.records) : undefined;
   } catch (err) {
     // A cache that cannot be written costs the next start-up time, nothing else.
     deps.log.warn({ file: deps.file, err: (err as Error).message }, 'could not save the lexical snapshot');
+    return undefined;
   }
 }
 
@@ -172,8 +176,8 @@ export async function loadCatalog(deps: CatalogLoadDeps): Promise<LoadedCatalog>
     return { catalog: snap.catalog, from, ms: performance.now() - t0, recordsCheck: snap.recordsCheck, recordChunks: snap.recordChunks };
   }
   const catalog = await scanAll(deps.store);
-  await saveCatalogSnapshot(catalog, deps);
-  return { catalog, from: 'chroma', ms: performance.now() - t0 };
+  const recordChunks = await saveCatalogSnapshot(catalog, deps);
+  return { catalog, from: 'chroma', ms: performance.now() - t0, recordChunks };
 }
 
 /**

@@ -287,7 +287,9 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     get loaded() {
       return loaded;
     },
-    saveSnapshot: () => saveCatalogSnapshot(catalog, { ...snapshotDeps, records: raw }),
+    saveSnapshot: async () => {
+      await saveCatalogSnapshot(catalog, { ...snapshotDeps, records: raw });
+    },
     records,
     recordsForRun,
     loadCatalog,

@@ -262,6 +262,32 @@ describe('checkSupport in Spanish', () => {
   });
 });
 
+describe('checkSupport with lettered variants', () => {
+  const virus = (letter: string) =>
+    passage({
+      docId: `hepatitis-${letter}`,
+      title: `Hepatitis ${letter} in blood donors`,
+      section: 'Background',
+      text: `Hepatitis ${letter} virus causes chronic infection of the liver in blood donors. It was found by PCR.`,
+    });
+
+  it('does not let a claim about hepatitis C rest on a passage about hepatitis G', () => {
+    const answer = 'Hepatitis C virus causes chronic liver infection in blood donors [S1].';
+    expect(finalizeAnswer({ answer, passages: [virus('G')], language: 'en' }).refused).toBe(true);
+    const right = finalizeAnswer({ answer, passages: [virus('C')], language: 'en' });
+    expect(right.refused).toBe(false);
+    expect(right.citations[0].quotes[0]).toContain('Hepatitis C virus');
+  });
+
+  it('keeps the supported claim of an answer that also cites the wrong variant', () => {
+    const answer = 'Hepatitis C virus causes chronic liver infection [S1]. Hepatitis C was found by PCR [S2].';
+    const r = finalizeAnswer({ answer, passages: [virus('C'), virus('G')], language: 'en' });
+    expect(r.refused).toBe(false);
+    expect(r.answer).toContain('[S1]');
+    expect(r.answer).not.toContain('[S2]');
+  });
+});
+
 describe('deepLink', () => {
   const meta = { source: 'lab', kind: 'paper' as const, title: 'T', authors: [], access: 'public' };
   it('points a PDF at its page, a wiki at its heading, a DOI at the DOI', () => {

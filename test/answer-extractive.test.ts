@@ -378,4 +378,26 @@ describe('extractiveAnswer question types', () => {
     expect(p53.refused).toBe(false);
     expect(p53.answer).toContain('1:1000');
   });
+
+  it('does not answer about one lettered variant with a sentence about another ("hepatitis C" is not "hepatitis G")', () => {
+    const g = passage({ text: 'Hepatitis G virus can cause chronic infection in man, but its role in liver disease is unclear. It was found in blood donors.' });
+    const c = passage({ text: 'Hepatitis C virus is an RNA virus that causes chronic liver disease in man. It spreads through blood.' });
+    const question = 'What is the Hepatitis C virus?';
+    expect(extractiveAnswer({ question, passages: [g] }).refused).toBe(true);
+    const answered = extractiveAnswer({ question, passages: [g, c] });
+    expect(answered.refused).toBe(false);
+    expect(answered.answer).toContain('Hepatitis C virus is an RNA virus');
+    expect(answered.answer).not.toContain('Hepatitis G');
+  });
+
+  it('does not read a unit after a number or a letter prefix as a variant', () => {
+    // "4 °C" is a temperature and "T-stage" one word: neither asks for a lettered variant.
+    const cold = extractiveAnswer({ question: 'How long do we incubate the membrane at 4 °C?', passages: [passage({ text: 'Incubate the membrane overnight at 4 °C with gentle rocking.' })] });
+    expect(cold.refused).toBe(false);
+    const stage = extractiveAnswer({
+      question: 'Are margins and T-stage accurate predictors of local control?',
+      passages: [passage({ text: 'Close margins and advanced T-stage were accurate predictors of poor local control in buccal cancer.' })],
+    });
+    expect(stage.refused).toBe(false);
+  });
 });

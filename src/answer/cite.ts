@@ -5,6 +5,7 @@ import { splitSentences } from '../../ingest/chunk/text.ts';
 import { detectLanguage, tokenize } from '../search/tokenize.ts';
 import type { Passage, PassageMeta } from '../types.ts';
 import { isRefusal, refusalText, type Language } from './messages.ts';
+import { letterVariants, onlyOtherVariants } from './variants.ts';
 
 export interface CitationCheck {
   /** The answer with unknown labels removed and label groups written uniformly ("[S1, S3]"). */
@@ -301,6 +302,9 @@ export function checkSupport(answer: string, passages: Passage[]): { text: strin
           const passageTerms = new Set(tokenize(p.text, { language }));
           const overlap = terms.filter((t) => passageTerms.has(t)).length;
           if (overlap === 0 || overlap / terms.length < MIN_OVERLAP) continue;
+          // "Hepatitis C ..." pinned to a passage about hepatitis G shares every other word.
+          const variants = letterVariants(claim);
+          if (variants.length && onlyOtherVariants(variants, sentences(i).map((t) => new Set(tokenize(t, { language }))))) continue;
           good.push(label);
           const quote = bestSentence(terms, sentences(i), language);
           if (quote && squash(p.text).includes(squash(quote))) {

@@ -7,6 +7,7 @@ import { refusalText, type Language } from './messages.ts';
 import { isInjectedInstruction } from './injection.ts';
 import { splitSentences } from '../../ingest/chunk/text.ts';
 import { extractExactTerms, isMeasure } from '../search/identifiers.ts';
+import { letterVariants, namesOtherVariant } from './variants.ts';
 
 export interface ExtractiveInput {
   question: string;
@@ -430,6 +431,7 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
   if (!query.some((q) => !q.type) || totalWeight <= 0) return refusal;
   const asksType = query.some((q) => q.type);
   const questionTerms = new Set(query.filter((q) => !q.type).map((q) => q.term));
+  const variants = letterVariants(input.question);
   const questionPhrases = pairsOf(tokenize(input.question).filter((t) => questionTerms.has(t)), 1);
 
   const candidates: Scored[] = [];
@@ -464,6 +466,8 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
     };
     sentences.forEach((text, position) => {
       if (isInjectedInstruction(text)) return; // planted instructions are never quoted as answers
+      // A sentence about hepatitis G is not evidence about hepatitis C, however many words it shares.
+      if (namesOtherVariant(variants, (i) => termSets[i], position)) return;
       let own = 0;
       let window = 0;
       let direct = 0;

@@ -11,7 +11,7 @@
 // there: a running process that loads a lazy chunk later finds it intact, and processes that
 // start at once may each build one; the first to rename its build into place wins.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,12 +58,44 @@ function prune(current) {
   for (const e of entries) if (e.name.endsWith('.tmp') && now - e.mtime > STALE_BUILD_MS) rmSync(path.join(dist, e.name), { recursive: true, force: true });
 }
 
+const MANIFEST = 'manifest.json';
+
+/** Every file of a build and its size, written last into the build before it is renamed into place. */
+function writeManifest(dir) {
+  const files = Object.fromEntries(filesUnder(dir).map((f) => [path.relative(dir, f), statSync(f).size]));
+  writeFileSync(path.join(dir, MANIFEST), JSON.stringify({ files }));
+}
+
+/**
+ * Whether a bundle is whole: every file its manifest lists is there at its size. A bundle with a
+ * chunk deleted or cut short by hand (or by a full disk) would otherwise start, and fail only when
+ * that chunk is first imported: Slack's, mid-serve. Sizes, not contents: a stat per file (about 30)
+ * costs well under a millisecond of every start, where hashing 2 MB would cost several.
+ */
+function isWhole(dir) {
+  try {
+    const { files } = JSON.parse(readFileSync(path.join(dir, MANIFEST), 'utf8'));
+    return Object.entries(files).every(([f, size]) => statSync(path.join(dir, f), { throwIfNoEntry: false })?.size === size);
+  } catch {
+    return false;
+  }
+}
+
 /** The bundle's entry file for the current sources, built first when there is none. */
 export async function ensureBundle() {
   const fp = fingerprint();
   const dir = path.join(dist, fp);
   const entry = path.join(dir, 'cli.js');
-  if (existsSync(entry)) return entry;
+  if (existsSync(dir)) {
+    if (isWhole(dir)) return entry;
+    // Moved aside, not deleted in place: a process may still be running from it. prune removes it.
+    process.stderr.write(`labbot: the bundle ${path.relative(root, dir)} is damaged; building it again\n`);
+    try {
+      renameSync(dir, `${dir}.${process.pid}.damaged.tmp`);
+    } catch {
+      // Another starting process moved it first.
+    }
+  }
   const { build } = await import('esbuild');
   const tmp = `${dir}.${process.pid}.tmp`;
   try {
@@ -81,11 +113,12 @@ export async function ensureBundle() {
     });
     // The dashboard reads its static files next to its own module (import.meta.url).
     cpSync(path.join(root, 'src', 'admin', 'static'), path.join(tmp, 'static'), { recursive: true });
+    writeManifest(tmp);
     renameSync(tmp, dir);
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
     // Another process renamed the same build into place first.
-    if (!existsSync(entry)) throw err;
+    if (!isWhole(dir)) throw err;
   }
   prune(fp);
   return entry;

@@ -67,6 +67,30 @@ describe('the CLI bundle', () => {
     expect(existsSync(dead)).toBe(false);
   });
 
+  it('is built again when a file of it was deleted or cut short, instead of failing when that chunk is imported', () => {
+    // The current bundle, as `node bin/bundle.js` names it.
+    const current = spawnSync(process.execPath, [path.join(root, 'bin', 'bundle.js')], { cwd: root, encoding: 'utf8' }).stdout.trim();
+    const fp = path.basename(path.dirname(current));
+    const dir = path.join(root, 'dist', fp);
+    const bot = readdirSync(dir).find((n) => /^bot-.*\.js$/.test(n))!;
+    rmSync(path.join(dir, bot));
+    const r = help();
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`the bundle dist/${fp} is damaged; building it again`);
+    expect(existsSync(path.join(dir, bot))).toBe(true);
+    expect(readdirSync(path.join(root, 'dist')).some((n) => n.startsWith(`${fp}.`) && n.endsWith('.damaged.tmp'))).toBe(true);
+
+    writeFileSync(path.join(dir, 'cli.js'), readFileSync(path.join(dir, 'cli.js'), 'utf8').slice(0, 1000));
+    const again = help();
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Usage: labbot');
+    expect(again.stderr).toContain('is damaged; building it again');
+    // Whole again: the next start uses it without a word.
+    const next = help();
+    expect(next.status).toBe(0);
+    expect(next.stderr).not.toContain('damaged');
+  });
+
   it('falls back to the TypeScript sources, saying so, when no bundle can be built', () => {
     rmSync(path.join(root, 'dist'), { recursive: true, force: true });
     // A file where the bundles' directory should be: nothing can be written there.

@@ -388,6 +388,11 @@ describe('extractiveAnswer question types', () => {
     expect(answered.refused).toBe(false);
     expect(answered.answer).toContain('Hepatitis C virus is an RNA virus');
     expect(answered.answer).not.toContain('Hepatitis G');
+    // A numbered form is that variant: vitamin D3 is a vitamin D.
+    const d3 = passage({ text: 'Vitamin D3 supplementation raised serum levels in all donors within eight weeks.' });
+    expect(extractiveAnswer({ question: 'Does vitamin D supplementation raise serum levels?', passages: [d3] }).refused).toBe(false);
+    const vitaminC = passage({ text: 'Vitamin C supplementation raised serum levels in all donors within eight weeks.' });
+    expect(extractiveAnswer({ question: 'Does vitamin D supplementation raise serum levels?', passages: [vitaminC] }).refused).toBe(true);
   });
 
   it('does not read a unit after a number or a letter prefix as a variant', () => {

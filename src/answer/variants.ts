@@ -31,7 +31,15 @@ export function letterVariants(text: string): Variant[] {
  * of a variant without its letter in it or in a sentence beside it: it speaks of another variant.
  */
 export function namesOtherVariant(variants: Variant[], termsAt: (i: number) => Set<string> | undefined, i: number): boolean {
-  return variants.some((v) => termsAt(i)?.has(v.head) && ![-1, 0, 1].some((d) => termsAt(i + d)?.has(v.letter)));
+  return variants.some((v) => termsAt(i)?.has(v.head) && ![-1, 0, 1].some((d) => holdsLetter(termsAt(i + d), v.letter)));
+}
+
+/** The letter alone, or with a number after it: "vitamin D3" is a vitamin D, "B12" a vitamin B. */
+function holdsLetter(terms: Set<string> | undefined, letter: string): boolean {
+  if (!terms) return false;
+  if (terms.has(letter)) return true;
+  for (const t of terms) if (t.startsWith(letter) && /^\p{L}\d{1,3}$/u.test(t)) return true;
+  return false;
 }
 
 /**

@@ -274,6 +274,13 @@ export function checkSupport(answer: string, passages: Passage[]): { text: strin
     if (!s) sentencesOf.set(i, (s = passageSentences(passages[i])));
     return s;
   };
+  // Each passage's sentences as terms, read only when a claim names a lettered variant.
+  const sentenceTermsOf = new Map<number, Array<Set<string>>>();
+  const sentenceTerms = (i: number, language: Language) => {
+    let t = sentenceTermsOf.get(i);
+    if (!t) sentenceTermsOf.set(i, (t = sentences(i).map((x) => new Set(tokenize(x, { language })))));
+    return t;
+  };
   const kept: string[] = [];
   for (const line of answer.split('\n')) {
     const out: string[] = [];
@@ -290,6 +297,7 @@ export function checkSupport(answer: string, passages: Passage[]): { text: strin
       let keptAny = false;
       for (const g of groups) {
         const claim = s.slice(from, g.index).replace(LABEL_GROUP, '');
+        const variants = letterVariants(claim);
         const good: string[] = [];
         for (const label of g[1].split(', ')) {
           const i = Number(label.slice(1)) - 1;
@@ -303,8 +311,7 @@ export function checkSupport(answer: string, passages: Passage[]): { text: strin
           const overlap = terms.filter((t) => passageTerms.has(t)).length;
           if (overlap === 0 || overlap / terms.length < MIN_OVERLAP) continue;
           // "Hepatitis C ..." pinned to a passage about hepatitis G shares every other word.
-          const variants = letterVariants(claim);
-          if (variants.length && onlyOtherVariants(variants, sentences(i).map((t) => new Set(tokenize(t, { language }))))) continue;
+          if (variants.length && onlyOtherVariants(variants, sentenceTerms(i, language))) continue;
           good.push(label);
           const quote = bestSentence(terms, sentences(i), language);
           if (quote && squash(p.text).includes(squash(quote))) {

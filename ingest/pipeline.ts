@@ -8,10 +8,12 @@ import type { Logger } from 'pino';
 import type { Catalog } from '../src/search/catalog.ts';
 import type { VectorRecord, VectorStore } from '../src/store/chroma-store.ts';
 import { toChunkMetadata } from '../src/store/chunk-metadata.ts';
-import type { Chunk, ChunkOptions, Kind, LabDocument } from '../src/types.ts';
+import type { Chunk, ChunkOptions, Kind, LabDocument, ParsedFile } from '../src/types.ts';
 import { chunkDocument } from './chunk/index.ts';
 import { detectKind } from './chunk/detect-kind.ts';
-import { mergeMeta, parseSidecar } from './metadata.ts';
+import { decideAccess } from './access.ts';
+import { accessClaims, resolveMeta, type MetaLayer } from './metadata/layers.ts';
+import { parseSidecar } from './metadata/sidecar.ts';
 import { ParseError, UnsupportedFormatError, isSupported, parseFile } from './parse/index.ts';
 import { checkPath, listFolder, readInside, type SourceFile } from './sources/folder.ts';
 import { titleFromBlocks } from './title.ts';
@@ -256,6 +258,25 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
 
 class FileError extends Error {}
 
+/** Names of a file's own metadata, per format, as the dashboard shows where a field came from. */
+const EMBEDDED_ORIGIN: Record<ParsedFile['format'], string> = {
+  markdown: 'front matter',
+  text: 'front matter',
+  pdf: 'PDF info',
+  pptx: 'document properties',
+  docx: 'document properties',
+  html: 'HTML meta tags',
+};
+
+/**
+ * The metadata layers of a file, most trusted first. Front matter is written by the lab for this
+ * very file and beats sidecars; sidecars beat what a PDF or Office file says about itself.
+ */
+function metadataLayers(parsed: ParsedFile, sidecars: MetaLayer[]): MetaLayer[] {
+  const own: MetaLayer = { origin: EMBEDDED_ORIGIN[parsed.format], meta: parsed.meta };
+  return parsed.format === 'markdown' || parsed.format === 'text' ? [own, ...sidecars] : [...sidecars, own];
+}
+
 async function prepare(
   file: SourceFile,
   target: IngestTarget,
@@ -290,32 +311,26 @@ async function prepare(
     return { path: file.path, status: 'unchanged', docId: existing.id, kind: existing.kind, chunks: existing.chunkIds.length };
   }
 
-  // A sidecar that cannot be read may be the one saying who may read the document: fail closed,
-  // as for unreadable front matter, before anything is parsed or stored.
-  const sidecarResults = sidecars.map((s) => ({ name: s.name, ...parseSidecar(s.name, s.text) }));
-  const unreadableSidecar = sidecarResults.find((r) => r.unreadable);
-  if (unreadableSidecar) {
-    throw new FileError(`metadata file ${unreadableSidecar.name} cannot be read (${unreadableSidecar.unreadable}); not indexed, since its access group cannot be known`);
-  }
-  const parsed = await parseFile({ name: path.basename(file.path), bytes }, { maxBytes: settings.maxFileBytes });
-  const warnings = [...parsed.warnings];
-  const sidecarMeta = sidecarResults.map((r) => {
-    warnings.push(...r.warnings.map((w) => `${r.name}: ${w}`));
-    return r.meta;
+  // A sidecar that cannot be read may be the one saying who may read the document: the access
+  // rule refuses before anything is parsed or stored.
+  const sidecarLayers: MetaLayer[] = sidecars.map((s) => {
+    const r = parseSidecar(s.name, s.text);
+    return { origin: s.name, meta: r.meta, unreadable: r.unreadable, warnings: r.warnings.map((w) => `${s.name}: ${w}`) };
   });
-  // Front matter (inside parsed.meta for Markdown) beats sidecars; sidecars beat PDF info dictionaries.
-  const meta = parsed.format === 'markdown' ? mergeMeta(parsed.meta, ...sidecarMeta) : mergeMeta(...sidecarMeta, parsed.meta);
-
-  if (parsed.meta.unreadableFrontMatter) {
-    throw new FileError(`front matter is not valid YAML (${parsed.meta.unreadableFrontMatter}); not indexed, since its access group cannot be known`);
-  }
-  const invalidAccess = parsed.meta.invalidAccess ?? sidecarMeta.find((m) => m.invalidAccess)?.invalidAccess;
-  if (invalidAccess) {
-    throw new FileError(`access ${invalidAccess} is not a valid group name; not indexed, so it cannot leak into the wrong channel`);
-  }
+  const early = decideAccess(accessClaims(sidecarLayers), target.access, settings.defaultAccess);
+  if (!early.ok) throw new FileError(early.reason);
+  const parsed = await parseFile({ name: path.basename(file.path), bytes }, { maxBytes: settings.maxFileBytes });
+  const warnings = [...parsed.warnings, ...sidecarLayers.flatMap((l) => l.warnings ?? [])];
+  const layers = metadataLayers(parsed, sidecarLayers);
+  const access = decideAccess(accessClaims(layers), target.access, settings.defaultAccess);
+  if (!access.ok) throw new FileError(access.reason);
+  const { meta, from } = resolveMeta(layers);
   const docId = meta.id ?? `${target.sourceId}:${file.rel}`;
   const kind = detectKind({ fileName: file.path, format: parsed.format, blocks: parsed.blocks, declared: meta.kind ?? target.kind });
-  const title = meta.title ?? titleFromBlocks(parsed.blocks, parsed.format) ?? path.basename(file.path, path.extname(file.path));
+  const textTitle = meta.title ? undefined : titleFromBlocks(parsed.blocks, parsed.format);
+  const title = meta.title ?? textTitle ?? path.basename(file.path, path.extname(file.path));
+  if (!meta.title) from.title = textTitle ? 'text' : 'file name';
+  if (!meta.url && meta.doi && from.doi) from.url = from.doi;
   const doc: LabDocument = {
     id: docId,
     source: target.sourceId,
@@ -328,7 +343,8 @@ async function prepare(
     doi: meta.doi,
     url: meta.url ?? (meta.doi ? `https://doi.org/${meta.doi}` : undefined),
     keywords: meta.keywords,
-    access: meta.access ?? target.access ?? settings.defaultAccess,
+    access: access.group,
+    metaFrom: from,
     contentHash,
   };
   const conflict = await lookup.byId(docId);

@@ -2,12 +2,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { KINDS } from './types.ts';
+import { ACCESS_GROUP, KINDS } from './types.ts';
 
 export class ConfigError extends Error {}
 
-const GROUP = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-const groupName = z.string().regex(GROUP, 'an access group is lower-case letters, digits, "_" or "-"');
+const groupName = z.string().regex(ACCESS_GROUP, 'an access group is lower-case letters, digits, "_" or "-"');
 
 /** "30s", "5m", "1h" -> milliseconds. */
 const duration = z

@@ -3,6 +3,9 @@
 export const KINDS = ['paper', 'protocol', 'slides', 'wiki', 'note'] as const;
 export type Kind = (typeof KINDS)[number];
 
+/** An access group name: lower-case letters, digits, "_" and "-", starting with a letter or digit. */
+export const ACCESS_GROUP = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
 /** Bibliographic and access metadata of a document, as far as it is known. */
 export interface DocMeta {
   id?: string;
@@ -81,6 +84,8 @@ export interface LabDocument {
   keywords?: string[];
   access: string;
   contentHash: string;
+  /** Where each bibliographic field came from ("front matter", "library.bib", "PDF info", "text", "file name"). */
+  metaFrom?: Partial<Record<string, string>>;
 }
 
 /** A chunk as stored: the unit of retrieval. */

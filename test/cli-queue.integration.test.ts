@@ -75,7 +75,7 @@ describe('labbot reindex and polling', () => {
     expect(first.status).toBe(1);
     const [o1] = JSON.parse(first.stdout) as { total: number; failed: { reason: string }[] }[];
     expect(o1.total).toBe(1);
-    expect(o1.failed[0].reason).toMatch(/front matter is not valid YAML/);
+    expect(o1.failed[0].reason).toMatch(/front matter cannot be read \(.*\); not indexed, since its access group cannot be known/);
     expect(running.app.catalog.lexicalSearch(['public'], 'BADSECRET', 3)).toHaveLength(0);
     const problems = await running.app.records!.problems('sops');
     expect(problems.find((p) => p.path === 'bad.md')?.hash).toBeTruthy();

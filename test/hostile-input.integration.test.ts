@@ -74,7 +74,7 @@ const HOSTILE: Record<string, Expectation> = {
   'notes/huge.txt': { status: 'failed', reason: /^file is 13\.0 MB, over the limit of 12\.0 MB \(ingest\.maxFileMb\)$/ },
   'notes/image.md': { status: 'failed', reason: /^image\.md: binary content in a text file$/ },
   'notes/latin1.txt': { status: 'failed', reason: /^latin1\.txt: invalid UTF-8 \(\d+ bad byte sequences; save the file as UTF-8\)$/ },
-  'wiki/numeric-access.md': { status: 'failed', reason: /^access 42 is not a valid group name; not indexed/ },
+  'wiki/numeric-access.md': { status: 'failed', reason: /^access 42 in front matter is not a valid group name; not indexed/ },
   'notes/data.xlsx': { status: 'skipped', reason: /unsupported format "\.xlsx"/ },
   // Damaged but readable: indexed, with the damage reported as a warning.
   'wiki/deep.html': { status: 'indexed', warning: /^HTML nested 100\d{3} levels deep \(limit 500\); read as plain text without structure$/ },

@@ -35,7 +35,7 @@ describe('index repair against concurrent writers', () => {
 
     // The repair's view of Chroma, taken now...
     const stale = createCatalog();
-    for (const g of await app.store.groups()) await app.store.scan(g, (r) => stale.load(r));
+    for (const g of await app.store.groups()) await app.store.scan(g, (r) => stale.load(r, g));
     // ...then a writer adds a page and rewrites another before the repair acts.
     writeFileSync(path.join(root, 'c.md'), page('c', 'Gamma buffer is new.'));
     writeFileSync(path.join(root, 'b.md'), page('b', `Beta buffer is kept at room temperature. ${'It is filtered before use. '.repeat(150)}`));
@@ -54,7 +54,7 @@ describe('index repair against concurrent writers', () => {
     const a = (await app.records!.all()).find((r) => r.id === 'a')!;
     await app.store.delete(a.access, a.chunkIds);
     const fresh = createCatalog();
-    for (const g of await app.store.groups()) await app.store.scan(g, (r) => fresh.load(r));
+    for (const g of await app.store.groups()) await app.store.scan(g, (r) => fresh.load(r, g));
     const next = await repairRecords(app.store, app.records!, fresh);
     expect(next.dropped).toEqual([{ source: 'lab', path: 'a.md' }]);
     expect((await app.records!.all()).map((r) => r.id).sort()).toEqual(['b', 'c']);

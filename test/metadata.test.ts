@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  doiUrl,
-  findDoi,
-  familyName,
-  mergeMeta,
-  normalizeDoi,
-  normalizeMeta,
-  parseSidecar,
-  shortAuthors,
-  splitAuthors,
-} from '../ingest/metadata.ts';
+import { doiUrl, findDoi, familyName, normalizeDoi, normalizeMeta, shortAuthors, splitAuthors } from '../ingest/metadata/coerce.ts';
+import { resolveMeta } from '../ingest/metadata/layers.ts';
+import { parseSidecar } from '../ingest/metadata/sidecar.ts';
 
 describe('normalizeMeta', () => {
   it('keeps well-formed values', () => {
@@ -145,7 +137,7 @@ describe('parseSidecar (.bib)', () => {
     const { meta, warnings } = parseSidecar('x.bib', '@article{a, title={Good one}, year={2020}}\n@article{b, title={unclosed');
     expect(meta.title).toBe('Good one');
     expect(meta.year).toBe(2020);
-    expect(warnings[0]).toMatch(/errors after its first entry/);
+    expect(warnings[0]).toMatch(/invalid BibTeX: entry "b"/);
   });
 
   it('reports a file that is not BibTeX instead of throwing', () => {
@@ -170,7 +162,7 @@ describe('parseSidecar (.yaml, other)', () => {
     expect(bad.meta).toEqual({});
     expect(bad.warnings[0]).toMatch(/invalid YAML/);
     expect(parseSidecar('x.yaml', '- a\n- b\n').warnings[0]).toMatch(/not a mapping/);
-    expect(parseSidecar('x.ris', 'TY  - JOUR').warnings[0]).toMatch(/unsupported sidecar type "\.ris"/);
+    expect(parseSidecar('x.xml', '<x/>').warnings[0]).toMatch(/unsupported sidecar type "\.xml"/);
   });
 
   it('does not execute JavaScript hidden in YAML tags', () => {
@@ -180,23 +172,24 @@ describe('parseSidecar (.yaml, other)', () => {
   });
 });
 
-describe('mergeMeta', () => {
-  it('takes each field from the first layer that has a value', () => {
+describe('resolveMeta', () => {
+  it('takes each field from the first layer that has a value, and says which layer that was', () => {
     const frontMatter = { title: 'From front matter', authors: [] as string[], year: undefined };
     const sidecar = { title: 'From sidecar', authors: ['Jane Smith'], year: 2020, doi: '' };
     const embedded = { title: 'From PDF', year: 2019, doi: '10.1/x', journal: 'J' };
-    expect(mergeMeta(frontMatter, sidecar, embedded)).toEqual({
-      title: 'From front matter',
-      authors: ['Jane Smith'],
-      year: 2020,
-      doi: '10.1/x',
-      journal: 'J',
-    });
+    const r = resolveMeta([
+      { origin: 'front matter', meta: frontMatter },
+      { origin: 'paper.bib', meta: sidecar },
+      { origin: 'PDF info', meta: embedded },
+    ]);
+    expect(r.meta).toEqual({ title: 'From front matter', authors: ['Jane Smith'], year: 2020, doi: '10.1/x', journal: 'J' });
+    expect(r.from).toEqual({ title: 'front matter', authors: 'paper.bib', year: 'paper.bib', doi: 'PDF info', journal: 'PDF info' });
   });
 
-  it('does not share arrays with its inputs', () => {
-    const a = { authors: ['Jane Smith'] };
-    const merged = mergeMeta(a);
+  it('leaves access to the access rule and does not share arrays with its inputs', () => {
+    const a = { authors: ['Jane Smith'], access: 'pi-only' };
+    const merged = resolveMeta([{ origin: 'x', meta: a }]).meta;
+    expect(merged.access).toBeUndefined();
     merged.authors!.push('Someone Else');
     expect(a.authors).toEqual(['Jane Smith']);
   });
@@ -266,7 +259,7 @@ describe('parseSidecar fails closed', () => {
     expect(parseSidecar('x.json', '{"access": "pi-only",}').unreadable).toMatch(/invalid JSON/);
     expect(parseSidecar('x.json', '["pi-only"]').unreadable).toMatch(/not an object/);
     expect(parseSidecar('x.bib', 'this is not bibtex {').unreadable).toBeDefined();
-    expect(parseSidecar('x.bib', '@article{a, title={Good one}, year={2020}}\n@article{b, title={unclosed').unreadable).toMatch(/errors after its first entry/);
+    expect(parseSidecar('x.bib', '@article{a, title={Good one}, year={2020}}\n@article{b, title={unclosed').unreadable).toMatch(/invalid BibTeX: entry "b"/);
   });
 
   it('leaves readable sidecars readable (empty ones included)', () => {

@@ -2,7 +2,7 @@
 // HTML walker; metadata from the package's core properties.
 import mammoth from 'mammoth';
 import type { ParsedFile } from '../../src/types.ts';
-import { firstLine } from '../metadata.ts';
+import { firstLine } from '../metadata/coerce.ts';
 import { ParseError } from './errors.ts';
 import { htmlFragmentToBlocks } from './html.ts';
 import { decodeXml } from './decode.ts';

@@ -7,7 +7,7 @@
 // by recursion.
 import * as cheerio from 'cheerio';
 import type { Block, DocMeta, ParsedFile } from '../../src/types.ts';
-import { coerceKeywords, coerceYear, normalizeAuthorName, normalizeDoi, splitAuthors } from '../metadata.ts';
+import { coerceKeywords, coerceYear, normalizeAuthorName, normalizeDoi, splitAuthors } from '../metadata/coerce.ts';
 import { textToBlocks } from './text.ts';
 
 /** The part of domhandler's node shape this module reads. */

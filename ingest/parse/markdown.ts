@@ -1,9 +1,9 @@
 // Markdown (wiki pages, protocols, notes): YAML front matter -> DocMeta, body -> Blocks via
 // marked's lexer, with inline markup reduced to the plain text a reader sees.
-import matter from 'gray-matter';
 import { Lexer, type Token, type Tokens } from 'marked';
 import type { Block, ParsedFile } from '../../src/types.ts';
-import { SAFE_MATTER_OPTIONS, firstLine, isPlainObject, normalizeMeta } from '../metadata.ts';
+import { firstLine } from '../metadata/coerce.ts';
+import { readFrontMatter } from './front-matter.ts';
 import { decodeEntities, htmlFragmentToBlocks } from './html.ts';
 import { textToBlocks } from './text.ts';
 
@@ -14,34 +14,6 @@ const MAX_INDENT = 160;
 const MAX_TOKEN_DEPTH = 64;
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
-
-interface FrontMatter {
-  data: Record<string, unknown>;
-  body: string;
-  warnings: string[];
-}
-
-const FRONT_MATTER = /^---[ \t]*\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/;
-
-function splitFrontMatter(text: string): FrontMatter {
-  const m = FRONT_MATTER.exec(text);
-  if (!m) return { data: {}, body: text, warnings: [] };
-  const block = m[1];
-  const looksLikeYaml = /^[A-Za-z_][\w .-]*:(\s|$)/m.test(block);
-  try {
-    const parsed: unknown = matter(`---\n${block}\n---\n`, SAFE_MATTER_OPTIONS).data;
-    if (isPlainObject(parsed)) return { data: parsed, body: text.slice(m[0].length), warnings: [] };
-    // A scalar: "---" was a thematic break around ordinary text, not front matter.
-    return { data: {}, body: text, warnings: [] };
-  } catch (err) {
-    if (!looksLikeYaml) return { data: {}, body: text, warnings: [] };
-    return {
-      data: {},
-      body: text.slice(m[0].length),
-      warnings: [`front matter ignored: ${firstLine(err)}`],
-    };
-  }
-}
 
 /** Nesting that marked would handle by deep recursion. */
 function tooDeep(body: string): string | undefined {
@@ -198,12 +170,8 @@ function blocksFrom(tokens: Token[], out: Block[], warnings: string[], depth: nu
 
 /** Parse a Markdown document (already decoded). */
 export function parseMarkdown(text: string): ParsedFile {
-  const fm = splitFrontMatter(text.replace(/^\uFEFF/, ''));
-  const { meta: normalized, warnings: metaWarnings } = normalizeMeta(fm.data);
-  const warnings = [...fm.warnings, ...metaWarnings.map((w) => `front matter ${w}`)];
-  const broken = fm.warnings.find((w) => w.startsWith('front matter ignored'));
-  const meta = broken ? { ...normalized, unreadableFrontMatter: broken.replace(/^front matter ignored: /, '') } : normalized;
-
+  const fm = readFrontMatter(text);
+  const { meta, warnings } = fm;
   const deep = tooDeep(fm.body);
   if (deep) {
     warnings.push(`${deep}; read as plain text`);

@@ -2,7 +2,7 @@
 // properties (docProps/core.xml) as DocMeta.
 import * as cheerio from 'cheerio';
 import type { DocMeta } from '../../src/types.ts';
-import { coerceKeywords, coerceYear, splitAuthors } from '../metadata.ts';
+import { coerceKeywords, coerceYear, splitAuthors } from '../metadata/coerce.ts';
 import { decodeXml } from './decode.ts';
 import { ParseError } from './errors.ts';
 import { estimateHtmlDepth } from './html.ts';

@@ -8,7 +8,7 @@
 //    it starts on).
 import { PDFParse } from 'pdf-parse';
 import type { Block, DocMeta, ParsedFile } from '../../src/types.ts';
-import { coerceKeywords, coerceYear, findDoi, normalizeDoi, splitAuthors } from '../metadata.ts';
+import { coerceKeywords, coerceYear, findDoi, normalizeDoi, splitAuthors } from '../metadata/coerce.ts';
 import { ParseError } from './errors.ts';
 
 // Some producers put the DOI among the keywords; it is kept as the DOI, not as a subject term.

@@ -1,6 +1,7 @@
 // Plain text: paragraphs separated by blank lines. The only structure inferred is what a reader
 // would also see unambiguously: Markdown-style "# " heading lines and bulleted/numbered lists.
 import type { Block, ParsedFile } from '../../src/types.ts';
+import { readFrontMatter } from './front-matter.ts';
 
 const HEADING_START = /^(#{1,6})[ \t]+(?=\S)/;
 const BULLET = /^\s*([-*+\u2022\u2013\u25AA\u25CF])\s+(\S.*)$/;
@@ -103,7 +104,8 @@ export function textToBlocks(text: string): Block[] {
 }
 
 export function parseText(text: string): ParsedFile {
-  const blocks = textToBlocks(text);
-  const warnings = blocks.length === 0 ? ['file contains only whitespace'] : [];
-  return { format: 'text', blocks, meta: {}, warnings };
+  const fm = readFrontMatter(text);
+  const blocks = textToBlocks(fm.body);
+  const warnings = [...fm.warnings, ...(blocks.length === 0 ? ['file contains only whitespace'] : [])];
+  return { format: 'text', blocks, meta: fm.meta, warnings };
 }

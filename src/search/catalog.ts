@@ -64,7 +64,8 @@ export interface Catalog {
   /** The access group of a chunk's document, if the chunk is indexed. */
   groupOf(chunkId: string): string | undefined;
   /** Loads records scanned from Chroma (chunks of one document may arrive in several batches). */
-  load(records: StoredRecord[]): void;
+  /** Adds records read from one group's collection (their group when their metadata names none). */
+  load(records: StoredRecord[], group: string): void;
   stats(): CatalogStats;
   /** Copies the content out; `createCatalog(snapshot)` gives a catalog that answers the same. */
   snapshot(): CatalogSnapshot;
@@ -218,11 +219,11 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
       const h = chunks.get(chunkId);
       return h && docs.get(h.info.docId)?.access;
     },
-    load(records) {
+    load(records, group) {
       // Group by document, then merge with chunks already loaded from earlier batches.
       const grouped = new Map<string, { doc: LabDocument; chunks: Chunk[] }>();
       for (const r of records) {
-        const { doc, chunk } = fromChunkMetadata(r.id, r.text, r.metadata);
+        const { doc, chunk } = fromChunkMetadata(r.id, r.text, r.metadata, group);
         const g = grouped.get(doc.id) ?? { doc, chunks: [] };
         g.chunks.push(chunk);
         grouped.set(doc.id, g);

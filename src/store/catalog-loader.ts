@@ -52,7 +52,7 @@ const equalToRecords = (catalog: Catalog, records: DocRecord[]): boolean => {
 
 async function scanAll(store: CatalogLoadDeps['store']): Promise<Catalog> {
   const catalog = createCatalog();
-  for (const group of await store.groups()) await store.scan(group, (records) => catalog.load(records));
+  for (const group of await store.groups()) await store.scan(group, (records) => catalog.load(records, group));
   return catalog;
 }
 
@@ -106,7 +106,7 @@ async function fromSnapshot(deps: CatalogLoadDeps): Promise<FromSnapshot | undef
         const rec = byId.get(id)!;
         catalog.removeDocument(id);
         const stored = await deps.store.documentChunks(rec.access, rec.id);
-        if (stored.length) catalog.load(stored);
+        if (stored.length) catalog.load(stored, rec.access);
       }
       out.patched = changed;
       out.recordsCheck = 'full';

@@ -23,6 +23,7 @@ export function toChunkMetadata(doc: LabDocument, chunk: Chunk, n: number): Chun
   if (doc.doi) m.doi = doc.doi;
   if (doc.url) m.url = doc.url;
   if (doc.keywords?.length) m.keywords = doc.keywords.join(AUTHOR_SEP);
+  if (doc.metaFrom && Object.keys(doc.metaFrom).length) m.meta_from = JSON.stringify(doc.metaFrom);
   if (chunk.step !== undefined) m.step = chunk.step;
   if (chunk.slide !== undefined) m.slide = chunk.slide;
   if (chunk.page !== undefined) m.page = chunk.page;
@@ -32,7 +33,26 @@ export function toChunkMetadata(doc: LabDocument, chunk: Chunk, n: number): Chun
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-export function fromChunkMetadata(id: string, text: string, m: ChunkMetadata): { doc: LabDocument; chunk: Chunk } {
+function metaFrom(v: unknown): Record<string, string> | undefined {
+  if (typeof v !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(v);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    const out: Record<string, string> = {};
+    for (const [k, val] of Object.entries(parsed)) if (typeof val === 'string') out[k] = val;
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A stored chunk back as document and chunk. `group` is the collection it was read from. The
+ * chunk's own access metadata decides when it has one (a chunk left in the wrong collection keeps
+ * its group, and retrieval drops it from the other's vector hits); a chunk without one belongs to
+ * its collection's group, never to public by default.
+ */
+export function fromChunkMetadata(id: string, text: string, m: ChunkMetadata, group: string): { doc: LabDocument; chunk: Chunk } {
   const kind = (KINDS as readonly string[]).includes(String(m.kind)) ? (m.kind as Kind) : 'note';
   const docId = str(m.doc_id) ?? id.replace(/#\d+$/, '');
   const doc: LabDocument = {
@@ -47,9 +67,11 @@ export function fromChunkMetadata(id: string, text: string, m: ChunkMetadata): {
     doi: str(m.doi),
     url: str(m.url),
     keywords: str(m.keywords)?.split(AUTHOR_SEP).filter(Boolean),
-    access: str(m.access) ?? 'public',
+    access: str(m.access) ?? group,
     contentHash: str(m.doc_hash) ?? '',
   };
+  const from = metaFrom(m.meta_from);
+  if (from) doc.metaFrom = from;
   const chunk: Chunk = {
     id,
     docId,

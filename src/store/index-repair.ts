@@ -30,7 +30,7 @@ async function freshDoc(store: RepairStore, group: string, docId: string): Promi
   const stored = await store.documentChunks(group, docId);
   if (!stored.length) return undefined;
   const c = createCatalog();
-  c.load(stored);
+  c.load(stored, group);
   return c.doc(docId) ? c : undefined;
 }
 
@@ -51,7 +51,7 @@ export async function repairRecords(store: RepairStore, records: RecordStore, tr
     truth.removeDocument(d.id);
     if (now && whole(now.doc(d.id)!.chunkIds)) {
       // Its writer finished meanwhile.
-      truth.load(await store.documentChunks(d.access, d.id));
+      truth.load(await store.documentChunks(d.access, d.id), d.access);
       continue;
     }
     if (now) await store.delete(d.access, now.doc(d.id)!.chunkIds);

@@ -38,7 +38,7 @@ export async function applyDocumentEvent(index: PhysicalIndex, e: Exclude<IndexE
   }
   const stored = await index.store.documentChunks(e.access, e.docId);
   index.catalog.removeDocument(e.docId);
-  if (stored.length) index.catalog.load(stored);
+  if (stored.length) index.catalog.load(stored, e.access);
 }
 
 export async function followLiveIndex(deps: LiveIndexDeps): Promise<LiveIndex> {

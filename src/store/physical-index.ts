@@ -195,7 +195,7 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     let truth = truthIn;
     if (!truth) {
       const scanned = createCatalog();
-      for (const group of await store.groups()) await store.scan(group, (r) => scanned.load(r));
+      for (const group of await store.groups()) await store.scan(group, (r) => scanned.load(r, group));
       truth = scanned;
     }
     const report = await repairRecords(store, raw!, truth);

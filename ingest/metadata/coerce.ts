@@ -1,10 +1,11 @@
 // Bibliographic metadata: tolerant coercion of hand-written values (front matter, YAML/BibTeX
-// sidecars), merging of the layers, DOIs, and the short author form used in citations.
+// sidecars), DOIs, and the short author form used in citations.
 // Lab members write metadata by hand, so wrong types are repaired where the intent is clear and
 // reported (not thrown) where it is not.
 import matter from 'gray-matter';
-import bibtex, { type BibValue } from 'bibtex-parse';
-import { KINDS, type DocMeta, type Kind } from '../src/types.ts';
+import { KINDS, type DocMeta, type Kind } from '../../src/types.ts';
+import { readAccessField } from '../access.ts';
+import { describeValue } from './describe-value.ts';
 
 export interface MetaResult {
   meta: DocMeta;
@@ -28,11 +29,26 @@ export const SAFE_MATTER_OPTIONS = {
   engines: { javascript: refuse('JavaScript'), js: refuse('JavaScript'), coffee: refuse('CoffeeScript') },
 };
 
-/** Parse a YAML document into a plain object (or a warning). */
+/**
+ * Parse a YAML document into a plain object (or a warning). A sidecar may be written the way
+ * front matter is, between "---" lines (and "..." closing it): those markers are stripped, so
+ * the fields inside are read instead of YAML seeing an empty first document. A file holding
+ * more than one YAML document is refused: which one describes the document is unknown.
+ */
 export function parseYamlObject(text: string): { data?: Record<string, unknown>; warning?: string } {
-  if (text.trim() === '') return { data: {} };
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const blank = (l: string | undefined) => l !== undefined && /^\s*(#.*)?$/.test(l);
+  let start = 0;
+  while (blank(lines[start])) start++;
+  if (/^---\s*(#.*)?$/.test(lines[start] ?? '')) start++;
+  let end = lines.length;
+  while (end > start && blank(lines[end - 1])) end--;
+  if (end > start && /^(---|\.\.\.)\s*(#.*)?$/.test(lines[end - 1])) end--;
+  const body = lines.slice(start, end);
+  if (body.some((l) => /^(---|\.\.\.)(\s|$)/.test(l))) return { warning: 'YAML file holds more than one document' };
+  if (body.every((l) => blank(l))) return { data: {} };
   try {
-    const parsed: unknown = matter(`---\n${text}\n---\n`, SAFE_MATTER_OPTIONS).data;
+    const parsed: unknown = matter(`---\n${body.join('\n')}\n---\n`, SAFE_MATTER_OPTIONS).data;
     if (!isPlainObject(parsed)) return { warning: 'YAML is not a mapping of fields to values' };
     return { data: parsed };
   } catch (err) {
@@ -97,8 +113,6 @@ function coerceKind(v: string): Kind | undefined {
   if (k.endsWith('s') && (KINDS as readonly string[]).includes(k.slice(0, -1))) return k.slice(0, -1) as Kind;
   return KIND_ALIASES[k];
 }
-
-export const ACCESS_GROUP = /^[a-z0-9_-]{1,64}$/;
 
 // ---------------------------------------------------------------------------------------------
 // DOIs
@@ -242,14 +256,7 @@ export function shortAuthors(authors: string[]): string {
 // ---------------------------------------------------------------------------------------------
 // normalizeMeta
 
-const describe = (v: unknown) => {
-  if (v instanceof Date) return 'a date';
-  if (Array.isArray(v)) return 'a list';
-  if (v === null) return 'null';
-  if (typeof v === 'object') return 'a mapping';
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
-};
+const describe = describeValue;
 
 function coerceAuthors(v: unknown, warn: (msg: string) => void): string[] | undefined {
   if (typeof v === 'string') return splitAuthors(v);
@@ -378,15 +385,13 @@ export function normalizeMeta(raw: Record<string, unknown>): MetaResult {
     if (type && typeof type[1] === 'string') meta.kind = coerceKind(type[1]);
   }
 
-  const access = pick(lower, 'access', 'access_group');
-  if (access) {
-    const a = typeof access[1] === 'string' ? access[1].trim().toLowerCase() : '';
-    if (ACCESS_GROUP.test(a)) meta.access = a;
-    else {
-      // Fail closed: a document whose access group cannot be read must not fall back to public.
-      meta.invalidAccess = describe(access[1]);
-      warn(`"access": ${describe(access[1])} is not a group name (letters, digits, "_" and "-" only)`);
-    }
+  // Access is read by the one rule (ingest/access.ts), in every format the same way.
+  const access = readAccessField(raw);
+  if (access.access) meta.access = access.access;
+  if (access.invalidAccess !== undefined) {
+    // Fail closed: a document whose access group cannot be read must not fall back to public.
+    meta.invalidAccess = access.invalidAccess;
+    warn(`"access": ${access.invalidAccess} is not a group name (letters, digits, "_" and "-" only)`);
   }
 
   const updated = pick(lower, 'updated', 'last_updated', 'lastmod', 'modified');
@@ -410,209 +415,4 @@ export function normalizeMeta(raw: Record<string, unknown>): MetaResult {
 
   for (const key of Object.keys(meta) as (keyof DocMeta)[]) if (meta[key] === undefined) delete meta[key];
   return { meta, warnings };
-}
-
-// ---------------------------------------------------------------------------------------------
-// mergeMeta
-
-const hasValue = (v: unknown) =>
-  v !== undefined && v !== null && (typeof v === 'string' ? v.trim() !== '' : Array.isArray(v) ? v.length > 0 : typeof v === 'number' ? Number.isFinite(v) : true);
-
-/** Per field, the first layer with a non-empty value wins (front matter, sidecar, file). */
-export function mergeMeta(...layers: DocMeta[]): DocMeta {
-  const out: Record<string, unknown> = {};
-  for (const layer of layers) {
-    for (const [key, value] of Object.entries(layer)) {
-      if (!hasValue(out[key]) && hasValue(value)) out[key] = Array.isArray(value) ? [...value] : value;
-    }
-  }
-  return out as DocMeta;
-}
-
-// ---------------------------------------------------------------------------------------------
-// BibTeX
-
-const ACCENTS: Record<string, string> = {
-  '`': '\u0300', "'": '\u0301', '^': '\u0302', '~': '\u0303', '=': '\u0304', u: '\u0306', '.': '\u0307',
-  '"': '\u0308', r: '\u030A', H: '\u030B', v: '\u030C', c: '\u0327', k: '\u0328', d: '\u0323', b: '\u0331',
-};
-const SYMBOLS: Record<string, string> = {
-  ss: 'ß', o: 'ø', O: 'Ø', ae: 'æ', AE: 'Æ', oe: 'œ', OE: 'Œ', aa: 'å', AA: 'Å', l: 'ł', L: 'Ł', i: 'ı', j: 'ȷ',
-};
-
-/** LaTeX as found in .bib files -> plain Unicode text. */
-export function delatex(s: string): string {
-  let t = s.replace(/\\([`'^~=".]|[uvHckrdb](?=[\s{]))\s*\{?\s*(\\[ij]|[A-Za-z])\s*\}?/g, (_m, acc: string, letter: string) => {
-    const base = letter === '\\i' ? 'i' : letter === '\\j' ? 'j' : letter;
-    return ACCENTS[acc] ? `${base}${ACCENTS[acc]}` : letter;
-  });
-  t = t.replace(/\\(ss|ae|AE|oe|OE|aa|AA|o|O|l|L|i|j)(?![A-Za-z])\s*/g, (_m, sym: string) => SYMBOLS[sym] ?? sym);
-  t = t.replace(/\\([&%$#_{}])/g, '$1');
-  t = t.replace(/\\[a-zA-Z]+\*?\s*/g, '');
-  t = t.replace(/[{}$]/g, '').replace(/---/g, '\u2014').replace(/--/g, '\u2013').replace(/~/g, ' ');
-  return squash(t.normalize('NFC'));
-}
-
-const MONTHS: Record<string, string> = {
-  jan: 'January', feb: 'February', mar: 'March', apr: 'April', may: 'May', jun: 'June',
-  jul: 'July', aug: 'August', sep: 'September', oct: 'October', nov: 'November', dec: 'December',
-};
-
-function bibValue(v: BibValue, strings: Record<string, string>, depth = 0): string {
-  if (depth > 32) return '';
-  switch (v.datatype) {
-    case 'number':
-      return String(v.value);
-    case 'identifier':
-      return strings[String(v.value).toLowerCase()] ?? '';
-    case 'concatinate':
-      return Array.isArray(v.value) ? v.value.map((p) => bibValue(p, strings, depth + 1)).join('') : '';
-    case 'null':
-      return '';
-    default:
-      return typeof v.value === 'string' ? v.value : '';
-  }
-}
-
-/** Split a BibTeX author field on "and" at brace depth 0 ("{Smith and Sons}" stays whole). */
-function splitBibAuthors(field: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < field.length; i++) {
-    const c = field[i];
-    if (c === '{') depth++;
-    else if (c === '}') depth = Math.max(0, depth - 1);
-    else if (depth === 0 && /\s/.test(c)) {
-      const m = /^\s+and\s+/i.exec(field.slice(i, i + 8));
-      if (m) {
-        out.push(field.slice(start, i));
-        i += m[0].length - 1;
-        start = i + 1;
-      }
-    }
-  }
-  out.push(field.slice(start));
-  return out.map((a) => a.trim()).filter((a) => a && a.toLowerCase() !== 'others');
-}
-
-function bibAuthor(raw: string): string {
-  const t = raw.trim();
-  // A name wholly in braces is an organisation: keep it exactly as written.
-  if (/^\{[^{}]*\}$/.test(t)) return delatex(t);
-  return normalizeAuthorName(delatex(t));
-}
-
-/** The text of the first @entry{...}, for when a later entry breaks the parser. */
-function firstEntrySource(text: string): string | undefined {
-  const re = /@(\w+)\s*([{(])/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (/^(string|preamble|comment)$/i.test(m[1])) continue;
-    const close = m[2] === '{' ? '}' : ')';
-    let depth = 0;
-    for (let i = m.index + m[0].length - 1; i < text.length; i++) {
-      if (text[i] === m[2] || (m[2] === '(' && text[i] === '{')) depth++;
-      else if (text[i] === close || (m[2] === '(' && text[i] === '}')) depth--;
-      if (depth === 0) return text.slice(m.index, i + 1);
-    }
-    return undefined;
-  }
-  return undefined;
-}
-
-const PAPER_TYPES = new Set([
-  'article', 'inproceedings', 'conference', 'incollection', 'inbook', 'book', 'phdthesis',
-  'mastersthesis', 'thesis', 'techreport', 'report', 'unpublished', 'preprint',
-]);
-
-const NO_ENTRIES = 'BibTeX file has no entries';
-
-function parseBib(text: string): MetaResult {
-  const warnings: string[] = [];
-  let items;
-  try {
-    items = bibtex.parse(text, { number: 'string' });
-  } catch (err) {
-    const first = firstEntrySource(text);
-    try {
-      if (!first) throw err;
-      items = bibtex.parse(first, { number: 'string' });
-      warnings.push(`BibTeX file has errors after its first entry: ${firstLine(err)}`);
-    } catch (err2) {
-      return { meta: {}, warnings: [`invalid BibTeX: ${firstLine(err2)}`] };
-    }
-  }
-
-  const strings: Record<string, string> = { ...MONTHS };
-  const entries = [];
-  for (const item of items) {
-    if (item.itemtype === 'string') strings[item.name.toLowerCase()] = bibValue(item, strings);
-    else if (item.itemtype === 'entry') entries.push(item);
-  }
-  const entry = entries[0];
-  if (!entry) return { meta: {}, warnings: [...warnings, NO_ENTRIES] };
-  if (entries.length > 1) warnings.push(`BibTeX file has ${entries.length} entries; using the first ("${entry.key}")`);
-
-  const f: Record<string, string> = {};
-  for (const field of entry.fields) f[field.name.toLowerCase()] = bibValue(field, strings);
-
-  const meta: DocMeta = {};
-  if (f.title) meta.title = delatex(f.title);
-  if (f.author) {
-    const authors = splitBibAuthors(f.author).map(bibAuthor).filter(Boolean);
-    if (authors.length) meta.authors = authors;
-  }
-  const year = coerceYear(f.year) ?? coerceYear(f.date);
-  if (year !== undefined) meta.year = year;
-  else if (f.year) warnings.push(`"year": expected a year, got ${describe(f.year)}`);
-  const journal = f.journal || f.journaltitle || f.booktitle;
-  if (journal) meta.journal = delatex(journal);
-  if (f.doi) {
-    const doi = normalizeDoi(f.doi);
-    if (doi) meta.doi = doi;
-    else warnings.push(`"doi": not a DOI: ${describe(f.doi)}`);
-  }
-  if (f.url && /^https?:\/\//i.test(f.url.trim())) meta.url = f.url.trim();
-  const keywords = f.keywords ? coerceKeywords(delatex(f.keywords)) : undefined;
-  if (keywords?.length) meta.keywords = keywords;
-  if (PAPER_TYPES.has(entry.type.toLowerCase())) meta.kind = 'paper';
-  return { meta, warnings };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Sidecars
-
-export interface SidecarResult extends MetaResult {
-  /** Why the file cannot be read as metadata at all; its document must then not be indexed. */
-  unreadable?: string;
-}
-
-/**
- * Metadata from a sidecar file next to a document (paper.pdf + paper.bib / paper.yaml). Never
- * throws; a file that cannot be parsed as a whole comes back `unreadable` (it may be the one
- * carrying the document's access group, so the caller fails closed), wrong values as warnings.
- */
-export function parseSidecar(fileName: string, text: string): SidecarResult {
-  const ext = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? '';
-  const body = text.replace(/^\uFEFF/, '');
-  if (ext === 'bib' || ext === 'bibtex') {
-    const r = parseBib(body);
-    const broken = r.warnings.find((w) => /^(invalid BibTeX|BibTeX file has errors)/.test(w)) ?? (body.trim() !== '' && r.warnings.includes(NO_ENTRIES) ? NO_ENTRIES : undefined);
-    return broken ? { ...r, unreadable: broken } : r;
-  }
-  if (ext === 'yaml' || ext === 'yml') {
-    const { data, warning } = parseYamlObject(body);
-    if (!data) return { meta: {}, warnings: [`${fileName}: ${warning}`], unreadable: warning };
-    return normalizeMeta(data);
-  }
-  if (ext === 'json') {
-    try {
-      const data: unknown = JSON.parse(body);
-      if (!isPlainObject(data)) return { meta: {}, warnings: [`${fileName}: JSON is not an object`], unreadable: 'JSON is not an object' };
-      return normalizeMeta(data);
-    } catch (err) {
-      return { meta: {}, warnings: [`${fileName}: invalid JSON: ${firstLine(err)}`], unreadable: `invalid JSON: ${firstLine(err)}` };
-    }
-  }
-  return { meta: {}, warnings: [`${fileName}: unsupported sidecar type ".${ext}" (use .bib, .yaml, .yml or .json)`] };
 }

@@ -186,6 +186,16 @@ describe('resolveMeta', () => {
     expect(r.from).toEqual({ title: 'front matter', authors: 'paper.bib', year: 'paper.bib', doi: 'PDF info', journal: 'PDF info' });
   });
 
+  it('takes nothing from inferred layers once a library record (a complete layer) has spoken', () => {
+    const r = resolveMeta([
+      { origin: 'Zotero', meta: { title: 'Loss of kcnk5b lengthens fins', authors: ['Ana Sharma'] }, complete: true },
+      { origin: 'text', meta: { title: 'Wrong', year: 2026, journal: 'Guessed' }, inferred: true },
+    ]);
+    expect(r.meta).toEqual({ title: 'Loss of kcnk5b lengthens fins', authors: ['Ana Sharma'] });
+    const guessed = resolveMeta([{ origin: 'PDF info', meta: {} }, { origin: 'text', meta: { year: 2022 }, inferred: true }]);
+    expect(guessed).toEqual({ meta: { year: 2022 }, from: { year: 'text' } });
+  });
+
   it('leaves access to the access rule and does not share arrays with its inputs', () => {
     const a = { authors: ['Jane Smith'], access: 'pi-only' };
     const merged = resolveMeta([{ origin: 'x', meta: a }]).meta;

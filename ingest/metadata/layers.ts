@@ -15,6 +15,13 @@ export interface MetaLayer {
   unreadable?: string;
   /** Values the layer had that could not be used, for the file's warnings. */
   warnings?: string[];
+  /**
+   * The layer is a library's own record of the document (Zotero, a reference manager's export):
+   * a bibliographic field it lacks is left empty rather than taken from an inferred layer.
+   */
+  complete?: boolean;
+  /** The layer's values are inferred from the text or the file name, not written by anyone. */
+  inferred?: boolean;
 }
 
 /** The bibliographic fields whose origin is recorded. */
@@ -37,7 +44,10 @@ const hasValue = (v: unknown) =>
 export function resolveMeta(layers: MetaLayer[]): ResolvedMeta {
   const out: Record<string, unknown> = {};
   const from: Provenance = {};
+  let complete = false;
   for (const layer of layers) {
+    if (layer.inferred && complete) continue;
+    complete ||= layer.complete === true;
     for (const [key, value] of Object.entries(layer.meta)) {
       if (NOT_MERGED.has(key) || hasValue(out[key]) || !hasValue(value)) continue;
       out[key] = Array.isArray(value) ? [...value] : value;

@@ -46,6 +46,8 @@ export interface IndexedDoc {
   source: string;
   path: string;
   access: string;
+  /** What decided the group: a metadata layer's name, "source config" or "default". */
+  accessFrom?: string;
   kind: Kind;
   contentHash: string;
   chunkIds: string[];
@@ -344,6 +346,7 @@ async function prepare(
     url: meta.url ?? (meta.doi ? `https://doi.org/${meta.doi}` : undefined),
     keywords: meta.keywords,
     access: access.group,
+    accessFrom: access.origin,
     metaFrom: from,
     contentHash,
   };

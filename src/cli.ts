@@ -14,6 +14,7 @@ import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { describeOutcome, followSync, waitForJob } from './queue/progress.ts';
 import type { RebuildResult } from './queue/rebuild.ts';
 import { startQueueRuntime } from './queue/runtime.ts';
+import { reconcileWithConfig } from './queue/reconcile-config.ts';
 import { closeRedis, tryConnectRedis } from './store/redis.ts';
 import { loadQuestionSets } from './eval/files.ts';
 import { formatReport } from './eval/report.ts';
@@ -127,6 +128,8 @@ export function buildProgram(): Command {
       const summaries = await withApp(
         async (app) => {
           if (opts.rebuild) await app.reset();
+          // Ingesting the configured sources: what the config no longer names leaves first.
+          if (paths.length === 0 && !opts.source) await reconcileWithConfig(app);
           const out: IngestSummary[] = [];
           for (const t of targets) {
             const progress = progressReporter(!opts.json);
@@ -255,6 +258,7 @@ export function buildProgram(): Command {
       // A worker reads what is indexed from Redis records, not from a lexical index in memory:
       // skipping the catalog saves its start-up load and about half a bot's memory.
       const app = await openApp(config, log, { redis, loadCatalog: false });
+      await reconcileWithConfig(app);
       const runtime = await startQueueRuntime(app, { worker: true });
       log.info({ concurrency: config.queue.concurrency, queue: 'labbot-index' }, 'worker started');
       onShutdown(log, async () => {

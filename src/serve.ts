@@ -12,6 +12,7 @@ import type { Config, SourceConfig } from './config.ts';
 import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { startQueueRuntime, type QueueRuntime } from './queue/runtime.ts';
 import { recordProblems } from './queue/problems.ts';
+import { reconcileWithConfig } from './queue/reconcile-config.ts';
 import { dropRetired } from './queue/rebuild.ts';
 import { closeRedis, tryConnectRedis, type Redis } from './store/redis.ts';
 import { redactUrls } from './log.ts';
@@ -63,6 +64,9 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   const queue = redis ? await startQueueRuntime(app, { worker: config.workerInServe, ...opts }) : undefined;
   // Old indexes a stopped rebuild could not drop yet (none is dropped while a process uses it).
   if (redis) await dropRetired(app).catch((err: Error) => log.warn({ err: err.message }, 'could not drop retired indexes'));
+  // A source removed from the config (or a changed configured group) leaves the index before
+  // anything is answered.
+  await reconcileWithConfig(app).catch((err: Error) => log.error({ err: err.message }, 'could not check the index against the config'));
   if (versionChanged) {
     if (queue) {
       await enqueueRebuild(queue.queue, { reason: `index version ${stored} -> ${app.version}` });

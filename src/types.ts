@@ -83,6 +83,8 @@ export interface LabDocument {
   /** Subject terms from the metadata (keywords, tags, MeSH): indexed for search with every chunk. */
   keywords?: string[];
   access: string;
+  /** What decided the group: a metadata layer's name, "source config" or "default". */
+  accessFrom?: string;
   contentHash: string;
   /** Where each bibliographic field came from ("front matter", "library.bib", "PDF info", "text", "file name"). */
   metaFrom?: Partial<Record<string, string>>;

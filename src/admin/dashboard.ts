@@ -344,6 +344,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         chart,
         gaps: groupGaps(recent ?? [], { minTopScore: config.gaps.minTopScore }),
         injections: injectedDocs(),
+        notes: await app.records?.notes().catch(() => []),
         flash: queued ? `Queued job ${queued}.` : undefined,
         errors,
       });

@@ -11,6 +11,7 @@ import type { App } from '../app.ts';
 import type { SourceConfig } from '../config.ts';
 import type { RecordStore } from '../store/records.ts';
 import { clearPendingSync, enqueueDoc, readPendingSync, type SyncSourceData } from './jobs.ts';
+import { reconcileWithConfig } from './reconcile-config.ts';
 
 export interface SyncResult {
   source: string;
@@ -92,6 +93,7 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
     ? undefined
     : [...new Set(requests.flatMap((r) => [...(r.changed ?? []), ...(r.deleted ?? [])]))].filter((p) => safeRelativePath(p) !== undefined);
 
+  await reconcileWithConfig(app, source.id);
   const known = new Map<string, IndexedDoc>((await records.bySource(source.id)).map((d) => [d.path, d]));
   const problems = await records.problems(source.id);
   // A file that failed with this very content fails again: wait for it to change (or --full).

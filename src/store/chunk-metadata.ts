@@ -23,6 +23,7 @@ export function toChunkMetadata(doc: LabDocument, chunk: Chunk, n: number): Chun
   if (doc.doi) m.doi = doc.doi;
   if (doc.url) m.url = doc.url;
   if (doc.keywords?.length) m.keywords = doc.keywords.join(AUTHOR_SEP);
+  if (doc.accessFrom) m.access_from = doc.accessFrom;
   if (doc.metaFrom && Object.keys(doc.metaFrom).length) m.meta_from = JSON.stringify(doc.metaFrom);
   if (chunk.step !== undefined) m.step = chunk.step;
   if (chunk.slide !== undefined) m.slide = chunk.slide;
@@ -70,6 +71,8 @@ export function fromChunkMetadata(id: string, text: string, m: ChunkMetadata, gr
     access: str(m.access) ?? group,
     contentHash: str(m.doc_hash) ?? '',
   };
+  const accessFrom = str(m.access_from);
+  if (accessFrom) doc.accessFrom = accessFrom;
   const from = metaFrom(m.meta_from);
   if (from) doc.metaFrom = from;
   const chunk: Chunk = {

@@ -30,6 +30,12 @@ export interface FileProblem {
   hash?: string;
 }
 
+/** Something an admin should know about the index (a source removed from the config). */
+export interface IndexNote {
+  at: string;
+  text: string;
+}
+
 export interface RecordStore extends IndexLookup {
   readonly base: string;
   put(doc: LabDocument, chunks: Chunk[]): Promise<void>;
@@ -56,7 +62,17 @@ export interface RecordStore extends IndexLookup {
   /** Sets the identity unless one is set; returns the identity now stored. */
   claimIdentity(id: string): Promise<string>;
   setIdentity(id: string): Promise<void>;
+  /** Sources that were in the config of a process that started or synced (CLI-only sources never are). */
+  configuredSources(): Promise<string[]>;
+  markConfigured(sources: string[]): Promise<void>;
+  /** Forgets a source that left the config: its state, its problems, its place among the configured. */
+  forgetSource(source: string): Promise<void>;
+  addNote(text: string): Promise<void>;
+  /** The newest notes first. */
+  notes(): Promise<IndexNote[]>;
 }
+
+const MAX_NOTES = 50;
 
 const SEP = '\u0000';
 
@@ -101,6 +117,7 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
         source: doc.source,
         path: doc.path,
         access: doc.access,
+        ...(doc.accessFrom ? { accessFrom: doc.accessFrom } : {}),
         kind: doc.kind,
         title: doc.title,
         contentHash: doc.contentHash,
@@ -155,7 +172,7 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
     },
     async drop() {
       const sources = await redis.smembers(k('sources'));
-      const keys = [k('ids'), k('sources'), k('identity'), k('rev'), ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)])];
+      const keys = [k('ids'), k('sources'), k('identity'), k('rev'), k('configured'), k('notes'), ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)])];
       await redis.del(...keys);
     },
     all,
@@ -174,6 +191,19 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
     },
     async setIdentity(id) {
       await redis.set(k('identity'), id);
+    },
+    configuredSources: () => redis.smembers(k('configured')),
+    async markConfigured(sources) {
+      if (sources.length) await redis.sadd(k('configured'), ...sources);
+    },
+    async forgetSource(source) {
+      await execChecked(redis.multi().del(k(`state:${source}`), k(`problems:${source}`), srcKey(source)).srem(k('sources'), source).srem(k('configured'), source), `forgetting ${source}`);
+    },
+    async addNote(text) {
+      await execChecked(redis.multi().lpush(k('notes'), JSON.stringify({ at: new Date().toISOString(), text })).ltrim(k('notes'), 0, MAX_NOTES - 1), 'index note');
+    },
+    async notes() {
+      return (await redis.lrange(k('notes'), 0, -1)).map((j) => JSON.parse(j) as IndexNote);
     },
   };
 }

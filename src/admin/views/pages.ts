@@ -1,6 +1,6 @@
 // The dashboard's pages: server-rendered HTML through `html` (every value escaped). The ask box
 // is the only part that needs JavaScript (static/admin.js); everything else works without it.
-import type { FileProblem, SourceState } from '../../store/records.ts';
+import type { FileProblem, IndexNote, SourceState } from '../../store/records.ts';
 import type { QuestionRecord } from '../../store/activity.ts';
 import type { GapGroup } from '../gaps.ts';
 import { html, raw, type Html } from './html.ts';
@@ -37,6 +37,8 @@ export interface DashboardView {
   gaps: GapGroup[];
   /** Documents with sentences addressed to an assistant (never quoted as answers). */
   injections?: InjectionView[];
+  /** What happened to the index that an admin should know (sources removed from the config). */
+  notes?: IndexNote[];
   flash?: string;
   errors: string[];
 }
@@ -102,6 +104,7 @@ ${v.sources.map(
 )}
 </tbody></table>
 <p class="muted"><small>By kind: documents / chunks.</small></p>
+${v.notes?.length ? html`<details open id="index-notes"><summary>Notes (${v.notes.length})</summary><ul>${v.notes.slice(0, 10).map((n) => html`<li>${when(n.at)}: ${n.text}</li>`)}</ul></details>` : ''}
 ${v.sources.map((s) =>
   s.problems.length
     ? html`<details open><summary>${s.id}: ${s.problems.length} file(s) skipped or failed</summary><table class="problems"><thead><tr><th>File</th><th>Status</th><th>Reason</th><th>When</th></tr></thead><tbody>

@@ -2,7 +2,7 @@
 // changed, new or removed document. Git sources diff the last synced commit against the new
 // head; folders (and git sources without a usable last commit) compare content hashes.
 import path from 'node:path';
-import type { Job, Queue } from 'bullmq';
+import { UnrecoverableError, type Job, type Queue } from 'bullmq';
 import { fileContentHash, type IndexedDoc } from '../../ingest/pipeline.ts';
 import { isSupported } from '../../ingest/parse/index.ts';
 import { SIDECAR_EXT, checkPath, listFolder, readInside, type SourceFile } from '../../ingest/sources/folder.ts';
@@ -78,6 +78,8 @@ export async function syncSource(app: App, queue: Queue, data: SyncSourceData, j
   } catch (err) {
     // Shown on the dashboard until a sync of this source succeeds.
     await records.setSourceState(source.id, { lastError: `${new Date().toISOString()}: ${messageOf(err).slice(0, 500)}` }).catch(() => undefined);
+    // A library that cannot be read until someone acts (an unsupported Zotero database) is not retried.
+    if ((err as { permanent?: unknown }).permanent === true) throw new UnrecoverableError(messageOf(err));
     throw err;
   }
 }

@@ -39,7 +39,15 @@ const REQUIRED: Record<string, string[]> = {
   version: ['schema', 'version'],
 };
 
-export class ZoteroDatabaseError extends Error {}
+export class ZoteroDatabaseError extends Error {
+  constructor(
+    message: string,
+    /** Retrying will not help until someone acts (a database from an unsupported Zotero). */
+    readonly permanent = false,
+  ) {
+    super(message);
+  }
+}
 
 type Row = Record<string, string | number | bigint | Uint8Array | null>;
 type Db = InstanceType<typeof sqlite.Database>;
@@ -73,7 +81,7 @@ function checkSchema(db: Db): void {
   const tables = new Set(rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => String(r.name)));
   const cols = (t: string) => new Set(rows(db, `PRAGMA table_info(${t})`).map((r) => String(r.name)));
   if (tables.has('itemAttachments') && cols('itemAttachments').has('sourceItemID')) {
-    throw new ZoteroDatabaseError('zotero.sqlite is from Zotero 4 or older; open it once in Zotero 5 or newer, which upgrades it');
+    throw new ZoteroDatabaseError('zotero.sqlite is from Zotero 4 or older; open it once in Zotero 5 or newer, which upgrades it', true);
   }
   const missing: string[] = [];
   for (const [t, need] of Object.entries(REQUIRED)) {
@@ -82,9 +90,9 @@ function checkSchema(db: Db): void {
   }
   if (!tables.has('fields') && !tables.has('fieldsCombined')) missing.push('table fields');
   if (!tables.has('itemTypes') && !tables.has('itemTypesCombined')) missing.push('table itemTypes');
-  if (missing.length) throw new ZoteroDatabaseError(`zotero.sqlite lacks ${missing.slice(0, 6).join(', ')}: not a Zotero 5-10 database`);
+  if (missing.length) throw new ZoteroDatabaseError(`zotero.sqlite lacks ${missing.slice(0, 6).join(', ')}: not a Zotero 5-10 database`, true);
   const v = Number(row(db, "SELECT version FROM version WHERE schema = 'userdata'")?.version ?? NaN);
-  if (Number.isFinite(v) && v < MIN_USERDATA_SCHEMA) throw new ZoteroDatabaseError(`zotero.sqlite has userdata schema ${v}, older than Zotero 5 (${MIN_USERDATA_SCHEMA}); open it once in Zotero 5 or newer`);
+  if (Number.isFinite(v) && v < MIN_USERDATA_SCHEMA) throw new ZoteroDatabaseError(`zotero.sqlite has userdata schema ${v}, older than Zotero 5 (${MIN_USERDATA_SCHEMA}); open it once in Zotero 5 or newer`, true);
 }
 
 /** A table Zotero fills at start-up from the built-in and custom tables, or the built-in one when it is empty. */

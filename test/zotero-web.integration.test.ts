@@ -114,6 +114,7 @@ describe('a Zotero library over the Web API', () => {
     const page = await (await fetch(`${running.url}/admin`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     expect(page).toContain('DDDDDDDD.pdf');
     expect(page).toContain('groups/4711');
+    expect(page).not.toContain(KEY);
   });
 
   it("the source's access holds: a restricted library is only in its group, whatever its text claims", async () => {

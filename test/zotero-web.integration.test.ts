@@ -187,13 +187,25 @@ describe('a Zotero library over the Web API', () => {
     expect(doc('papers', 'HHHHHHHH.pdf')?.title).toBe('Wnt drives fin outgrowth (v3)');
   });
 
+  it('a file the storage host fails to send is a problem row, the old text stays, and the next sync fetches it', async () => {
+    zotero.setFile('HHHHPDF2', await makePaperPdf({ title: 'Wnt drives fin outgrowth', authors: ['Li Chen'], sections: [{ heading: 'Results', paragraphs: ['Wnt activity WNTWORD2 marks the outgrowth front.'] }] }));
+    zotero.failStorage('HHHHPDF2', 1);
+    await sync();
+    const problem = (await running.app.records!.problems('papers')).find((p) => p.path === 'HHHHHHHH.pdf');
+    expect(problem?.reason).toMatch(/from Zotero item HHHHHHHH: download failed/);
+    expect(found('WNTWORD')).toBe(true);
+    await sync();
+    expect(found('WNTWORD2')).toBe(true);
+    expect((await running.app.records!.problems('papers')).find((p) => p.path === 'HHHHHHHH.pdf')).toBeUndefined();
+  });
+
   it('a wiped mirror is rebuilt and compared in full, never trusted as deletions', async () => {
     const before = await Promise.all(['AAAAAAAA.pdf', 'HHHHHHHH.pdf'].map((p) => running.app.records!.atPath('papers', p)));
     rmSync(`${dataDir}/zotero/papers`, { recursive: true, force: true });
     zotero.resetLog();
     const { result } = await sync();
     expect(result.mode).toBe('listing');
-    expect(found('WNTWORD')).toBe(true);
+    expect(found('WNTWORD2')).toBe(true);
     expect(found('FINLENGTH40')).toBe(true);
     // Downloaded again into the new mirror, but the same bytes: nothing is indexed again.
     const after = await Promise.all(['AAAAAAAA.pdf', 'HHHHHHHH.pdf'].map((p) => running.app.records!.atPath('papers', p)));

@@ -114,6 +114,7 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
       onWait: (ms, why) => app.log.info({ source: source.id, seconds: Math.round(ms / 1000), why }, 'Zotero asked to wait'),
     });
     commit = result.commit = z.version;
+    for (const p of z.resolved) await records.setProblem(source.id, p, undefined);
     for (const p of z.problems) {
       fresh.add(p.path);
       await records.setProblem(source.id, p.path, { status: 'failed', reason: p.reason });

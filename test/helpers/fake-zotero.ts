@@ -77,6 +77,8 @@ export interface FakeZotero {
   rateLimit(n: number, retryAfter?: number): void;
   /** The next response carries `Backoff: seconds`. */
   backoff(seconds: number): void;
+  /** The storage host answers 500 for this attachment's file the next `n` times. */
+  failStorage(attachmentKey: string, n: number): void;
   /** Delay before each response, so concurrency can be seen. */
   delayMs: number;
   resetLog(): void;
@@ -101,6 +103,7 @@ export async function startFakeZotero(opts: { library?: string; apiKey?: string 
   let backoffNext: number | undefined;
   let waitUntil = 0;
   let inFlight = 0;
+  const storageFailures = new Map<string, number>();
 
   const fake: FakeZotero = {
     url: '',
@@ -158,6 +161,9 @@ export async function startFakeZotero(opts: { library?: string; apiKey?: string 
     },
     backoff(seconds) {
       backoffNext = seconds;
+    },
+    failStorage(key, n) {
+      storageFailures.set(key, n);
     },
     resetLog() {
       fake.requests.length = 0;
@@ -308,6 +314,11 @@ export async function startFakeZotero(opts: { library?: string; apiKey?: string 
     if (req.headers['zotero-api-key'] || req.headers.authorization) fake.keyLeaks.push(url.pathname);
     const key = tokens.get(url.pathname.slice(1));
     const f = key ? files.get(key) : undefined;
+    if (key && (storageFailures.get(key) ?? 0) > 0) {
+      storageFailures.set(key, storageFailures.get(key)! - 1);
+      res.writeHead(500);
+      return res.end('Internal error');
+    }
     if (!f) {
       res.writeHead(403);
       return res.end('Request has expired');

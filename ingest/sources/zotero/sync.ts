@@ -47,6 +47,8 @@ export interface MirrorSyncResult {
   removed: string[];
   /** Items that could not be made, with the path they would have, and why. */
   problems: { path: string; reason: string }[];
+  /** Paths of items that had failed before and were made this time (their problem rows are over). */
+  resolved: string[];
   /** Whether the mirror had to be compared in full (no manifest, another library, files that disagreed with it). */
   repaired: boolean;
   /** Why, when repaired. */
@@ -151,7 +153,7 @@ export async function syncMirror(dir: string, lib: ZoteroLibrary, opts: MirrorSy
   for (const k of damaged) affected.add(k);
   if (changes !== 'unchanged') applyChanges(m, changes);
   const strays = await strayFiles(dir, m);
-  const result: MirrorSyncResult = { from, version: m.version, changed: [], removed: [], problems: [], repaired: Boolean(repairReason), repairReason, unchanged: false };
+  const result: MirrorSyncResult = { from, version: m.version, changed: [], removed: [], problems: [], resolved: [], repaired: Boolean(repairReason), repairReason, unchanged: false };
   if (changes === 'unchanged' && affected.size === 0 && strays.length === 0) {
     return { ...result, unchanged: true, requests: lib.requests };
   }
@@ -164,6 +166,7 @@ export async function syncMirror(dir: string, lib: ZoteroLibrary, opts: MirrorSy
     Boolean(i && isTopLevel(i) && !i.trashed && (!inScope || (i.collections ?? []).some((c) => inScope.has(c))));
 
   const retry = new Set<string>();
+  const failedBefore = new Set(m.retry);
   const damagedSet = new Set(damaged);
   const keys = [...affected].sort();
   let done = 0;
@@ -201,6 +204,7 @@ export async function syncMirror(dir: string, lib: ZoteroLibrary, opts: MirrorSy
       }
       m.docs[key] = entry;
       if (wrote) result.changed.push(planned.file);
+      if (failedBefore.has(key)) result.resolved.push(planned.file);
     } catch (err) {
       if (!(err instanceof ItemError)) throw err;
       result.problems.push({ path: old?.file ?? `${key}.pdf`, reason: `from Zotero item ${key}: ${err.message}` });

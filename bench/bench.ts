@@ -302,6 +302,10 @@ const service = values['skip-service']
       '',
       serviceBench('bench/wiki-freshness.ts', ['--pages', values['wiki-pages'], '--edits', '5']),
       '',
+      '## Zotero: a library of 2,000 papers over the Web API (`npx tsx bench/zotero-sync.ts`, 3 runs)',
+      '',
+      serviceBench('bench/zotero-sync.ts', ['--items', '2000', '--runs', '3']),
+      '',
     ];
 rmSync(work, { recursive: true, force: true });
 

@@ -26,6 +26,11 @@ export interface IngestTarget {
   paths?: string[];
   kind?: Kind;
   access?: string;
+  /**
+   * The source mirrors a reference library (Zotero): each sidecar is that library's record of its
+   * document, named for the library, and complete (nothing inferred fills its gaps) when it says so.
+   */
+  library?: string;
 }
 
 export interface IngestSettings {
@@ -260,6 +265,16 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
 
 class FileError extends Error {}
 
+/** A library record that says it is the whole record of its document (`"complete": true`). */
+function declaresComplete(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && (v as { complete?: unknown }).complete === true;
+  } catch {
+    return false;
+  }
+}
+
 /** Names of a file's own metadata, per format, as the dashboard shows where a field came from. */
 const EMBEDDED_ORIGIN: Record<ParsedFile['format'], string> = {
   markdown: 'front matter',
@@ -317,7 +332,8 @@ async function prepare(
   // rule refuses before anything is parsed or stored.
   const sidecarLayers: MetaLayer[] = sidecars.map((s) => {
     const r = parseSidecar(s.name, s.text);
-    return { origin: s.name, meta: r.meta, unreadable: r.unreadable, warnings: r.warnings.map((w) => `${s.name}: ${w}`) };
+    const layer: MetaLayer = { origin: s.name, meta: r.meta, unreadable: r.unreadable, warnings: r.warnings.map((w) => `${s.name}: ${w}`) };
+    return target.library ? { ...layer, origin: target.library, complete: declaresComplete(s.text) } : layer;
   });
   const early = decideAccess(accessClaims(sidecarLayers), target.access, settings.defaultAccess);
   if (!early.ok) throw new FileError(early.reason);

@@ -6,6 +6,7 @@ import type { Embeddings } from '@langchain/core/embeddings';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
 import { catalogLookup, ingest, removeIndexed, type IndexedDoc, type IngestDeps, type IngestSummary, type IngestTarget, type ProgressEvent } from '../ingest/pipeline.ts';
+import { sourceTarget } from '../ingest/sources/prepare.ts';
 import { answerQuestion, type AskResult, type HistoryTurn } from './answer/answer.ts';
 import { groupsForChannel, type Config, type SourceConfig } from './config.ts';
 import { createChatModel, describeModel } from './models/chat.ts';
@@ -240,8 +241,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     },
     onAsked: (l) => void askListeners.push(l),
     ingest: runIngest,
-    ingestSource: (source, onProgress) =>
-      runIngest({ sourceId: source.id, root: source.path, kind: source.kind, access: source.access }, onProgress),
+    ingestSource: (source, onProgress) => runIngest(sourceTarget(source), onProgress),
     reset: async () => {
       const index = liveIndex.current;
       await index.drop();

@@ -21,6 +21,7 @@ import { formatReport } from './eval/report.ts';
 import { runEval } from './eval/run.ts';
 import { SPLITS, type Split } from './eval/split.ts';
 import { KINDS, type Kind } from './types.ts';
+import { prepareSource, sourceTarget } from '../ingest/sources/prepare.ts';
 
 const positiveInt = (v: string) => {
   const n = Number(v);
@@ -93,12 +94,12 @@ function resolveTargets(config: Config, paths: string[], opts: { source?: string
       const rel = path.relative(root, p);
       if (rel.startsWith('..') || path.isAbsolute(rel)) throw new ConfigError(`${p} is outside source "${configured.id}" (${root})`);
     }
-    return [{ sourceId: configured.id, root, paths: inside.length ? inside : undefined, kind: opts.kind ?? configured.kind, access: configured.access }];
+    return [{ ...sourceTarget(configured, inside.length ? inside : undefined), kind: opts.kind ?? configured.kind }];
   }
   if (paths.length === 0) {
     if (opts.source) throw new ConfigError(`No source "${opts.source}" in the config file; give paths to ingest.`);
     if (config.sources.length === 0) throw new ConfigError('Nothing to ingest: give paths, or configure sources in labbot.config.json.');
-    return config.sources.map((s) => ({ sourceId: s.id, root: s.path, kind: opts.kind ?? s.kind, access: s.access }));
+    return config.sources.map((s) => ({ ...sourceTarget(s), kind: opts.kind ?? s.kind }));
   }
   return paths.map((p) => {
     const abs = path.resolve(p);
@@ -134,6 +135,9 @@ export function buildProgram(): Command {
           for (const t of targets) {
             const progress = progressReporter(!opts.json);
             try {
+              // A Zotero source is read from its mirror: bring it up to date first.
+              const zotero = config.sources.find((s) => s.id === t.sourceId && s.type === 'zotero');
+              if (zotero) await prepareSource(zotero, { maxFileBytes: app.ingestSettings.maxFileBytes });
               out.push(await app.ingest(t, progress.onProgress));
             } finally {
               progress.stop();

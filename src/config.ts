@@ -1,5 +1,6 @@
 // The one place that reads the environment. Everything else receives a typed Config.
 import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { ACCESS_GROUP, KINDS } from './types.ts';
@@ -21,9 +22,15 @@ const duration = z
 const sourceSchema = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a source id is letters, digits, ".", "_" or "-"'),
-    type: z.enum(['folder', 'git']),
-    /** Folder to index, or for git the local clone (default: under the data dir). */
+    type: z.enum(['folder', 'git', 'zotero']),
+    /** Folder to index, for git the local clone (default: under the data dir), for zotero a local Zotero data folder. */
     path: z.string().min(1).optional(),
+    /** Zotero Web API library: "users/<id>" or "groups/<id>"; with `path`, a group synced into that local Zotero. */
+    library: z.string().regex(/^(users|groups)\/\d{1,12}$/, 'a Zotero library is "users/<user id>" or "groups/<group id>"').optional(),
+    /** Name of the environment variable holding the Zotero API key (never the key itself). */
+    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'apiKeyEnv names an environment variable, such as ZOTERO_API_KEY').optional(),
+    /** A Zotero collection key: only items in it (or its subcollections) are indexed. */
+    collection: z.string().regex(/^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/, 'a Zotero collection key is 8 characters, as in the collection\'s URL').optional(),
     /** git remote to clone and fetch; without it `path` must already be a git work tree. */
     url: z.string().min(1).optional(),
     branch: z.string().regex(/^[A-Za-z0-9._/-]+$/, 'a branch name is letters, digits, ".", "_", "/" or "-"').optional(),
@@ -33,8 +40,12 @@ const sourceSchema = z
     kind: z.enum(KINDS).optional(),
     access: groupName.optional(),
   })
-  .refine((s) => s.type === 'git' || s.path, { message: 'a folder source needs a path', path: ['path'] })
-  .refine((s) => s.type === 'folder' || s.path || s.url, { message: 'a git source needs a url or a path to an existing clone', path: ['url'] });
+  .refine((s) => s.type !== 'folder' || s.path, { message: 'a folder source needs a path', path: ['path'] })
+  .refine((s) => s.type !== 'git' || s.path || s.url, { message: 'a git source needs a url or a path to an existing clone', path: ['url'] })
+  .refine((s) => s.type !== 'zotero' || s.path || s.library, { message: 'a zotero source needs a "library" ("groups/<id>" or "users/<id>") for the Web API, or a "path" to a local Zotero data folder', path: ['library'] })
+  .refine((s) => s.type === 'zotero' || (!s.library && !s.apiKeyEnv && !s.collection), { message: '"library", "apiKeyEnv" and "collection" are for zotero sources', path: ['type'] })
+  .refine((s) => s.type !== 'zotero' || (!s.url && !s.branch && !s.secret), { message: 'a zotero source has no "url", "branch" or "secret" (it is polled: set "poll")', path: ['type'] })
+  .refine((s) => s.type !== 'zotero' || !(s.path && s.apiKeyEnv), { message: 'a local Zotero library ("path") needs no API key', path: ['apiKeyEnv'] });
 
 // Channel and user maps are looked up with names from Slack and HTTP requests: a plain object
 // would answer "constructor" or "__proto__" from its prototype. These maps are null-prototype
@@ -144,8 +155,18 @@ const fileSchema = z
   .strict();
 
 type ParsedSource = z.infer<typeof sourceSchema>;
-/** A source with its path resolved (git sources without one clone under the data dir). */
-export type SourceConfig = Omit<ParsedSource, 'path'> & { path: string };
+
+/** Where a Zotero source reads its library from. The API key itself lives only here, never in logs. */
+export type ZoteroAccess =
+  | { via: 'web'; apiUrl: string; library: string; apiKey: string | undefined; collection?: string }
+  | { via: 'local'; dataDir: string; library?: string; collection?: string };
+
+/**
+ * A source with its path resolved (git sources without one clone under the data dir). For zotero
+ * sources `path` is the mirror folder under the data dir that the rest of labbot indexes, and
+ * `zotero` says where the library is read from.
+ */
+export type SourceConfig = Omit<ParsedSource, 'path'> & { path: string; zotero?: ZoteroAccess };
 export type FileConfig = z.infer<typeof fileSchema>;
 
 const envSchema = z.object({
@@ -193,6 +214,7 @@ const envSchema = z.object({
   SLACK_SIGNING_SECRET: z.string().min(8).optional(),
   SLACK_APP_TOKEN: z.string().regex(/^xapp-/, 'SLACK_APP_TOKEN is an app-level token starting with xapp-').optional(),
   SLACK_API_URL: z.url({ message: 'SLACK_API_URL must be a URL such as https://slack.com/api/' }).optional(),
+  ZOTERO_API_URL: z.url({ message: 'ZOTERO_API_URL must be a URL such as https://api.zotero.org' }).optional(),
 });
 
 export interface Config {
@@ -259,13 +281,29 @@ export function readConfigFile(file: string, required: boolean, dataDir = path.r
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error, file));
   const base = path.dirname(path.resolve(file));
+  const resolve = (p: string) => path.resolve(base, p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p);
   return {
     ...parsed.data,
-    sources: parsed.data.sources.map((s) => ({
-      ...s,
-      path: s.path ? path.resolve(base, s.path) : path.join(dataDir, 'git', s.id),
-    })),
+    sources: parsed.data.sources.map((s) => {
+      if (s.type !== 'zotero') return { ...s, path: s.path ? resolve(s.path) : path.join(dataDir, 'git', s.id) };
+      const zotero: ZoteroAccess = s.path
+        ? { via: 'local', dataDir: resolve(s.path), library: s.library, collection: s.collection }
+        : { via: 'web', apiUrl: DEFAULT_ZOTERO_API, library: s.library!, apiKey: undefined, collection: s.collection };
+      return { ...s, path: path.join(dataDir, 'zotero', s.id), zotero };
+    }),
   };
+}
+
+const DEFAULT_ZOTERO_API = 'https://api.zotero.org';
+
+/** The Web API's address and each web source's key, from the environment. */
+function withZoteroEnv(sources: SourceConfig[], env: Record<string, string | undefined>, apiUrl: string | undefined): SourceConfig[] {
+  return sources.map((s) => {
+    if (s.zotero?.via !== 'web') return s;
+    const apiKey = s.apiKeyEnv ? env[s.apiKeyEnv] : undefined;
+    if (s.apiKeyEnv && !apiKey) throw new ConfigError(`Invalid configuration: source "${s.id}" reads its Zotero API key from ${s.apiKeyEnv}, which is not set`);
+    return { ...s, zotero: { ...s.zotero, apiUrl: apiUrl ?? DEFAULT_ZOTERO_API, apiKey } };
+  });
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -310,7 +348,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.LABBOT_PORT,
     host: e.LABBOT_HOST,
     logLevel: e.LOG_LEVEL,
-    sources: file.sources,
+    sources: withZoteroEnv(file.sources, cleaned, e.ZOTERO_API_URL?.replace(/\/+$/, '')),
     access: file.access,
     chunking: file.chunking,
     retrieval: file.retrieval,

@@ -4,7 +4,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type express from 'express';
-import { updateClone } from '../ingest/sources/git.ts';
+import { prepareSource } from '../ingest/sources/prepare.ts';
 import { createHttpApp, listen } from './admin/server.ts';
 import { webhookRouter } from './admin/webhooks.ts';
 import { openApp, type App } from './app.ts';
@@ -39,7 +39,8 @@ export interface Running {
 
 /** First run for a source: index it in-process (batched, fast) so the first answer has material. */
 async function initialIngest(app: App, source: SourceConfig): Promise<void> {
-  const commit = source.type === 'git' ? await updateClone(source) : undefined;
+  const { commit, problems } = await prepareSource(source, { maxFileBytes: app.ingestSettings.maxFileBytes });
+  for (const p of problems) await app.records?.setProblem(source.id, p.path, { status: 'failed', reason: p.reason });
   const s = await app.ingestSource(source);
   await app.records?.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
   await recordProblems(app.records, source, s);

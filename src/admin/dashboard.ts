@@ -9,7 +9,7 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { App } from '../app.ts';
-import { groupsForChannel } from '../config.ts';
+import { groupsForChannel, type SourceConfig } from '../config.ts';
 import { enqueueRebuild, enqueueSync } from '../queue/jobs.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor, type ActivityStore, type QuestionRecord } from '../store/activity.ts';
@@ -59,6 +59,14 @@ function loadStatic(name: string, type: string): StaticFile {
 }
 
 /** A git URL without credentials, for display. */
+/** Where a source is read from; a Zotero source names its library (the mirror folder is labbot's own). */
+function sourceLocation(s: SourceConfig): string {
+  const z = s.zotero;
+  if (!z) return displayLocation(s.url, s.path);
+  const scope = z.collection ? `, collection ${z.collection}` : '';
+  return z.via === 'web' ? `${displayLocation(z.apiUrl, '')} ${z.library}${scope}` : `${z.dataDir}${z.library ? ` (${z.library})` : ''}${scope}`;
+}
+
 function displayLocation(url: string | undefined, path: string): string {
   if (!url) return path;
   try {
@@ -260,7 +268,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       list.push({ title: d.title, kind: d.kind, path: d.path, chunks: d.chunkIds.length });
       docsBySource.set(d.source, list);
     }
-    const configured = config.sources.map((s) => ({ id: s.id, type: s.type, location: displayLocation(s.url, s.path) }));
+    const configured = config.sources.map((s) => ({ id: s.id, type: s.type, location: sourceLocation(s) }));
     const extra = Object.keys(stats.bySource)
       .filter((id) => !config.sources.some((s) => s.id === id))
       .map((id) => ({ id, type: 'not configured (CLI ingest)', location: '' }));

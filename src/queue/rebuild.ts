@@ -5,7 +5,7 @@
 // or after the grace period (queue.switchGraceMs).
 import type { Job } from 'bullmq';
 import { ingest } from '../../ingest/pipeline.ts';
-import { updateClone } from '../../ingest/sources/git.ts';
+import { prepareSource, sourceTarget } from '../../ingest/sources/prepare.ts';
 import type { App } from '../app.ts';
 import { awaitSwitch, processesOn } from '../store/presence.ts';
 import { liveBase } from '../store/records.ts';
@@ -57,9 +57,11 @@ export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Prom
   try {
     const sources = app.config.sources;
     for (const [i, source] of sources.entries()) {
-      if (source.type === 'git') commits.set(source.id, await updateClone(source));
+      const prepared = await prepareSource(source, { maxFileBytes: app.ingestSettings.maxFileBytes });
+      if (prepared.commit) commits.set(source.id, prepared.commit);
+      for (const p of prepared.problems) await next.records?.setProblem(source.id, p.path, { status: 'failed', reason: p.reason });
       const summary = await ingest(
-        { sourceId: source.id, root: source.path, kind: source.kind, access: source.access },
+        sourceTarget(source),
         app.ingestSettings,
         app.ingestDeps(next, (e) => {
           if (e.phase === 'file' && job) void job.updateProgress({ source: source.id, sources: sources.length, at: i + 1, files: e.done, total: e.total }).catch(() => undefined);

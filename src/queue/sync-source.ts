@@ -2,11 +2,12 @@
 // changed, new or removed document. Git sources diff the last synced commit against the new
 // head; folders (and git sources without a usable last commit) compare content hashes.
 import path from 'node:path';
-import type { Queue } from 'bullmq';
+import { UnrecoverableError, type Job, type Queue } from 'bullmq';
 import { fileContentHash, type IndexedDoc } from '../../ingest/pipeline.ts';
 import { isSupported } from '../../ingest/parse/index.ts';
 import { SIDECAR_EXT, checkPath, listFolder, readInside, type SourceFile } from '../../ingest/sources/folder.ts';
 import { changedFiles, updateClone } from '../../ingest/sources/git.ts';
+import { syncZoteroSource } from '../../ingest/sources/zotero/index.ts';
 import type { App } from '../app.ts';
 import type { SourceConfig } from '../config.ts';
 import type { RecordStore } from '../store/records.ts';
@@ -68,21 +69,23 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 /** What one candidate document is now: a file to hash, gone, or refused (a link) with the reason. */
 type Inspected = { state: 'file'; hash: string } | { state: 'gone' } | { state: 'refused'; reason: string } | { state: 'error'; reason: string };
 
-export async function syncSource(app: App, queue: Queue, data: SyncSourceData): Promise<SyncResult> {
+export async function syncSource(app: App, queue: Queue, data: SyncSourceData, job?: Job): Promise<SyncResult> {
   const source = app.config.sources.find((s) => s.id === data.source);
   if (!source) throw new Error(`no source "${data.source}" in the config`);
   const records = app.records;
   if (!records) throw new Error('the queue worker needs Redis for its index records');
   try {
-    return await syncOnce(app, queue, source, records, data);
+    return await syncOnce(app, queue, source, records, data, job);
   } catch (err) {
     // Shown on the dashboard until a sync of this source succeeds.
     await records.setSourceState(source.id, { lastError: `${new Date().toISOString()}: ${messageOf(err).slice(0, 500)}` }).catch(() => undefined);
+    // A library that cannot be read until someone acts (an unsupported Zotero database) is not retried.
+    if ((err as { permanent?: unknown }).permanent === true) throw new UnrecoverableError(messageOf(err));
     throw err;
   }
 }
 
-async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: RecordStore, data: SyncSourceData): Promise<SyncResult> {
+async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: RecordStore, data: SyncSourceData, job?: Job): Promise<SyncResult> {
   const result: SyncResult = { source: source.id, mode: 'listing', index: 0, remove: 0, unchanged: 0, jobIds: [] };
   const defaultAccess = app.config.access.default;
   // Requests of triggers collapsed into this job (webhooks while it waited or retried), merged.
@@ -103,7 +106,30 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
 
   let commit: string | undefined;
   let candidates: string[] | undefined;
-  if (source.type === 'git') {
+  // Problems this sync found before the listing, which must not be cleared as "no longer there".
+  const fresh = new Set<string>();
+  if (source.type === 'zotero') {
+    const z = await syncZoteroSource(source, {
+      maxFileBytes: app.ingestSettings.maxFileBytes,
+      full,
+      onProgress: (p) => void job?.updateProgress({ source: source.id, zotero: p.phase, done: p.done, total: p.total }).catch(() => undefined),
+      onWait: (ms, why) => app.log.info({ source: source.id, seconds: Math.round(ms / 1000), why }, 'Zotero asked to wait'),
+    });
+    commit = result.commit = z.version;
+    for (const p of z.resolved) await records.setProblem(source.id, p, undefined);
+    for (const p of z.problems) {
+      fresh.add(p.path);
+      await records.setProblem(source.id, p.path, { status: 'failed', reason: p.reason });
+    }
+    // The index follows the mirror: only the documents the mirror changed, when the records were
+    // made from the very version the mirror started at; anything else compares every document.
+    const last = (await records.sourceState(source.id)).commit;
+    if (!full && !z.repaired && z.from !== undefined && last === z.from) {
+      candidates = [...z.changed, ...z.removed];
+      result.mode = 'diff';
+    }
+    app.log.info({ source: source.id, from: z.from, version: z.version, changed: z.changed.length, removed: z.removed.length, requests: z.requests, repaired: z.repairReason }, 'Zotero mirror synced');
+  } else if (source.type === 'git') {
     commit = await updateClone(source);
     result.commit = commit;
     const last = (await records.sourceState(source.id)).commit;
@@ -179,7 +205,7 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
     }
     for (const [rel, doc] of known) if (!present.has(rel)) await enqueue('delete-doc', rel, doc.contentHash);
     // Problems of files that are no longer there are over.
-    for (const p of problems) if (!present.has(p.path) && !known.has(p.path)) await records.setProblem(source.id, p.path, undefined);
+    for (const p of problems) if (!present.has(p.path) && !known.has(p.path) && !fresh.has(p.path)) await records.setProblem(source.id, p.path, undefined);
   }
   await records.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
   await clearPendingSync(queue, source.id, pending.entries);

@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import { ingest } from '../../ingest/pipeline.ts';
 import { checkPath } from '../../ingest/sources/folder.ts';
 import { ensureAtLeast } from '../../ingest/sources/git.ts';
+import { sourceTarget } from '../../ingest/sources/prepare.ts';
+import { ensureZoteroMirror } from '../../ingest/sources/zotero/index.ts';
 import type { App } from '../app.ts';
 import type { SourceConfig } from '../config.ts';
 import { QUEUE_NAME, type DocJobData, type JobName, type RebuildData, type SyncSourceData } from './jobs.ts';
@@ -46,6 +48,7 @@ export async function processDoc(app: App, data: DocJobData, job?: Job): Promise
   const source = app.config.sources.find((s) => s.id === data.source);
   if (!source) throw new UnrecoverableError(`no source "${data.source}" in the config`);
   await withCheckout(source, data.commit);
+  if (source.type === 'zotero') await ensureZoteroMirror(source, data.commit, { maxFileBytes: app.ingestSettings.maxFileBytes });
   const abs = path.join(source.path, data.path);
   const lookup = app.ingestDeps().lookup!;
   // Both job types reconcile the document with the file as it is now: a delete that was
@@ -61,7 +64,7 @@ export async function processDoc(app: App, data: DocJobData, job?: Job): Promise
     return { source: source.id, path: data.path, outcome: 'removed', chunks: rec.chunkIds.length };
   }
   const summary = await ingest(
-    { sourceId: source.id, root: source.path, paths: [abs], kind: source.kind, access: source.access },
+    sourceTarget(source, [abs]),
     app.ingestSettings,
     app.ingestDeps(undefined, (e) => {
       if (e.phase === 'embed' && job) void job.updateProgress({ embedded: e.done, total: e.total }).catch(() => undefined);
@@ -90,7 +93,7 @@ export function startIndexWorker(app: App, queue: Queue, opts: WorkerOptions): W
     QUEUE_NAME,
     async (job: Job) => {
       const name = job.name as JobName;
-      if (name === 'sync-source') return syncSource(app, queue, job.data as SyncSourceData);
+      if (name === 'sync-source') return syncSource(app, queue, job.data as SyncSourceData, job);
       if (name === 'index-doc' || name === 'delete-doc') return processDoc(app, job.data as DocJobData, job);
       if (name === 'rebuild') return rebuildIndex(app, job.data as RebuildData, job);
       throw new UnrecoverableError(`unknown job type "${job.name}"`);

@@ -19,6 +19,7 @@ import { eventRequest, mentionEnvelope, post } from './helpers/slack-request.ts'
 import { waitFor } from './helpers/wait.ts';
 
 const SECRET = 'papers-secret-01';
+const ADMIN_TOKEN = 'admin-token-0123456789';
 const MAILTO = 'lab@example.org';
 
 const FIN: PaperSection[] = [
@@ -54,7 +55,7 @@ describe('enrichment in labbot serve and its queue worker', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-crossref-serve-'));
     writeFileSync(path.join(dir, 'hypoxia.pdf'), await bare('10.5555/hypoxia.1'));
     const env = testEnv({
-      env: { CROSSREF_API_URL: crossref.url, EMBEDDINGS: 'hash', LLM: 'none', LABBOT_PORT: '0' },
+      env: { CROSSREF_API_URL: crossref.url, EMBEDDINGS: 'hash', LLM: 'none', LABBOT_PORT: '0', LABBOT_ADMIN_TOKEN: ADMIN_TOKEN },
       fileConfig: { sources: [{ id: 'papers', type: 'folder', path: dir, secret: SECRET }], access: { default: 'public' }, enrich: { crossref: true, mailto: MAILTO } },
     });
     running = await startServe(loadConfig(env), createLogger('silent'));
@@ -79,6 +80,16 @@ describe('enrichment in labbot serve and its queue worker', () => {
     expect(body.refused).toBe(false);
     expect(body.citations[0]).toMatchObject({ doc_id: 'papers:fin.pdf', notice: { kind: 'retraction', date: '2024-03-12' } });
     expect(body.answer).toContain('⚠️ [Okafor & Wei, 2021] has been retracted (2024)');
+    // The dashboard's ask box shows the answer text and counts the flagged citations.
+    const admin = await fetch(`${running.url}/admin/api/ask`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'How much longer were the caudal fins of kcnk5b mutant fish?', channel: 'public' }),
+    });
+    expect(admin.status).toBe(200);
+    const shown = (await admin.json()) as typeof body;
+    expect(shown.answer).toContain('has been retracted (2024)');
+    expect(shown.citations.filter((c) => c.notice?.kind === 'retraction')).toHaveLength(1);
   });
 
   it('a job while Crossref fails indexes the paper anyway; syncs leave it until Crossref may answer, then enrich it', async () => {

@@ -49,7 +49,8 @@ export async function enrichFromDoi(
   const { meta, from } = resolveMeta(layers);
   const doi = meta.doi && normalizeDoi(meta.doi);
   if (!doi) return none;
-  const found = await enricher.lookup(doi);
+  // An adapter that throws (a bug, a store gone) costs the document its enrichment, never its indexing.
+  const found = await enricher.lookup(doi).catch((err: Error): DoiLookup => ({ status: 'unavailable', reason: `lookup failed (${err.message})` }));
   if (found.status === 'unavailable') return { ...none, pending: true, warnings: [`Crossref: ${found.reason}; indexed without it, tried again at the next sync`] };
   if (found.status === 'not-found') return none;
   const source = layers.find((l) => l.origin === from.doi);

@@ -31,10 +31,10 @@ export function safeRelativePath(p: string): string | undefined {
   return parts.join('/');
 }
 
-/** The file's content hash, and with enrichment on the hash it was indexed under if it is pending. */
-async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: string, enrichTag: string | undefined): Promise<{ hash: string; pending?: string }> {
+/** The file's content hash, and with enrichment on the hash it was indexed under if it is pending (worked out only if asked). */
+async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: string, enrichTag: string | undefined): Promise<{ hash: string; pending?: () => string }> {
   const bytes = await readInside(source.path, file.path);
-  const sidecars = [];
+  const sidecars: { name: string; text: string }[] = [];
   for (const s of file.sidecars) {
     const text = await readInside(source.path, s).catch((err: Error) => {
       throw new Error(`metadata file ${path.basename(s)}: ${err.message}`);
@@ -42,7 +42,7 @@ async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: str
     sidecars.push({ name: path.basename(s), text: text.toString('utf8') });
   }
   const hash = fileContentHash(bytes, sidecars, source, defaultAccess, enrichTag);
-  return enrichTag ? { hash, pending: fileContentHash(bytes, sidecars, source, defaultAccess, pendingTag(enrichTag)) } : { hash };
+  return enrichTag ? { hash, pending: () => fileContentHash(bytes, sidecars, source, defaultAccess, pendingTag(enrichTag)) } : { hash };
 }
 
 /** Paths that name documents: a changed sidecar (`paper.bib`) stands for its document. */
@@ -67,7 +67,7 @@ const relOf = (root: string, abs: string) => path.relative(root, abs).split(path
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** What one candidate document is now: a file to hash, gone, or refused (a link) with the reason. */
-type Inspected = { state: 'file'; hash: string; pending?: string } | { state: 'gone' } | { state: 'refused'; reason: string } | { state: 'error'; reason: string };
+type Inspected = { state: 'file'; hash: string; pending?: () => string } | { state: 'gone' } | { state: 'refused'; reason: string } | { state: 'error'; reason: string };
 
 export async function syncSource(app: App, queue: Queue, data: SyncSourceData): Promise<SyncResult> {
   const source = app.config.sources.find((s) => s.id === data.source);
@@ -102,8 +102,8 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
   // A document indexed while Crossref could not be asked is current until Crossref may answer.
   const enrichTag = app.enricher?.tag;
   const enrichAvailable = app.enricher ? await app.enricher.available() : false;
-  const isCurrent = (rel: string, hash: string, pending?: string) =>
-    known.get(rel)?.contentHash === hash || (!full && failedAs.get(rel) === hash) || (pending !== undefined && !enrichAvailable && known.get(rel)?.contentHash === pending);
+  const isCurrent = (rel: string, hash: string, pending?: () => string) =>
+    known.get(rel)?.contentHash === hash || (!full && failedAs.get(rel) === hash) || (pending !== undefined && !enrichAvailable && known.has(rel) && known.get(rel)!.contentHash === pending());
 
   let commit: string | undefined;
   let candidates: string[] | undefined;

@@ -14,6 +14,7 @@
 import { parseCrossrefWork } from '../../ingest/metadata/crossref.ts';
 import type { DoiLookup } from '../../ingest/metadata/enrich.ts';
 
+/** `retryAfterMs`: how long Crossref asked to be left alone (its Retry-After), when it said. */
 export type CrossrefOutcome = DoiLookup & { retryAfterMs?: number };
 
 export interface CrossrefClient {
@@ -96,6 +97,7 @@ function createPacer() {
     pause(ms: number) {
       pausedUntil = Math.max(pausedUntil, Date.now() + ms);
     },
+    pausedFor: () => Math.max(0, pausedUntil - Date.now()),
   };
 }
 
@@ -107,8 +109,11 @@ export function createCrossrefClient(opts: CrossrefClientOptions): CrossrefClien
   const headers = { accept: 'application/json', 'user-agent': `${opts.userAgent ?? 'labbot/0.1'} (mailto:${opts.mailto})` };
   let sent = 0;
 
-  const once = async (doi: string): Promise<CrossrefOutcome & { retry?: boolean }> => {
+  const once = async (doi: string): Promise<CrossrefOutcome & { retryInMs?: number }> => {
     const url = `${opts.apiUrl}/works/${encodeURIComponent(doi)}?mailto=${encodeURIComponent(opts.mailto)}`;
+    // Told to wait long (an hour's Retry-After): say so now rather than hold an ingest for an hour.
+    const paused = pacer.pausedFor();
+    if (paused > 10_000) return { status: 'unavailable', reason: 'Crossref asked to be left alone for a while (429)', retryAfterMs: paused };
     const release = await pacer.acquire();
     try {
       sent += 1;
@@ -120,9 +125,10 @@ export function createCrossrefClient(opts: CrossrefClientOptions): CrossrefClien
       }
       if (res.status === 429 || res.status >= 500) {
         await res.body?.cancel();
-        const wait = retryAfterMs(res.headers.get('retry-after')) ?? (res.status === 429 ? pacer.limits.intervalMs : 1000);
+        const asked = retryAfterMs(res.headers.get('retry-after'));
+        const wait = asked ?? (res.status === 429 ? pacer.limits.intervalMs : 1000);
         if (res.status === 429) pacer.pause(wait);
-        return { status: 'unavailable', reason: `Crossref answered ${res.status}`, retryAfterMs: wait, retry: true };
+        return { status: 'unavailable', reason: `Crossref answered ${res.status}`, retryInMs: wait, ...(asked !== undefined ? { retryAfterMs: asked } : {}) };
       }
       if (!res.ok) {
         await res.body?.cancel();
@@ -146,11 +152,11 @@ export function createCrossrefClient(opts: CrossrefClientOptions): CrossrefClien
     async work(doi) {
       let out = await once(doi);
       // A short wait is waited here; a long one (an hour's Retry-After) is the caller's to keep.
-      for (let attempt = 0; out.retry && (out.retryAfterMs ?? 0) <= 10_000 && attempt < retries; attempt++) {
-        await new Promise((r) => setTimeout(r, out.retryAfterMs ?? 1000));
+      for (let attempt = 0; out.retryInMs !== undefined && out.retryInMs <= 10_000 && attempt < retries; attempt++) {
+        await new Promise((r) => setTimeout(r, out.retryInMs));
         out = await once(doi);
       }
-      const { retry: _retry, ...rest } = out;
+      const { retryInMs: _wait, ...rest } = out;
       return rest;
     },
     limits: () => ({ ...pacer.limits }),

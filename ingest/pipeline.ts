@@ -12,6 +12,7 @@ import type { Chunk, ChunkOptions, Kind, LabDocument, ParsedFile } from '../src/
 import { chunkDocument } from './chunk/index.ts';
 import { detectKind } from './chunk/detect-kind.ts';
 import { decideAccess } from './access.ts';
+import { enrichFromDoi, type DoiEnricher } from './metadata/enrich.ts';
 import { accessClaims, resolveMeta, type MetaLayer } from './metadata/layers.ts';
 import { parseSidecar } from './metadata/sidecar.ts';
 import { ParseError, UnsupportedFormatError, isSupported, parseFile } from './parse/index.ts';
@@ -88,6 +89,8 @@ export interface IngestDeps {
   onRemove?: (doc: IndexedDoc) => Promise<void>;
   log?: Logger;
   onProgress?: (e: ProgressEvent) => void;
+  /** DOI enrichment (Crossref); absent when it is off. */
+  enrich?: DoiEnricher;
 }
 
 export function catalogLookup(catalog: Catalog): IndexLookup {
@@ -140,10 +143,19 @@ const sha256 = (parts: (string | Uint8Array)[]) => {
 /** Files flushed per write: big enough to amortise Chroma round trips, small enough to bound memory. */
 const FLUSH_CHUNKS = 2000;
 
-/** The hash that decides whether a file changed: its bytes, its sidecars and what the source imposes. */
-export function fileContentHash(bytes: Uint8Array, sidecars: { name: string; text: string }[], target: Pick<IngestTarget, 'kind' | 'access'>, defaultAccess: string): string {
-  return sha256([bytes, ...sidecars.flatMap((s) => [s.name, s.text]), JSON.stringify([target.kind ?? null, target.access ?? null, defaultAccess])]);
+/**
+ * The hash that decides whether a file changed: its bytes, its sidecars and what the source
+ * imposes, and with enrichment on its tag (`enrich`: the enricher's tag, or pendingTag of it for
+ * a document indexed while the service could not be asked), so that turning enrichment on, or
+ * the service answering again, re-indexes. Without enrichment the hash is what it always was.
+ */
+export function fileContentHash(bytes: Uint8Array, sidecars: { name: string; text: string }[], target: Pick<IngestTarget, 'kind' | 'access'>, defaultAccess: string, enrich?: string): string {
+  const imposed: (string | null)[] = [target.kind ?? null, target.access ?? null, defaultAccess];
+  return sha256([bytes, ...sidecars.flatMap((s) => [s.name, s.text]), JSON.stringify(enrich ? [...imposed, enrich] : imposed)]);
 }
+
+/** The tag of a document whose enrichment could not be done yet. */
+export const pendingTag = (tag: string) => `${tag}:pending`;
 
 /** Removes an indexed document: chunks from the store, then the catalog entry, then hooks. */
 export async function removeIndexed(doc: IndexedDoc, deps: Pick<IngestDeps, 'store' | 'catalog' | 'onRemove'>): Promise<void> {
@@ -218,7 +230,7 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
     done += 1;
     seen.add(file.rel);
     try {
-      const outcome = await prepare(file, target, settings, lookup);
+      const outcome = await prepare(file, target, settings, lookup, deps);
       if ('status' in outcome) {
         if (outcome.status === 'unchanged') summary.documents.unchanged += 1;
         record(outcome);
@@ -299,6 +311,7 @@ async function prepare(
   target: IngestTarget,
   settings: IngestSettings,
   lookup: IndexLookup,
+  deps: Pick<IngestDeps, 'enrich' | 'log'>,
 ): Promise<Prepared | FileOutcome> {
   if (!isSupported(file.path)) throw new UnsupportedFormatError(`unsupported format "${path.extname(file.path) || '(no extension)'}"`);
   if (file.size > settings.maxFileBytes) {
@@ -322,11 +335,13 @@ async function prepare(
   }
   if (bytes.length > settings.maxFileBytes) throw new FileError(`file grew over the size limit while being read`);
 
-  const contentHash = fileContentHash(bytes, sidecars, target, settings.defaultAccess);
+  const contentHash = fileContentHash(bytes, sidecars, target, settings.defaultAccess, deps.enrich?.tag);
   const existing = await lookup.atPath(target.sourceId, file.rel);
-  if (existing && existing.contentHash === contentHash) {
-    return { path: file.path, status: 'unchanged', docId: existing.id, kind: existing.kind, chunks: existing.chunkIds.length };
-  }
+  const unchanged = existing && { path: file.path, status: 'unchanged' as const, docId: existing.id, kind: existing.kind, chunks: existing.chunkIds.length };
+  if (unchanged && existing.contentHash === contentHash) return unchanged;
+  // Indexed while Crossref could not be asked: read again only once it may answer.
+  const pendingHash = deps.enrich && fileContentHash(bytes, sidecars, target, settings.defaultAccess, pendingTag(deps.enrich.tag));
+  if (unchanged && deps.enrich && existing.contentHash === pendingHash && !(await deps.enrich.available())) return unchanged;
 
   // A sidecar that cannot be read may be the one saying who may read the document: the access
   // rule refuses before anything is parsed or stored.
@@ -339,10 +354,22 @@ async function prepare(
   if (!early.ok) throw new FileError(early.reason);
   const parsed = await parseFile({ name: path.basename(file.path), bytes }, { maxBytes: settings.maxFileBytes });
   const warnings = [...parsed.warnings, ...sidecarLayers.flatMap((l) => l.warnings ?? [])];
-  const layers = metadataLayers(parsed, sidecarLayers);
+  const ownLayers = metadataLayers(parsed, sidecarLayers);
+  const lab = decideAccess(accessClaims(ownLayers), target.access, settings.defaultAccess);
+  if (!lab.ok) throw new FileError(lab.reason);
+  const filesOwn = (l: MetaLayer) => parsed.format !== 'markdown' && parsed.format !== 'text' && l.origin === EMBEDDED_ORIGIN[parsed.format];
+  const enriched = deps.enrich ? await enrichFromDoi(ownLayers, parsed.blocks, deps.enrich, filesOwn) : undefined;
+  for (const w of enriched?.warnings ?? []) deps.log?.warn({ file: file.path, reason: w }, 'enrichment skipped');
+  warnings.push(...(enriched?.warnings ?? []));
+  const layers = enriched?.layers ?? ownLayers;
+  // Every layer, Crossref's too, goes to the one access rule (Crossref's claims nothing).
   const access = decideAccess(accessClaims(layers), target.access, settings.defaultAccess);
   if (!access.ok) throw new FileError(access.reason);
   const { meta, from } = resolveMeta(layers);
+  if (enriched?.foreignDoi) {
+    delete meta.doi;
+    delete from.doi;
+  }
   const docId = meta.id ?? `${target.sourceId}:${file.rel}`;
   const kind = detectKind({ fileName: file.path, format: parsed.format, blocks: parsed.blocks, declared: meta.kind ?? target.kind });
   const textTitle = meta.title ? undefined : titleFromBlocks(parsed.blocks, parsed.format);
@@ -364,7 +391,7 @@ async function prepare(
     access: access.group,
     accessFrom: access.origin,
     metaFrom: from,
-    contentHash,
+    contentHash: enriched?.pending && pendingHash ? pendingHash : contentHash,
   };
   const conflict = await lookup.byId(docId);
   if (conflict && (conflict.source !== doc.source || conflict.path !== doc.path)) {

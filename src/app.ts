@@ -24,6 +24,9 @@ import { followLiveIndex } from './store/live-index.ts';
 import { describeSettings, embeddingKey, openPhysicalIndex, settingsVersion, type CatalogLoad, type EmbeddingSettings, type IndexSettings, type PhysicalIndex } from './store/physical-index.ts';
 import type { RecordStore } from './store/records.ts';
 import type { Redis } from './store/redis.ts';
+import type { CrossrefEnricher } from './enrich/crossref-enricher.ts';
+import { withNotices, type NoticeBoard } from './enrich/notices.ts';
+import { openCrossref } from './enrich/open.ts';
 
 /** One physical index: Chroma collections of a base name, its lexical catalog and its records. */
 export type IndexHandle = PhysicalIndex;
@@ -45,6 +48,10 @@ export interface App {
   embeddings: Embeddings;
   chat: BaseChatModel | undefined;
   reranker: Reranker;
+  /** Crossref enrichment (`enrich.crossref`); undefined when it is off. */
+  enricher: CrossrefEnricher | undefined;
+  /** Retraction notices of indexed DOIs, in processes that answer with enrichment on. */
+  notices: NoticeBoard | undefined;
   version: string;
   versionDescription: string;
   chromaUrl: string;
@@ -117,6 +124,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   const liveIndex = await followLiveIndex({ redis, ns, defaultBase: config.collection, open: openIndex, mirror, log, onChanged: () => snapshots.changed() });
   const events = liveIndex.events;
   const cache = redis ? createEmbeddingCache(redis, ns, embeddingKey(settings.embeddings)) : undefined;
+  const { enricher, notices } = await openCrossref(config, { redis, ns, log, answering: mirror });
 
   const ingestDeps = (h: PhysicalIndex = liveIndex.current, onProgress?: (e: ProgressEvent) => void): IngestDeps => ({
     store: h.store,
@@ -125,6 +133,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     log,
     onProgress,
     cache,
+    enrich: enricher,
     lookup: h.recordsForRun() ?? catalogLookup(h.catalog),
     onPut: async (doc, chunks) => {
       if (mirror && h === liveIndex.current) snapshots.changed();
@@ -212,6 +221,8 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     embeddings,
     chat,
     reranker,
+    enricher,
+    notices,
     version,
     versionDescription: describeSettings(settings),
     chromaUrl: chroma.url,
@@ -223,7 +234,8 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
         const result = await answerQuestion(
           question,
           {
-            retrieve: (q) => doRetrieve(q, groups, o.k),
+            // Notices are read from memory here, so a retraction is flagged on every path of the answer.
+            retrieve: (q) => doRetrieve(q, groups, o.k).then((r) => (notices ? { ...r, passages: withNotices(r.passages, notices.get) } : r)),
             contextChars: config.retrieval.contextChars,
             chat,
             modelName: describeModel(config),
@@ -252,6 +264,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     },
     chromaProcess: () => chroma.supervised?.status(),
     close: async () => {
+      notices?.close();
       if (mirror) await snapshots.flush();
       await liveIndex.close();
       await chroma.stop();

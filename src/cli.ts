@@ -6,6 +6,8 @@ import cliProgress from 'cli-progress';
 import type { Logger } from 'pino';
 import type { IngestSummary, IngestTarget, ProgressEvent } from '../ingest/pipeline.ts';
 import { toAskJson } from './answer/ask-json.ts';
+import { noticeFlag } from './answer/messages.ts';
+import { doiUrl } from '../ingest/metadata/coerce.ts';
 import { openApp, type App } from './app.ts';
 import { ConfigError, groupsForChannel, loadConfig, type Config } from './config.ts';
 import { createLogger, redactUrls } from './log.ts';
@@ -171,6 +173,7 @@ export function buildProgram(): Command {
         for (const c of result.citations) {
           const href = c.link ?? c.url;
           console.log(`  ${c.label} ${c.title}${href ? ` <${href}>` : ''}`);
+          if (c.notice) console.log(`    ${noticeFlag(result.language, c.notice)}${c.notice.doi ? ` <${doiUrl(c.notice.doi)}>` : ''}`);
           // Document text reaches a terminal: control characters (escape sequences) become spaces.
           for (const q of c.quotes) console.log(`    “${q.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')}”`);
         }

@@ -147,6 +147,23 @@ const fileSchema = z
       })
       .strict()
       .default({}),
+    // DOI enrichment from Crossref: off unless asked for; the polite pool needs a contact address.
+    enrich: z
+      .object({
+        crossref: z.boolean().default(false),
+        mailto: z.email('enrich.mailto must be an e-mail address Crossref can reach you at').optional(),
+        // How long a Crossref record (and the retraction status in it) is trusted before it is
+        // asked for again; a DOI Crossref does not know is asked again after a quarter of that.
+        maxAge: z
+          .string()
+          .regex(/^\d+(m|h|d)$/, 'enrich.maxAge is a number and a unit: "12h", "1d"')
+          .transform((v) => Number(v.slice(0, -1)) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[v.slice(-1) as 'm' | 'h' | 'd'])
+          .refine((ms) => ms >= 3_600_000, 'enrich.maxAge under 1h would ask Crossref about the same DOIs all day')
+          .default(86_400_000),
+      })
+      .strict()
+      .refine((e) => !e.crossref || e.mailto, { message: 'enrich.crossref needs enrich.mailto (Crossref asks for a contact address)', path: ['mailto'] })
+      .prefault({}),
     /** Slack user ids allowed to run admin slash commands (`/labbot reindex`). */
     admins: z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'a Slack user id looks like U012ABCDEF')).default([]),
     /** Channels shared with other organisations (Slack Connect): refuse to answer, or read `public` only. */
@@ -215,6 +232,7 @@ const envSchema = z.object({
   SLACK_APP_TOKEN: z.string().regex(/^xapp-/, 'SLACK_APP_TOKEN is an app-level token starting with xapp-').optional(),
   SLACK_API_URL: z.url({ message: 'SLACK_API_URL must be a URL such as https://slack.com/api/' }).optional(),
   ZOTERO_API_URL: z.url({ message: 'ZOTERO_API_URL must be a URL such as https://api.zotero.org' }).optional(),
+  CROSSREF_API_URL: z.url({ message: 'CROSSREF_API_URL must be a URL such as https://api.crossref.org' }).default('https://api.crossref.org'),
 });
 
 export interface Config {
@@ -238,6 +256,8 @@ export interface Config {
   ingest: FileConfig['ingest'];
   queue: FileConfig['queue'];
   gaps: FileConfig['gaps'];
+  /** DOI enrichment from Crossref; undefined when off. */
+  enrich: { crossref: { apiUrl: string; mailto: string; maxAgeMs: number } } | undefined;
   /** Run a queue worker inside `serve` (LABBOT_WORKER=off for bot-only replicas). */
   workerInServe: boolean;
   /** Express "trust proxy": which peers' X-Forwarded-* headers are believed (client IP, https). */
@@ -355,6 +375,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ingest: file.ingest,
     queue: file.queue,
     gaps: file.gaps,
+    enrich: file.enrich.crossref && file.enrich.mailto
+      ? { crossref: { apiUrl: e.CROSSREF_API_URL.replace(/\/+$/, ''), mailto: file.enrich.mailto, maxAgeMs: file.enrich.maxAge } }
+      : undefined,
     workerInServe: e.LABBOT_WORKER === 'on',
     trustProxy: e.LABBOT_TRUST_PROXY,
     askRateLimit: parseRate(e.LABBOT_ASK_RATE),

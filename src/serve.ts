@@ -22,6 +22,7 @@ import type { SlackBot } from './slack/bot.ts';
 import { createBackgroundReindexer } from './slack/reindexer.ts';
 import { createQueueReindexer } from './queue/reindexer.ts';
 import { createActivityStore, type ActivityStore } from './store/activity.ts';
+import { startNoticeRecheck } from './enrich/recheck.ts';
 
 export interface Running {
   app: App;
@@ -108,6 +109,9 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   }
   if (opts.routers) routers.push(...(await opts.routers({ app, queue, redis })));
   const server = await listen(createHttpApp(app, { routers, activity, redis }), config.port, config.host);
+  // Indexed DOIs are looked up again as their Crossref records expire (new retractions show up).
+  const maxAge = config.enrich?.crossref.maxAgeMs;
+  const recheck = app.enricher && app.notices && maxAge ? startNoticeRecheck(app, Math.min(3_600_000, Math.max(300_000, maxAge / 4))) : undefined;
   await slack?.start();
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -125,6 +129,7 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
     async close() {
       // Stop taking events first, then let in-flight jobs finish or be released.
       await slack?.stop().catch(() => undefined);
+      recheck?.stop();
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       await closed;

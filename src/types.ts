@@ -116,4 +116,21 @@ export interface Passage {
 /** What a passage needs for its citation: the document's metadata and the chunk's location. */
 export interface PassageMeta
   extends Pick<LabDocument, 'source' | 'kind' | 'title' | 'authors' | 'year' | 'journal' | 'doi' | 'url' | 'access'>,
-    Pick<ChunkDraft, 'step' | 'slide' | 'page'> {}
+    Pick<ChunkDraft, 'step' | 'slide' | 'page'> {
+  /** A retraction or expression of concern registered for the document's DOI, as known when asked. */
+  notice?: EditorialNotice;
+}
+
+/**
+ * An editorial notice about a published work (Crossref `updated-by`, from the publisher or
+ * Retraction Watch). Only the kinds that change whether its findings can be relied on.
+ */
+export interface EditorialNotice {
+  kind: 'retraction' | 'partial-retraction' | 'withdrawal' | 'removal' | 'expression-of-concern';
+  /** The notice's own DOI (it resolves to the retraction notice), when it has one. */
+  doi?: string;
+  /** "2024-03-01", or as much of it as is known ("2024"). */
+  date?: string;
+  /** Who registered it: "publisher", "retraction-watch". */
+  source?: string;
+}

@@ -183,6 +183,7 @@ describe('finalizeAnswer', () => {
       link: 'https://doi.org/10.5555/jcsr.2023.0417',
       refs: ['S1'],
       quotes: ['Primary antibodies were anti-p53 (ab32389, 1:1000).'],
+      notice: null,
     });
     expect(r.citations[0].url).toBeNull();
   });

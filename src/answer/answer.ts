@@ -7,6 +7,7 @@ import { finalizeAnswer, type Citation } from './cite.ts';
 import { fitContext } from './context.ts';
 import { chanceWeight, extractiveAnswer, termWeightFromDf } from './extractive.ts';
 import { namedSourceMissing, refusalText } from './messages.ts';
+import { withNoticeNotes } from './notices.ts';
 import { buildPrompt } from './prompt.ts';
 
 export interface AskPassage {
@@ -114,5 +115,6 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
   }
   const final = finalizeAnswer({ answer: raw, passages, language });
   base.timings.generateMs = performance.now() - t0;
-  return { ...base, answer: final.answer, refused: final.refused, citations: final.citations, model };
+  const answer = final.refused ? final.answer : withNoticeNotes(final.answer, final.citations, passages, language);
+  return { ...base, answer, refused: final.refused, citations: final.citations, model };
 }

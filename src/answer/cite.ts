@@ -3,7 +3,7 @@
 // The model is never trusted to cite correctly; this code is the last word on what is shown.
 import { splitSentences } from '../../ingest/chunk/text.ts';
 import { detectLanguage, tokenize } from '../search/tokenize.ts';
-import type { Passage, PassageMeta } from '../types.ts';
+import type { EditorialNotice, Passage, PassageMeta } from '../types.ts';
 import { isRefusal, refusalText, type Language } from './messages.ts';
 import { letterVariants, onlyOtherVariants } from './variants.ts';
 
@@ -36,6 +36,8 @@ export interface Citation {
   refs: string[];
   /** The passage sentences the answer rests on, verbatim from the cited passage (checked). */
   quotes: string[];
+  /** A retraction or expression of concern registered for the document's DOI; null when none (always set by finalizeAnswer). */
+  notice?: EditorialNotice | null;
 }
 
 export interface FinalAnswer {
@@ -225,6 +227,7 @@ export function finalizeAnswer(input: { answer: string; passages: Passage[]; lan
       link: deepLink(p.meta, p.section) ?? url,
       refs: [label],
       quotes: quotes.slice(0, MAX_QUOTES),
+      notice: p.meta.notice ?? null,
     };
     byKey.set(key, c);
     citations.push(c);

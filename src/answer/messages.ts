@@ -1,6 +1,7 @@
 // User-facing fixed strings, per language. Kept in one place so the prompt (which tells the model
 // the exact refusal sentence), the citation check (which recognises it) and the Slack formatter
 // all agree on the same words.
+import type { EditorialNotice } from '../types.ts';
 
 export type Language = 'en' | 'es';
 
@@ -70,6 +71,39 @@ const REFUSALS = new Set(LANGUAGES.map((l) => normaliseForComparison(refusalText
 /** True when the text is the refusal sentence (in any supported language) and nothing else. */
 export function isRefusal(text: string): boolean {
   return REFUSALS.has(normaliseForComparison(text));
+}
+
+const NOTICE_TEXT: Record<Language, Record<EditorialNotice['kind'], [string, string]>> = {
+  en: {
+    retraction: ['has been retracted', 'its findings should not be relied on'],
+    'partial-retraction': ['has been partly retracted', 'check the retraction notice before relying on it'],
+    withdrawal: ['has been withdrawn', 'its findings should not be relied on'],
+    removal: ['has been removed by its publisher', 'its findings should not be relied on'],
+    'expression-of-concern': ['carries an expression of concern from its publisher', 'treat its findings with caution'],
+  },
+  es: {
+    retraction: ['fue retractado', 'no conviene basarse en sus resultados'],
+    'partial-retraction': ['fue retractado en parte', 'consulte la nota de retractación antes de basarse en él'],
+    withdrawal: ['fue retirado', 'no conviene basarse en sus resultados'],
+    removal: ['fue eliminado por su editorial', 'no conviene basarse en sus resultados'],
+    'expression-of-concern': ['tiene una expresión de preocupación de su editorial', 'trate sus resultados con cautela'],
+  },
+};
+
+/** "⚠️ [Sharma et al., 2022] has been retracted (2024): its findings should not be relied on." */
+export function noticeNote(language: Language, source: string, notice: EditorialNotice): string {
+  const [what, advice] = (NOTICE_TEXT[language] ?? NOTICE_TEXT.en)[notice.kind];
+  const year = notice.date ? ` (${notice.date.slice(0, 4)})` : '';
+  return `⚠️ ${source} ${what}${year}: ${advice}.`;
+}
+
+/** A short flag for a list of sources: "Retracted", "Expression of concern". */
+export function noticeFlag(language: Language, notice: EditorialNotice): string {
+  const flags: Record<Language, Record<EditorialNotice['kind'], string>> = {
+    en: { retraction: 'Retracted', 'partial-retraction': 'Partly retracted', withdrawal: 'Withdrawn', removal: 'Removed', 'expression-of-concern': 'Expression of concern' },
+    es: { retraction: 'Retractado', 'partial-retraction': 'Retractado en parte', withdrawal: 'Retirado', removal: 'Eliminado', 'expression-of-concern': 'Expresión de preocupación' },
+  };
+  return `⚠️ ${(flags[language] ?? flags.en)[notice.kind]}${notice.date ? ` ${notice.date.slice(0, 4)}` : ''}`;
 }
 
 /** The answer when the question names a source (author, year, journal) the lab's index does not have. */

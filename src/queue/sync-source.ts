@@ -3,7 +3,7 @@
 // head; folders (and git sources without a usable last commit) compare content hashes.
 import path from 'node:path';
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
-import { fileContentHash, type IndexedDoc } from '../../ingest/pipeline.ts';
+import { fileContentHash, pendingTag, type IndexedDoc } from '../../ingest/pipeline.ts';
 import { isSupported } from '../../ingest/parse/index.ts';
 import { SIDECAR_EXT, checkPath, listFolder, readInside, type SourceFile } from '../../ingest/sources/folder.ts';
 import { changedFiles, updateClone } from '../../ingest/sources/git.ts';
@@ -33,16 +33,18 @@ export function safeRelativePath(p: string): string | undefined {
   return parts.join('/');
 }
 
-async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: string): Promise<string> {
+/** The file's content hash, and with enrichment on the hash it was indexed under if it is pending (worked out only if asked). */
+async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: string, enrichTag: string | undefined): Promise<{ hash: string; pending?: () => string }> {
   const bytes = await readInside(source.path, file.path);
-  const sidecars = [];
+  const sidecars: { name: string; text: string }[] = [];
   for (const s of file.sidecars) {
     const text = await readInside(source.path, s).catch((err: Error) => {
       throw new Error(`metadata file ${path.basename(s)}: ${err.message}`);
     });
     sidecars.push({ name: path.basename(s), text: text.toString('utf8') });
   }
-  return fileContentHash(bytes, sidecars, source, defaultAccess);
+  const hash = fileContentHash(bytes, sidecars, source, defaultAccess, enrichTag);
+  return enrichTag ? { hash, pending: () => fileContentHash(bytes, sidecars, source, defaultAccess, pendingTag(enrichTag)) } : { hash };
 }
 
 /** Paths that name documents: a changed sidecar (`paper.bib`) stands for its document. */
@@ -67,7 +69,7 @@ const relOf = (root: string, abs: string) => path.relative(root, abs).split(path
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** What one candidate document is now: a file to hash, gone, or refused (a link) with the reason. */
-type Inspected = { state: 'file'; hash: string } | { state: 'gone' } | { state: 'refused'; reason: string } | { state: 'error'; reason: string };
+type Inspected = { state: 'file'; hash: string; pending?: () => string } | { state: 'gone' } | { state: 'refused'; reason: string } | { state: 'error'; reason: string };
 
 export async function syncSource(app: App, queue: Queue, data: SyncSourceData, job?: Job): Promise<SyncResult> {
   const source = app.config.sources.find((s) => s.id === data.source);
@@ -102,7 +104,11 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
   // A file that failed with this very content fails again: wait for it to change (or --full).
   const problemPaths = new Set(problems.map((p) => p.path));
   const failedAs = new Map(problems.filter((p) => p.hash).map((p) => [p.path, p.hash]));
-  const isCurrent = (rel: string, hash: string) => known.get(rel)?.contentHash === hash || (!full && failedAs.get(rel) === hash);
+  // A document indexed while Crossref could not be asked is current until Crossref may answer.
+  const enrichTag = app.enricher?.tag;
+  const enrichAvailable = app.enricher ? await app.enricher.available() : false;
+  const isCurrent = (rel: string, hash: string, pending?: () => string) =>
+    known.get(rel)?.contentHash === hash || (!full && failedAs.get(rel) === hash) || (pending !== undefined && !enrichAvailable && known.has(rel) && known.get(rel)!.contentHash === pending());
 
   let commit: string | undefined;
   let candidates: string[] | undefined;
@@ -158,20 +164,20 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
   const inspect = async (abs: string, listed?: SourceFile): Promise<Inspected> => {
     try {
       // A file from a full listing was reached without links; reading re-checks its real path.
-      if (listed) return { state: 'file', hash: await hashOf(source, listed, defaultAccess) };
+      if (listed) return { state: 'file', ...(await hashOf(source, listed, defaultAccess, enrichTag)) };
       const check = await checkPath(source.path, abs);
       if (!check.ok) return check.absent ? { state: 'gone' } : { state: 'refused', reason: check.reason };
       if (check.type !== 'file') return { state: 'gone' };
       const file = (await listFolder(source.path, abs)).files[0];
       if (!file) return { state: 'gone' };
-      return { state: 'file', hash: await hashOf(source, file, defaultAccess) };
+      return { state: 'file', ...(await hashOf(source, file, defaultAccess, enrichTag)) };
     } catch (err) {
       return { state: 'error', reason: `cannot read: ${messageOf(err)}` };
     }
   };
   const handle = async (rel: string, what: Inspected) => {
     if (what.state === 'file') {
-      if (isCurrent(rel, what.hash)) result.unchanged += 1;
+      if (isCurrent(rel, what.hash, what.pending)) result.unchanged += 1;
       else await enqueue('index-doc', rel, what.hash);
       return;
     }

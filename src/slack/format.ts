@@ -12,7 +12,7 @@
 // Markdown -> mrkdwn with these escaping guarantees.
 import type { AskResult } from '../answer/answer.ts';
 import type { Citation } from '../answer/cite.ts';
-import { messages, type Language } from '../answer/messages.ts';
+import { messages, noticeFlag, type Language } from '../answer/messages.ts';
 import { slackText } from './messages.ts';
 
 /** Slack's documented limits; the fake Slack in the tests enforces the same numbers. */
@@ -252,7 +252,7 @@ export function quoteLine(quote: string): string {
  * document's url comes from front matter, BibTeX or HTML, so it is linked only when safeUrl
  * accepts it; anything else is shown as inert code text (Slack does not auto-link inside backticks).
  */
-export function sourceLine(c: Citation): string {
+export function sourceLine(c: Citation, lang: Language = 'en'): string {
   const title = c.title.trim() || c.doc_id;
   const href = c.link ?? c.url;
   const url = href ? safeUrl(href) : undefined;
@@ -263,13 +263,15 @@ export function sourceLine(c: Citation): string {
     .join(', ');
   const refs = c.refs.length ? `[${escapeMrkdwn(c.refs.join(', '))}] ` : '';
   const shown = c.url && !url ? ` \`${escapeMrkdwn(c.url.replace(/[`\s]+/g, ' ').trim().slice(0, 200))}\`` : '';
-  return [`${refs}${titlePart} — ${details}${shown}`, ...(c.quotes ?? []).map(quoteLine)].join('\n');
+  // A retracted paper (or one with an expression of concern) is flagged on its own line.
+  const flag = c.notice ? `\n*${escapeMrkdwn(noticeFlag(lang, c.notice))}*` : '';
+  return [`${refs}${titlePart} — ${details}${shown}${flag}`, ...(c.quotes ?? []).map(quoteLine)].join('\n');
 }
 
 /** The Sources list as sections: a heading and one line per citation, never one source split across two sections. */
 export function sourcesBlocks(citations: Citation[], lang: Language): Block[] {
   const blocks: Block[] = [];
-  const lines = [`*${messages(lang).sources}*`, ...citations.map(sourceLine)];
+  const lines = [`*${messages(lang).sources}*`, ...citations.map((c) => sourceLine(c, lang))];
   let current = '';
   for (const line of lines) {
     const next = current ? `${current}\n${line}` : line;

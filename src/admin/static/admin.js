@@ -36,8 +36,12 @@
       .then(function (r) {
         status.textContent = 'Done in ' + Math.round(performance.now() - t0) + ' ms';
         box.hidden = false;
+        var flagged = r.citations.filter(function (c) {
+          return c.notice;
+        });
         document.getElementById('ask-meta').textContent =
-          (r.refused ? 'Refused' : 'Answered') + ' by ' + r.model + ' · groups: ' + r.groups.join(', ') + ' · ' + r.citations.length + ' citation(s) · ' + Math.round(r.timings.totalMs) + ' ms';
+          (r.refused ? 'Refused' : 'Answered') + ' by ' + r.model + ' · groups: ' + r.groups.join(', ') + ' · ' + r.citations.length + ' citation(s) · ' + Math.round(r.timings.totalMs) + ' ms' +
+          (flagged.length ? ' · ⚠️ ' + flagged.length + ' cited source(s) retracted or under an expression of concern' : '');
         var named = document.getElementById('ask-source');
         named.hidden = !r.source;
         named.textContent = r.source

@@ -1,7 +1,8 @@
 // manifest.json asks for exactly the scopes and events labbot uses: every feature is exercised
 // against the fake Slack, the Web API methods it called (and the conversation types it read)
 // are mapped to scopes by Slack's method reference, and the union must equal the manifest's.
-// (manifest.json also validates against slackapi/manifest-schema 1.0.0; see docs/slack.md.)
+// (manifest.json also validates against slackapi/manifest-schema's 1.0.0 schema as of its 0.5.0
+// release, which knows agent_view; see docs/slack.md.)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,9 @@
 // it with chat:write in DMs and channel threads) or, where Slack refuses it, an ⏳ reaction on the
 // question. The answer itself is then the message that notifies. Slack clears a status on the next
 // reply or after 2 minutes, so a long wait refreshes it, and an answer that only edits (an edited
-// question answered again) clears it itself.
+// question answered again) clears it itself. Bolt 5.1's setStatus() listener helper is the same
+// call bound to the event's thread; questions here also come from the shortcut and from edits
+// (no such helper) and outlive the listener in the queue, so the Web API call is made directly.
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { Language } from '../answer/messages.ts';

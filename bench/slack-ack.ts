@@ -1,4 +1,5 @@
-// How fast the Slack bot acks (HTTP response) and answers (chat.update seen by the fake Slack)
+// How fast the Slack bot acks (HTTP response), shows it is at work (the thread's status line) and
+// answers (the answer's chat.postMessage seen by the fake Slack)
 // under a burst of 50 signed mentions, then a burst of 50 follow-ups without a mention in those
 // threads (message.channels): real Bolt, Redis and Chroma, offline models, sample corpus.
 // Run: npx tsx bench/slack-ack.ts [count]
@@ -85,7 +86,7 @@ async function main() {
   try {
     // A warm-up burst, so JIT and connection setup are not what is measured.
     const warm = await burst(bot.url, Array.from({ length: COUNT }, (_, i) => eventRequest(SIGNING_SECRET, mentionEnvelope({ text: QUESTIONS[i % QUESTIONS.length], channel: `CW${i}` }))));
-    await Promise.all(warm.map((_, i) => fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === `CW${i}`), 120_000)));
+    await Promise.all(warm.map((_, i) => fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === `CW${i}`), 120_000)));
 
     const requests = Array.from({ length: COUNT }, (_, i) => eventRequest(SIGNING_SECRET, mentionEnvelope({ text: QUESTIONS[i % QUESTIONS.length], channel: `CB${i}` })));
     const acks = await burst(bot.url, requests);
@@ -94,7 +95,7 @@ async function main() {
     const abs = (at: number) => performance.timeOrigin + at;
     const answers = await Promise.all(
       Array.from({ length: COUNT }, (_, i) =>
-        fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === `CB${i}`), 120_000).then((c) => abs(c.at) - acks[i].sentAt),
+        fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === `CB${i}`), 120_000).then((c) => abs(c.at) - acks[i].sentAt),
       ),
     );
     const ackMs = acks.map((a) => a.ms);
@@ -105,17 +106,17 @@ async function main() {
     const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/slack/events`;
     const floor = (await burst(bareUrl, requests)).map((a) => a.ms);
     bareServer.close();
-    const placeholders = Array.from({ length: COUNT }, (_, i) => abs(fake.callsOf('chat.postMessage').find((c) => c.body.channel === `CB${i}`)!.at) - acks[i].sentAt);
+    const statuses = Array.from({ length: COUNT }, (_, i) => abs(fake.callsOf('assistant.threads.setStatus').find((c) => c.body.channel_id === `CB${i}`)!.at) - acks[i].sentAt);
     const f = (n: number) => `${n.toFixed(1)} ms`;
     console.log(`${COUNT} concurrent signed mentions (HTTP mode, offline models, examples/lab: ${app.catalog.chunkCount} chunks, answer concurrency ${concurrency ?? 'default'})`);
     console.log(`  HTTP ack:          p50 ${f(pct(ackMs, 50))}  p99 ${f(pct(ackMs, 99))}  max ${f(Math.max(...ackMs))}`);
     console.log(`  floor (bare 200):  p50 ${f(pct(floor, 50))}  p99 ${f(pct(floor, 99))}  (same client, an endpoint doing nothing; load average ${os.loadavg()[0].toFixed(1)})`);
-    console.log(`  placeholder post:  p50 ${f(pct(placeholders, 50))}  p99 ${f(pct(placeholders, 99))}`);
-    console.log(`  final answer:      p50 ${f(pct(answers, 50))}  p99 ${f(pct(answers, 99))}  max ${f(Math.max(...answers))}`);
-    const dupes = fake.callsOf('chat.update').length - 2 * COUNT;
-    console.log(`  chat.update calls beyond one per mention: ${dupes}`);
+    console.log(`  status line:       p50 ${f(pct(statuses, 50))}  p99 ${f(pct(statuses, 99))}`);
+    console.log(`  answer posted:     p50 ${f(pct(answers, 50))}  p99 ${f(pct(answers, 99))}  max ${f(Math.max(...answers))}`);
+    const dupes = fake.callsOf('chat.postMessage').length - 2 * COUNT;
+    console.log(`  chat.postMessage calls beyond one per mention: ${dupes}`);
 
-    // Follow-ups: a plain reply (no mention) in each answered thread, all at once.
+    // Follow-ups: the asker's plain reply (no mention) in each answered thread, all at once, within the follow-up window.
     const threadTs = requests.map((r) => (JSON.parse(r.body) as { event: { ts: string } }).event.ts);
     const followUps = Array.from({ length: COUNT }, (_, i) =>
       eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: FOLLOW_UPS[i % FOLLOW_UPS.length], channel: `CB${i}`, threadTs: threadTs[i] })),
@@ -125,16 +126,16 @@ async function main() {
     if (fBad.length) throw new Error(`${fBad.length} follow-ups were not acked with 200`);
     const fAnswers = await Promise.all(
       Array.from({ length: COUNT }, (_, i) =>
-        fake.waitFor(() => fake.callsOf('chat.update').filter((c) => c.body.channel === `CB${i}`)[1], 120_000).then((c) => abs(c.at) - fAcks[i].sentAt),
+        fake.waitFor(() => fake.callsOf('chat.postMessage').filter((c) => c.body.channel === `CB${i}`)[1], 120_000).then((c) => abs(c.at) - fAcks[i].sentAt),
       ),
     );
     const fAckMs = fAcks.map((a) => a.ms);
     const reads = fake.callsOf('conversations.replies').filter((c) => String(c.body.channel).startsWith('CB')).length;
     console.log(`${COUNT} concurrent follow-ups without a mention in those threads (message.channels)`);
     console.log(`  HTTP ack:          p50 ${f(pct(fAckMs, 50))}  p99 ${f(pct(fAckMs, 99))}  max ${f(Math.max(...fAckMs))}`);
-    console.log(`  final answer:      p50 ${f(pct(fAnswers, 50))}  p99 ${f(pct(fAnswers, 99))}  max ${f(Math.max(...fAnswers))}`);
-    console.log(`  thread reads (conversations.replies): ${reads}; chat.update calls beyond one per follow-up: ${fake.callsOf('chat.update').length - 3 * COUNT}`);
-    const sample = fake.callsOf('chat.update').find((c) => c.body.channel === 'CB0')!;
+    console.log(`  answer posted:     p50 ${f(pct(fAnswers, 50))}  p99 ${f(pct(fAnswers, 99))}  max ${f(Math.max(...fAnswers))}`);
+    console.log(`  thread reads (conversations.replies): ${reads}; chat.postMessage calls beyond one per follow-up: ${fake.callsOf('chat.postMessage').length - 3 * COUNT}`);
+    const sample = fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CB0')!;
     if (process.env.SHOW_SAMPLE) console.log(JSON.stringify(sample.body.blocks, null, 2));
   } finally {
     await bot.close();

@@ -168,6 +168,17 @@ const fileSchema = z
     admins: z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'a Slack user id looks like U012ABCDEF')).default([]),
     /** Channels shared with other organisations (Slack Connect): refuse to answer, or read `public` only. */
     slackConnect: z.enum(['refuse', 'public']).default('refuse'),
+    /**
+     * Minutes after an answer in a channel thread during which the person answered may ask a
+     * follow-up there without a mention (0: every follow-up needs a mention).
+     */
+    followUpMinutes: z.number().min(0).max(1440).default(10),
+    /** Suggested prompts in labbot's DM (Slack shows up to 4); unset: derived from what is indexed. */
+    suggestedPrompts: z
+      .array(z.object({ title: z.string().trim().min(1).max(75), message: z.string().trim().min(1).max(500) }).strict())
+      .min(1)
+      .max(4)
+      .optional(),
   })
   .strict();
 
@@ -270,6 +281,10 @@ export interface Config {
   admins: string[];
   /** What labbot does in Slack Connect channels (shared with other organisations). */
   slackConnect: FileConfig['slackConnect'];
+  /** Untagged follow-ups in a channel thread are answered this long after labbot's answer (the asker's only). */
+  followUpMinutes: number;
+  /** The lab's own suggested prompts; undefined: derived from the index. */
+  suggestedPrompts: FileConfig['suggestedPrompts'];
   /** Unset when no Slack variables are given: `serve` runs without the bot. */
   slack: { botToken: string; signingSecret: string | undefined; appToken: string | undefined; apiUrl: string | undefined } | undefined;
 }
@@ -384,6 +399,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminToken: e.LABBOT_ADMIN_TOKEN,
     admins: [...new Set([...(e.LABBOT_ADMINS?.split(',') ?? []), ...file.admins])],
     slackConnect: file.slackConnect,
+    followUpMinutes: file.followUpMinutes,
+    suggestedPrompts: file.suggestedPrompts,
     slack: e.SLACK_BOT_TOKEN
       ? { botToken: e.SLACK_BOT_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, appToken: e.SLACK_APP_TOKEN, apiUrl: e.SLACK_API_URL }
       : undefined,

@@ -76,3 +76,75 @@ describe('fake Slack strictness', () => {
     await expect(other.close()).rejects.toThrow(/mention token.*<!channel>/);
   });
 });
+
+// The agent experience's methods, as strict as docs.slack.dev describes them.
+describe('fake Slack strictness: status lines, prompts, streams, feedback buttons, message state', () => {
+  let fake: FakeSlack;
+  let client: webApi.WebClient;
+  beforeEach(async () => {
+    fake = await startFakeSlack();
+    client = new webApi.WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+  });
+  afterEach(async () => fake.close());
+
+  const feedback = (positive: Record<string, unknown>) => ({
+    type: 'context_actions',
+    elements: [{ type: 'feedback_buttons', action_id: 'fb', positive_button: positive, negative_button: { text: { type: 'plain_text', text: '👎' }, value: 'down:1' } }],
+  });
+
+  it('assistant.threads.setStatus needs channel_id and thread_ts and takes at most 10 loading messages', async () => {
+    const call = (args: Record<string, unknown>) => errorOf(client.apiCall('assistant.threads.setStatus', args));
+    expect(await call({ channel_id: 'C1', status: 'is working…' })).toBe('invalid_arguments');
+    expect(await call({ thread_ts: '1.1', status: 'is working…' })).toBe('invalid_arguments');
+    expect(await call({ channel_id: 'C1', thread_ts: '1.1', status: 'x', loading_messages: Array.from({ length: 11 }, (_, i) => `m${i}`) })).toBe('invalid_arguments');
+    expect(await call({ channel_id: 'C1', thread_ts: '1.1', status: 'x', loading_messages: Array.from({ length: 10 }, (_, i) => `m${i}`) })).toBeUndefined();
+    expect(fake.conversation.statuses.get('C1:1.1')?.status).toBe('x');
+    // A reply in the thread clears it, as Slack does.
+    await client.chat.postMessage({ channel: 'C1', thread_ts: '1.1', text: 'the answer' });
+    expect(fake.conversation.statuses.has('C1:1.1')).toBe(false);
+  });
+
+  it('setSuggestedPrompts takes 1 to 4 prompts; an agent_view app’s prompts with a thread_ts are silently dropped', async () => {
+    const p = (n: number) => Array.from({ length: n }, (_, i) => ({ title: `t${i}`, message: `m${i}` }));
+    expect(await errorOf(client.assistant.threads.setSuggestedPrompts({ channel_id: 'D1', prompts: p(5) }))).toBe('invalid_arguments');
+    expect(await errorOf(client.assistant.threads.setSuggestedPrompts({ channel_id: 'D1', prompts: [] }))).toBe('invalid_arguments');
+    expect(await errorOf(client.assistant.threads.setSuggestedPrompts({ channel_id: 'D1', thread_ts: '1.1', prompts: p(2) }))).toBeUndefined();
+    expect(fake.conversation.prompts.size).toBe(0);
+    expect(await errorOf(client.assistant.threads.setSuggestedPrompts({ channel_id: 'D1', prompts: p(4) }))).toBeUndefined();
+    expect(fake.conversation.prompts.get('D1')).toHaveLength(4);
+  });
+
+  it('chat.startStream outside a DM needs recipient_user_id and recipient_team_id; stopStream checks its blocks', async () => {
+    expect(await errorOf(client.chat.startStream({ channel: 'C1', thread_ts: '1.1', markdown_text: 'hi' }))).toBe('invalid_arguments');
+    expect(await errorOf(client.chat.startStream({ channel: 'C1', thread_ts: '1.1', markdown_text: 'hi', recipient_user_id: 'U1' }))).toBe('invalid_arguments');
+    const started = await client.chat.startStream({ channel: 'C1', thread_ts: '1.1', markdown_text: 'hi', recipient_user_id: 'U1', recipient_team_id: 'T1' });
+    expect(await errorOf(client.chat.stopStream({ channel: 'C1', ts: started.ts!, blocks: [{ type: 'nonsense' }] as never }))).toBe('invalid_blocks');
+    expect(await errorOf(client.chat.stopStream({ channel: 'C1', ts: started.ts!, blocks: [feedback({ text: { type: 'plain_text', text: '👍' }, value: 'up:1' })] as never }))).toBeUndefined();
+    expect(await errorOf(client.chat.appendStream({ channel: 'C1', ts: started.ts!, markdown_text: 'more' }))).toBe('message_not_in_streaming_state');
+    expect((await client.chat.startStream({ channel: 'D1', thread_ts: '1.1', markdown_text: 'hi' })).ok).toBe(true);
+  });
+
+  it('refuses malformed feedback buttons: no value, text over 75 characters, more than 5 elements', async () => {
+    const post = (blocks: unknown[]) => errorOf(client.chat.postMessage({ channel: 'C1', text: 'x', blocks: blocks as never }));
+    expect(await post([feedback({ text: { type: 'plain_text', text: '👍' } })])).toBe('invalid_blocks');
+    expect(await post([feedback({ text: { type: 'plain_text', text: 'y'.repeat(76) }, value: 'up:1' })])).toBe('invalid_blocks');
+    expect(await post([feedback({ text: { type: 'mrkdwn', text: '👍' }, value: 'up:1' })])).toBe('invalid_blocks');
+    const five = feedback({ text: { type: 'plain_text', text: '👍' }, value: 'up:1' });
+    expect(await post([{ ...five, elements: Array.from({ length: 6 }, () => five.elements[0]) }])).toBe('invalid_blocks');
+    expect(await post([five])).toBeUndefined();
+  });
+
+  it('chat.update and chat.delete need a message that exists; reactions are per message and name; unknown methods fail', async () => {
+    expect(await errorOf(client.chat.update({ channel: 'C1', ts: '123.456', text: 'x' }))).toBe('message_not_found');
+    expect(await errorOf(client.chat.delete({ channel: 'C1', ts: '123.456' }))).toBe('message_not_found');
+    const posted = await client.chat.postMessage({ channel: 'C1', text: 'hello' });
+    expect(await errorOf(client.chat.update({ channel: 'C2', ts: posted.ts!, text: 'x' }))).toBe('message_not_found');
+    expect(await errorOf(client.chat.delete({ channel: 'C1', ts: posted.ts! }))).toBeUndefined();
+    expect(await errorOf(client.chat.update({ channel: 'C1', ts: posted.ts!, text: 'x' }))).toBe('message_not_found');
+    expect(await errorOf(client.reactions.add({ channel: 'C1', timestamp: '1.1' } as never))).toBe('invalid_arguments');
+    expect(await errorOf(client.reactions.add({ channel: 'C1', timestamp: '1.1', name: 'eyes' }))).toBeUndefined();
+    expect(await errorOf(client.reactions.add({ channel: 'C1', timestamp: '1.1', name: 'eyes' }))).toBe('already_reacted');
+    expect(await errorOf(client.reactions.remove({ channel: 'C1', timestamp: '1.1', name: 'tada' }))).toBe('no_reaction');
+    expect(await errorOf(client.apiCall('assistant.threads.setTitle', { channel_id: 'D1', thread_ts: '1.1', title: 'x' }))).toBe('unknown_method');
+  });
+});

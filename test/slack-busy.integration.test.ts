@@ -41,20 +41,20 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     return b;
   }
 
-  it('posts the placeholder with the queue position before waiting, and help/status never wait behind answers', async () => {
+  it('shows the queue position in the status line before waiting (no message that notifies), and help/status never wait behind answers', async () => {
     const b = await bot({ concurrency: 1 });
-    const release = fake.hold('chat.update', (body) => body.channel === 'CBUSY1');
+    const release = fake.hold('chat.postMessage', (body) => body.channel === 'CBUSY1');
     await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CBUSY1' })));
-    // The only answer slot is now taken until Slack answers this update.
-    await fake.waitFor(() => inChannel(fake, 'chat.update', 'CBUSY1')[0]);
+    // The only answer slot is now taken until Slack answers this post.
+    await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CBUSY1')[0]);
+    const statusIn = (ch: string) => fake.callsOf('assistant.threads.setStatus').filter((c) => c.body.channel_id === ch);
     await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do I book the confocal microscope?', channel: 'CBUSY2' })));
-    const second = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CBUSY2')[0]);
+    const second = await fake.waitFor(() => statusIn('CBUSY2')[0]);
     expect(second.body.thread_ts).toBeDefined();
-    expect(String(second.body.text)).toMatch(/Searching/);
-    expect(String(second.body.text)).toMatch(/yours is next/);
+    expect(String(second.body.status)).toMatch(/yours is next/);
     await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Where is the -80 freezer rack for plasmids?', channel: 'CBUSY3' })));
-    const third = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CBUSY3')[0]);
-    expect(String(third.body.text)).toMatch(/1 questions before yours/);
+    const third = await fake.waitFor(() => statusIn('CBUSY3')[0]);
+    expect(String(third.body.status)).toMatch(/1 questions before yours/);
 
     await post(b.url, slashRequest(SIGNING_SECRET, { text: 'help', responseUrl: fake.responseUrl('busy-help') }));
     await post(b.url, slashRequest(SIGNING_SECRET, { text: 'status', responseUrl: fake.responseUrl('busy-status') }));
@@ -62,13 +62,16 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     expect(String(help.body.text)).toContain('/labbot ask');
     const status = await fake.waitFor(() => fake.responses.find((r) => r.id === 'busy-status'));
     expect(String(status.body.text)).toContain(app.version);
-    // Nothing was answered meanwhile: the first answer still holds the slot.
-    expect(inChannel(fake, 'chat.update', 'CBUSY2')).toEqual([]);
+    // Nothing was posted in the waiting threads meanwhile: no "Searching…" message notified anyone.
+    expect(inChannel(fake, 'chat.postMessage', 'CBUSY2')).toEqual([]);
+    expect(inChannel(fake, 'chat.postMessage', 'CBUSY3')).toEqual([]);
 
     release();
     for (const ch of ['CBUSY2', 'CBUSY3']) {
-      const update = await fake.waitFor(() => inChannel(fake, 'chat.update', ch)[0]);
-      expect(shown(update)).toMatch(/\[S\d+\]/);
+      const answer = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', ch)[0]);
+      expect(shown(answer)).toMatch(/\[S\d+\]/);
+      // When its turn came, the status line said labbot was searching.
+      expect(statusIn(ch).map((c) => String(c.body.status)).some((t) => /searching/.test(t))).toBe(true);
     }
   });
 
@@ -83,12 +86,12 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     // A plain follow-up in a thread labbot answered, in a channel that became shared since.
     const parent = '1700006000.000100';
     await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CNOWSHARED', ts: parent })));
-    await fake.waitFor(() => inChannel(fake, 'chat.update', 'CNOWSHARED')[0]);
+    await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CNOWSHARED')[0]);
     await post(b.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice?', channel: 'CNOWSHARED', threadTs: parent, extShared: true })));
     const second = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CNOWSHARED')[1]);
     expect(String(second.body.text)).toMatch(/shared with another organisation/);
     expect(second.body.thread_ts).toBe(parent);
-    expect(inChannel(fake, 'chat.update', 'CNOWSHARED')).toHaveLength(1);
+    expect(inChannel(fake, 'chat.postMessage', 'CNOWSHARED')).toHaveLength(2);
 
     // Slash commands and the message shortcut carry no flag: they go by what the channel's events said.
     await post(b.url, slashRequest(SIGNING_SECRET, { text: 'ask What is the renewal code word?', channel: 'CPISHARED', responseUrl: fake.responseUrl('connect-ask') }));
@@ -107,7 +110,7 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
   it('answers from public material only in a Slack Connect channel when configured so, and says so', async () => {
     const b = await bot({ config: { ...app.config, slackConnect: 'public' } });
     await post(b.url, eventRequest(SIGNING_SECRET, { ...mentionEnvelope({ text: 'What is the renewal code word?', channel: 'CPI' }), is_ext_shared_channel: true }));
-    const update = await fake.waitFor(() => inChannel(fake, 'chat.update', 'CPI')[0]);
+    const update = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CPI')[0]);
     expect(shown(update)).not.toMatch(/NIGHTJAR/);
     expect(shown(update)).toMatch(/only the lab’s public material/);
   });
@@ -117,16 +120,16 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     const env = channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DFILE', channelType: 'im', subtype: 'file_share' });
     (env.event as Record<string, unknown>).files = [{ id: 'F1', name: 'gel.png', mimetype: 'image/png' }];
     await post(b.url, eventRequest(SIGNING_SECRET, env));
-    const update = await fake.waitFor(() => inChannel(fake, 'chat.update', 'DFILE')[0]);
+    const update = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'DFILE')[0]);
     expect(shown(update)).toMatch(/do not read attachments/);
     expect(shown(update)).toMatch(/\[S\d+\]/);
   });
 
   it('drains acknowledged events and queued answers at shutdown; new events get 503', async () => {
     const b = await bot({ concurrency: 1, drainMs: 60_000 });
-    const release = fake.hold('chat.update', (body) => body.channel === 'CDRAIN1');
+    const release = fake.hold('chat.postMessage', (body) => body.channel === 'CDRAIN1');
     await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CDRAIN1' })));
-    await fake.waitFor(() => inChannel(fake, 'chat.update', 'CDRAIN1')[0]);
+    await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CDRAIN1')[0]);
     // Acknowledged, then shutdown starts before (or while) it is handed to the handlers.
     expect((await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do I book the confocal microscope?', channel: 'CDRAIN2' })))).status).toBe(200);
     const order: string[] = [];
@@ -137,8 +140,9 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     release();
     await stopped;
     expect(order).toEqual(['released', 'stopped']);
-    // Both answers were delivered before stop() returned: no "Searching…" left behind.
-    expect(shown(inChannel(fake, 'chat.update', 'CDRAIN2')[0])).toMatch(/\[S\d+\]/);
+    // Both answers were delivered before stop() returned: no status line left behind.
+    expect(shown(inChannel(fake, 'chat.postMessage', 'CDRAIN2')[0])).toMatch(/\[S\d+\]/);
+    expect([...fake.conversation.statuses.keys()].filter((k) => k.startsWith('CDRAIN'))).toEqual([]);
     expect(inChannel(fake, 'chat.postMessage', 'CDRAIN3')).toEqual([]);
   });
 
@@ -147,19 +151,23 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     expect((await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CLASTACK' })))).status).toBe(200);
     // Nothing else is in flight: the drain must still wait for this acknowledged event.
     await b.bot.stop();
-    expect(shown(inChannel(fake, 'chat.update', 'CLASTACK')[0])).toMatch(/\[S\d+\]/);
+    expect(shown(inChannel(fake, 'chat.postMessage', 'CLASTACK')[0])).toMatch(/\[S\d+\]/);
   });
 
-  it('bounds the drain: a stuck answer gets a "restarting" note instead of a stale placeholder', async () => {
+  it('bounds the drain: a stuck answer and a queued one each get a "restarting" note in their thread instead of a silent status', async () => {
     const b = await bot({ concurrency: 1, drainMs: 300 });
-    const release = fake.hold('chat.update', (body) => body.channel === 'CSTUCK' && !String(body.text).includes('restarting'));
+    const release = fake.hold('chat.postMessage', (body) => body.channel === 'CSTUCK' && !String(body.text).includes('restarting'));
     await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CSTUCK' })));
-    await fake.waitFor(() => inChannel(fake, 'chat.update', 'CSTUCK')[0]);
-    await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do I book the confocal microscope?', channel: 'CSTUCK2' })));
-    await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CSTUCK2')[0]);
+    await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CSTUCK')[0]);
+    const queued = mentionEnvelope({ text: 'How do I book the confocal microscope?', channel: 'CSTUCK2' });
+    await post(b.url, eventRequest(SIGNING_SECRET, queued));
+    await fake.waitFor(() => fake.callsOf('assistant.threads.setStatus').find((c) => c.body.channel_id === 'CSTUCK2'));
     await b.bot.stop();
-    const notes = [...inChannel(fake, 'chat.update', 'CSTUCK'), ...inChannel(fake, 'chat.update', 'CSTUCK2')].filter((c) => /restarting/.test(String(c.body.text)));
+    const notes = [...inChannel(fake, 'chat.postMessage', 'CSTUCK'), ...inChannel(fake, 'chat.postMessage', 'CSTUCK2')].filter((c) => /restarting/.test(String(c.body.text)));
     expect(notes.map((c) => c.body.channel).sort()).toEqual(['CSTUCK', 'CSTUCK2']);
+    expect(notes.find((c) => c.body.channel === 'CSTUCK2')?.body.thread_ts).toBe((queued.event as { ts: string }).ts);
+    // The note is a reply, so Slack has cleared the status line of the queued question.
+    expect(fake.conversation.statuses.has(`CSTUCK2:${(queued.event as { ts: string }).ts}`)).toBe(false);
     release();
   });
 });

@@ -46,11 +46,11 @@ describe('answers longer than Slack allows (model via a fake OpenAI endpoint)', 
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Tell me everything about the Western blot blocking step', channel: 'CLONG' })));
     const thread = await fake.waitFor(() => {
       const calls = fake.calls.filter((c) => c.body.channel === 'CLONG' && (c.method === 'chat.update' || c.method === 'chat.postMessage'));
-      // placeholder + update + at least one continuation, and the last one carries the buttons
+      // the streamed preview replaced + at least one continuation, and the last one carries the feedback buttons
       const last = calls[calls.length - 1];
-      return calls.length >= 3 && JSON.stringify(last?.body.blocks ?? []).includes('labbot_feedback_up') ? calls : undefined;
+      return calls.length >= 2 && JSON.stringify(last?.body.blocks ?? []).includes('feedback_buttons') ? calls : undefined;
     }, 30_000);
-    const answerCalls = thread.slice(1);
+    const answerCalls = thread;
     for (const c of answerCalls) {
       expect(validateBlocks(c.body.blocks)).toBeUndefined();
       expect((c.body.blocks as unknown[]).length).toBeLessThanOrEqual(50);
@@ -62,7 +62,7 @@ describe('answers longer than Slack allows (model via a fake OpenAI endpoint)', 
     const all = answerCalls.flatMap(sectionTexts).join('\n');
     for (let i = 0; i < 120; i++) expect(all).toContain(`*Point ${i}.*`);
     expect(all.match(/blocking step with milk/g)?.length).toBe(120 * 30);
-    expect(fake.calls.some((c) => c.body.channel === 'CLONG' && c.method.startsWith('chat.') && c.body.blocks === undefined && c !== thread[0])).toBe(false);
+    expect(fake.calls.some((c) => c.body.channel === 'CLONG' && (c.method === 'chat.update' || c.method === 'chat.postMessage') && c.body.blocks === undefined)).toBe(false);
     expect(JSON.stringify(answerCalls[answerCalls.length - 1].body.blocks)).toContain('Answered by fake-chat');
   });
 
@@ -76,8 +76,9 @@ describe('answers longer than Slack allows (model via a fake OpenAI endpoint)', 
       { ts: '1700000201.000100', user: 'UASKER', text: '<@UBOT> and the secondary?' },
     ]);
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'and the secondary?', channel: 'CMODEL', ts: '1700000201.000100', threadTs: parent })));
-    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CMODEL'));
-    expect(sectionTexts(update).join('\n')).toContain('1:1000');
+    // Streamed in the thread to the asker; the checked answer kept the model's text.
+    await fake.waitFor(() => [...fake.streams.values()].find((x) => x.channel === 'CMODEL' && x.stopped));
+    expect([...fake.streams.values()].find((x) => x.channel === 'CMODEL')!.text).toContain('1:1000');
     const rewriteCall = openai.requests.find((r) => JSON.stringify(r.body).includes('Rewrite the last question'));
     expect(JSON.stringify(rewriteCall?.body)).toContain('Western blot primary antibody dilution?');
   });
@@ -95,10 +96,10 @@ describe('never silent: empty index and Chroma outage', () => {
     const bot = await startTestBot(app);
     try {
       await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What dilution?', channel: 'CEMPTY' })));
-      const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CEMPTY'));
+      const update = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CEMPTY'));
       expect(String(update.body.text)).toMatch(/index is empty.*\/labbot reindex/);
       await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '¿Qué dilución se usa para el anticuerpo primario?', channel: 'CEMPTYES' })));
-      const es = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CEMPTYES'));
+      const es = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CEMPTYES'));
       expect(String(es.body.text)).toMatch(/índice está vacío/);
     } finally {
       await bot.close();
@@ -117,7 +118,7 @@ describe('never silent: empty index and Chroma outage', () => {
       await chroma.stop();
       chroma = undefined;
       await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What antibody dilution for the Western blot?', channel: 'CDOWN' })));
-      const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CDOWN'), 30_000);
+      const update = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CDOWN'), 30_000);
       expect(String(update.body.text)).toMatch(/index is unavailable right now/);
     } finally {
       await bot.close();
@@ -152,7 +153,7 @@ describe('Socket Mode', () => {
     const envelope = mentionEnvelope({ text: 'What antibody dilution is used for the Western blot primary antibody?', channel: 'CSOCK' });
     const id = fake.sendEnvelope('events_api', envelope);
     await fake.waitFor(() => fake.wsReceived.find((m) => m.envelope_id === id));
-    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CSOCK'));
+    const update = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CSOCK'));
     expect(sectionTexts(update).join('\n')).toMatch(/\[S\d+\]/);
     // The same event delivered again over the socket is acked but not answered twice.
     const again = fake.sendEnvelope('events_api', envelope);
@@ -160,8 +161,8 @@ describe('Socket Mode', () => {
     // A later event answered means the repeat went through Bolt before it (the socket delivers
     // in order): a second answer to CSOCK would have been started by then. No fixed wait.
     fake.sendEnvelope('events_api', mentionEnvelope({ text: 'How long do we block the membrane?', channel: 'CSOCK2' }));
-    await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CSOCK2'));
+    await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CSOCK2'));
     expect(fake.calls.filter((c) => c.body.channel === 'CSOCK' && c.method === 'chat.postMessage')).toHaveLength(1);
-    expect(fake.calls.filter((c) => c.body.channel === 'CSOCK' && c.method === 'chat.update')).toHaveLength(1);
+    expect(fake.calls.filter((c) => c.body.channel === 'CSOCK' && c.method === 'chat.update')).toHaveLength(0);
   });
 });

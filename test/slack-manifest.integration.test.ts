@@ -1,7 +1,8 @@
 // manifest.json asks for exactly the scopes and events labbot uses: every feature is exercised
 // against the fake Slack, the Web API methods it called (and the conversation types it read)
 // are mapped to scopes by Slack's method reference, and the union must equal the manifest's.
-// (manifest.json also validates against slackapi/manifest-schema 1.0.0; see docs/slack.md.)
+// (manifest.json also validates against slackapi/manifest-schema's 1.0.0 schema as of its 0.5.0
+// release, which knows agent_view; see docs/slack.md.)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +11,8 @@ import { type FakeSlack } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
 import {
+  appContextChangedEnvelope,
   appHomeOpenedEnvelope,
-  assistantThreadStartedEnvelope,
   blockActionRequest,
   channelMessageEnvelope,
   eventRequest,
@@ -22,7 +23,13 @@ import {
 } from './helpers/slack-request.ts';
 
 interface Manifest {
-  features: { app_home: { home_tab_enabled: boolean }; shortcuts: { callback_id: string; type: string }[]; slash_commands: { command: string }[]; assistant_view?: unknown };
+  features: {
+    app_home: { home_tab_enabled: boolean; messages_tab_enabled: boolean };
+    shortcuts: { callback_id: string; type: string }[];
+    slash_commands: { command: string }[];
+    assistant_view?: unknown;
+    agent_view?: { agent_description?: string };
+  };
   oauth_config: { scopes: { bot: string[] } };
   settings: { event_subscriptions: { bot_events: string[] } };
 }
@@ -43,6 +50,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'views.publish': [],
   'chat.postEphemeral': ['chat:write'],
   'users.info': ['users:read'],
+  'reactions.add': ['reactions:write'],
+  'reactions.remove': ['reactions:write'],
 };
 const HISTORY_SCOPE: Record<string, string> = { channel: 'channels:history', group: 'groups:history', im: 'im:history', mpim: 'mpim:history' };
 // Events and the scope each subscription needs (docs.slack.dev/reference/events/*).
@@ -53,7 +62,7 @@ const EVENT_SCOPES: Record<string, string[]> = {
   'message.im': ['im:history'],
   'message.mpim': ['mpim:history'],
   app_home_opened: [],
-  assistant_thread_started: ['assistant:write'],
+  app_context_changed: [],
 };
 
 const LAB = path.resolve('examples/lab');
@@ -76,6 +85,8 @@ describe('manifest.json matches what labbot calls and listens to', () => {
     const answers = () => fake.callsOf('chat.update').length + fake.callsOf('chat.postMessage').length;
     const until = (n: number) => fake.waitFor(() => answers() >= n);
 
+    // Where Slack refuses a status line, a reaction shows labbot at work (reactions:write).
+    fake.failNext('assistant.threads.setStatus', { error: 'not_allowed_token_type' });
     // A mention in a public channel, then plain follow-ups in public, private and group-DM threads.
     for (const [channel, type] of [['CPUB', 'channel'], ['GPRIV', 'group'], ['GMPIM', 'mpim']] as const) {
       typeOf.set(channel, type);
@@ -83,10 +94,13 @@ describe('manifest.json matches what labbot calls and listens to', () => {
       fake.threads.set(`${channel}:${parent}`, [{ ts: parent, user: 'UASKER', text: '<@UBOT> How long is the TRIzol incubation?' }]);
       const n = answers();
       await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel, ts: parent })));
+      await until(n + 1);
+      // A follow-up by the asker, soon after the answer, with no mention.
+      await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice?', channel, threadTs: parent, channelType: type })));
       await until(n + 2);
-      // A follow-up naming a colleague: the mention is read by name (users.info).
-      await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice, as <@UPI> does?', channel, threadTs: parent, channelType: type })));
-      await until(n + 4);
+      // A mention naming a colleague: the mention is read by name (users.info).
+      await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'and at 4 °C, as <@UPI> does?', channel, threadTs: parent })));
+      await until(n + 3);
       events.add('app_mention').add(`message.${type === 'channel' ? 'channels' : type === 'group' ? 'groups' : 'mpim'}`);
     }
     // A DM and a reply in its thread.
@@ -95,16 +109,18 @@ describe('manifest.json matches what labbot calls and listens to', () => {
     fake.threads.set(`DIM:${dm}`, [{ ts: dm, user: 'UASKER', text: 'How long is the TRIzol incubation?' }]);
     let n = answers();
     await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice?', channel: 'DIM', channelType: 'im', threadTs: dm })));
-    await until(n + 2);
-    events.add('message.im');
-    // An assistant thread, the App Home, /labbot ask + Share, the message shortcut, a reindex.
-    typeOf.set('DAI', 'im');
-    await post(bot.url, eventRequest(SIGNING_SECRET, assistantThreadStartedEnvelope({ user: 'UASKER', channel: 'DAI', threadTs: '1700009200.000100' })));
-    n = answers();
-    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DAI', channelType: 'im', threadTs: '1700009200.000100' })));
     await until(n + 1);
+    events.add('message.im');
+    // The agent view (labbot's DM opened, then the user moves around), the App Home, /labbot ask + Share, the message shortcut, a reindex.
+    typeOf.set('DAI', 'im');
+    await post(bot.url, eventRequest(SIGNING_SECRET, appHomeOpenedEnvelope({ user: 'UASKER', tab: 'messages' })));
     await fake.waitFor(() => fake.callsOf('assistant.threads.setSuggestedPrompts')[0]);
-    events.add('assistant_thread_started');
+    await post(bot.url, eventRequest(SIGNING_SECRET, appContextChangedEnvelope({ user: 'UAGENT2', channel: 'DAGENT2', viewing: 'CPUB' })));
+    await fake.waitFor(() => fake.callsOf('assistant.threads.setSuggestedPrompts')[1]);
+    events.add('app_context_changed');
+    n = answers();
+    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DAI', channelType: 'im' })));
+    await until(n + 1);
     await post(bot.url, eventRequest(SIGNING_SECRET, appHomeOpenedEnvelope({ user: 'UASKER' })));
     await fake.waitFor(() => fake.callsOf('views.publish')[0]);
     events.add('app_home_opened');
@@ -115,7 +131,7 @@ describe('manifest.json matches what labbot calls and listens to', () => {
     await fake.waitFor(() => fake.responses.find((r) => r.id === 'm-share'));
     n = answers();
     await post(bot.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: manifest.features.shortcuts[0].callback_id, text: 'How do I book the confocal microscope?', channel: 'CPUB', ts: '1700009300.000100', responseUrl: fake.responseUrl('m-sc') }));
-    await until(n + 2);
+    await until(n + 1);
     await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'reindex lab', user: 'UADMIN', responseUrl: fake.responseUrl('m-ri') }));
     await fake.waitFor(() => fake.responses.filter((r) => r.id === 'm-ri').length >= 2, 60_000);
 
@@ -135,7 +151,10 @@ describe('manifest.json matches what labbot calls and listens to', () => {
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...used].sort());
     expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual([...events].sort());
     expect(manifest.features.app_home.home_tab_enabled).toBe(true);
-    expect(manifest.features.assistant_view).toBeDefined();
+    // Slack's agent experience: the conversation is labbot's DM (the Messages tab); assistant_view is legacy.
+    expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
+    expect(manifest.features.agent_view?.agent_description).toBeTruthy();
+    expect(manifest.features.assistant_view).toBeUndefined();
     expect(manifest.features.slash_commands.map((c) => c.command)).toEqual(['/labbot']);
     expect(manifest.features.shortcuts).toEqual([expect.objectContaining({ type: 'message', callback_id: 'labbot_ask_about_message' })]);
   });

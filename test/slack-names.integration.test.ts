@@ -12,6 +12,7 @@ import type { FakeOpenAI } from './helpers/fake-openai.ts';
 import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-harness.ts';
 import { blocksTextLength, findMentions, validateMessage, type FakeSlack } from './helpers/fake-slack.ts';
 import { captureLog } from './helpers/log-capture.ts';
+import { feedbackRecordId, waitForAnswerWithRecord } from './helpers/slack-answers.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { appHomeOpenedEnvelope, blockActionRequest, eventRequest, mentionEnvelope, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
 
@@ -62,13 +63,13 @@ describe('mentioned users by name; private answers in full', () => {
     await harness?.close(); // the fake fails the suite if anything labbot posted would have pinged
   });
 
-  const recordOf = async (body: Record<string, unknown>) => bot.activity.get(actionValue(body, 'labbot_feedback_up')!);
+  const recordOf = async (body: Record<string, unknown>) => bot.activity.get((actionValue(body, 'labbot_feedback_up') ?? feedbackRecordId(body.blocks))!);
   const usersInfoFor = (id: string) => fake.callsOf('users.info').filter((c) => c.body.user === id);
 
   it('a mention question is recorded and searched with the mentioned user by name', async () => {
     openai.requests.length = 0;
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '<@UBOT> what did <@U123> say about p53?', channel: 'CNAMES' })));
-    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CNAMES'), 30_000);
+    const update = await waitForAnswerWithRecord(fake, 'CNAMES', 30_000);
     const record = await recordOf(update.body);
     expect(record?.question).toBe('what did @Ada Okafor say about p53?');
     expect(JSON.stringify(openai.requests.find((r) => r.path.endsWith('/chat/completions'))?.body)).toContain('what did @Ada Okafor say about p53?');
@@ -76,7 +77,7 @@ describe('mentioned users by name; private answers in full', () => {
     expect(usersInfoFor('UBOT')).toEqual([]);
     expect(usersInfoFor('U123')).toHaveLength(1);
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '<@UBOT> and <@U123> on p53 in fibroblasts?', channel: 'CNAMES2' })));
-    const again = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CNAMES2'), 30_000);
+    const again = await waitForAnswerWithRecord(fake, 'CNAMES2', 30_000);
     expect((await recordOf(again.body))?.question).toBe('and @Ada Okafor on p53 in fibroblasts?');
     expect(usersInfoFor('U123')).toHaveLength(1);
   });
@@ -84,7 +85,7 @@ describe('mentioned users by name; private answers in full', () => {
   it('falls back to the real name, and to "@user" when Slack cannot say (unknown user, missing scope) without holding the answer', async () => {
     fake.failNext('users.info', { error: 'missing_scope' });
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '<@UBOT> did <@U999> or <@U456> see p53 stabilised?', channel: 'CFALL' })));
-    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CFALL'), 30_000);
+    const update = await waitForAnswerWithRecord(fake, 'CFALL', 30_000);
     const question = (await recordOf(update.body))?.question;
     // One of the two lookups got missing_scope (whichever went first), the other its real answer.
     expect(question === 'did @user or @user see p53 stabilised?' || question === 'did @user or @Ben Moreau see p53 stabilised?').toBe(true);
@@ -100,7 +101,7 @@ describe('mentioned users by name; private answers in full', () => {
       bot.url,
       messageShortcutRequest(SIGNING_SECRET, { callbackId: 'labbot_ask_about_message', text: 'Is <@U123> right that p53 is stabilised after UV?', channel: 'CSHORT', ts: '1700000500.000100', responseUrl: fake.responseUrl('names-sc') }),
     );
-    const answer = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CSHORT'), 30_000);
+    const answer = await waitForAnswerWithRecord(fake, 'CSHORT', 30_000);
     expect((await recordOf(answer.body))?.question).toBe('Is @Ada Okafor right that p53 is stabilised after UV?');
   });
 

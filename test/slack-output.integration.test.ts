@@ -12,6 +12,7 @@ import type { FakeOpenAI } from './helpers/fake-openai.ts';
 import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-harness.ts';
 import { blocksTextLength, findMentions, validateMessage, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
+import { feedbackRecordId } from './helpers/slack-answers.ts';
 import { eventRequest, mentionEnvelope, post, slashRequest } from './helpers/slack-request.ts';
 
 const STEPS = 52;
@@ -38,8 +39,9 @@ function longAnswer(): string {
   return Array.from({ length: STEPS }, (_, i) => para(i)).join('\n\n');
 }
 
+/** The messages that carry the answer: the checked answer replacing the streamed preview, and its continuations. */
 function answerCalls(fake: FakeSlack, channel: string): SlackCall[] {
-  return fake.calls.filter((c) => c.body.channel === channel && (c.method === 'chat.update' || c.method === 'chat.postMessage')).slice(1);
+  return fake.calls.filter((c) => c.body.channel === channel && (c.method === 'chat.update' || c.method === 'chat.postMessage'));
 }
 
 const sectionText = (c: SlackCall) => ((c.body.blocks as { type: string; text?: { text: string } }[]) ?? []).filter((b) => b.type === 'section').map((b) => b.text!.text).join('\n');
@@ -71,7 +73,7 @@ describe('Slack output and input, end to end', () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do we block the membrane?', channel: 'CLONG' })));
     const calls = await fake.waitFor(() => {
       const c = answerCalls(fake, 'CLONG');
-      return c.length && JSON.stringify(c[c.length - 1].body.blocks ?? []).includes('labbot_feedback_up') ? c : undefined;
+      return c.length && JSON.stringify(c[c.length - 1].body.blocks ?? []).includes('feedback_buttons') ? c : undefined;
     }, 30_000);
     expect(fake.rejected.filter((r) => r.body.channel === 'CLONG')).toEqual([]);
     expect(calls[0].method).toBe('chat.update');
@@ -103,11 +105,11 @@ describe('Slack output and input, end to end', () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do we block the membrane, in detail?', channel: 'CSPLIT' })));
     const calls = await fake.waitFor(() => {
       const c = answerCalls(fake, 'CSPLIT');
-      return c.length && JSON.stringify(c[c.length - 1].body.blocks ?? []).includes('labbot_feedback_up') ? c : undefined;
+      return c.length && JSON.stringify(c[c.length - 1].body.blocks ?? []).includes('feedback_buttons') ? c : undefined;
     }, 30_000);
     expect(calls[0].method).toBe('chat.update'); // the refused one
     const delivered = calls.slice(1);
-    expect(delivered[0].method).toBe('chat.update'); // its first half replaces the placeholder
+    expect(delivered[0].method).toBe('chat.update'); // its first half replaces the streamed preview
     for (const c of delivered) expect(c.body.blocks).toBeDefined();
     const all = delivered.map(sectionText).join('\n');
     for (let i = 0; i < STEPS; i++) expect(all).toContain(`*Step ${i}.*`);
@@ -119,8 +121,9 @@ describe('Slack output and input, end to end', () => {
     openai.reply = () => 'Block for one hour [S1].';
     const text = 'Is R&amp;D milk &lt;5%&gt; ok per <https://wiki.example/blocking|the wiki> in <#C0123|lab-general>? ask <@U999> <!here>';
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text, channel: 'CINPUT' })));
-    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CINPUT'));
-    const id = (update.body.blocks as { type: string; elements?: { value?: string }[] }[]).find((b) => b.type === 'actions')?.elements?.[0]?.value;
+    // The answer is streamed (its Sources and feedback come with chat.stopStream), or posted, or replaces the stream.
+    const done = await fake.waitFor(() => fake.calls.find((c) => c.body.channel === 'CINPUT' && ['chat.stopStream', 'chat.postMessage', 'chat.update'].includes(c.method) && feedbackRecordId(c.body.blocks)));
+    const id = feedbackRecordId(done.body.blocks);
     const record = await bot.activity.get(id!);
     expect(record?.question).toBe('Is R&D milk <5%> ok per the wiki (https://wiki.example/blocking) in #lab-general? ask @user @here');
     const sent = JSON.stringify(openai.requests.at(-1)?.body);

@@ -59,8 +59,8 @@ describe('Slack surfaces', () => {
     const ts = '1700007000.000100';
     const res = await post(bot.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: ASK_SHORTCUT, text: 'How long is the TRIzol incubation?', channel: 'CSHORT', ts, user: 'USC', responseUrl: fake.responseUrl('sc1') }));
     expect(res.status).toBe(200);
-    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CSHORT'));
-    expect(fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CSHORT')?.body.thread_ts).toBe(ts);
+    const update = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CSHORT'));
+    expect(update.body.thread_ts).toBe(ts);
     expect(JSON.stringify(update.body.blocks)).toMatch(/\[S\d+\]/);
     const recent = await bot.activity.recent(20);
     expect(recent.find((r) => r.user === 'USC')?.question).toBe('How long is the TRIzol incubation?');
@@ -74,28 +74,44 @@ describe('Slack surfaces', () => {
     expect(JSON.stringify(reply.body.blocks)).toMatch(/\[S\d+\]/);
   });
 
-  it('publishes an App Home with how to ask, what the index holds and only the user’s own recent questions, escaped', async () => {
+  it('App Home: a member sees what labbot knows in words, example questions and links to their own recent threads; not the index internals', async () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, dmEnvelope({ text: 'How long is the TRIzol incubation? <!channel>', channel: 'DHOME', user: 'UHOME' })));
     await post(bot.url, eventRequest(SIGNING_SECRET, dmEnvelope({ text: 'What is the secret of someone else?', channel: 'DHOME2', user: 'UELSE' })));
-    await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'DHOME') && fake.callsOf('chat.update').find((c) => c.body.channel === 'DHOME2'));
-    await post(bot.url, eventRequest(SIGNING_SECRET, appHomeOpenedEnvelope({ user: 'UHOME', tab: 'messages' })));
+    await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DHOME') && fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DHOME2'));
+    const asked = fake.calls.find((c) => c.method === 'chat.postMessage' && c.body.channel === 'DHOME')!.body.thread_ts as string;
     await post(bot.url, eventRequest(SIGNING_SECRET, appHomeOpenedEnvelope({ user: 'UHOME' })));
-    const pub = await fake.waitFor(() => fake.callsOf('views.publish')[0]);
-    expect(fake.callsOf('views.publish')).toHaveLength(1);
-    expect(pub.body.user_id).toBe('UHOME');
+    const pub = await fake.waitFor(() => fake.callsOf('views.publish').find((c) => c.body.user_id === 'UHOME'));
     const view = (typeof pub.body.view === 'string' ? JSON.parse(pub.body.view) : pub.body.view) as { type: string; blocks: Blocks };
     expect(view.type).toBe('home');
     const text = sections(view.blocks).join('\n');
     expect(text).toContain('/labbot ask');
-    expect(text).toContain(app.version);
-    expect(text).toMatch(new RegExp(`\\*lab\\*: ${app.catalog.stats().bySource.lab.documents} documents`));
-    expect(text).toContain('How long is the TRIzol incubation?');
+    // What labbot knows, in words, over what this member may read.
+    const kinds = app.catalog.stats().bySource.lab.byKind;
+    expect(text).toContain(`*lab*: ${kinds.paper!.documents} papers, ${kinds.protocol!.documents} protocols, 1 slide deck and`);
+    expect(text).toMatch(/\d+ wiki pages/);
+    // Example questions name this lab's own material.
+    expect(text).toMatch(/\*Try asking\*\n• What are the steps of the protocol “/);
+    // Their own question, linked to its thread; nobody else's; nothing that pings.
+    expect(text).toContain(`<https://lab.slack.com/archives/DHOME/p${asked.replace('.', '')}|How long is the TRIzol incubation? @channel>`);
     expect(text).not.toContain('<!channel>');
     expect(text).not.toContain('secret of someone else');
+    // Members do not see the index hash or the queue counters.
+    expect(text).not.toContain(app.version);
+    expect(text).not.toMatch(/Queue|chunks/);
+  });
+
+  it('App Home: an admin also sees the index version, chunks, syncs and the queue', async () => {
+    await post(bot.url, eventRequest(SIGNING_SECRET, appHomeOpenedEnvelope({ user: 'UADMIN' })));
+    const pub = await fake.waitFor(() => fake.callsOf('views.publish').find((c) => c.body.user_id === 'UADMIN'));
+    const view = (typeof pub.body.view === 'string' ? JSON.parse(pub.body.view) : pub.body.view) as { blocks: Blocks };
+    const text = sections(view.blocks).join('\n');
+    expect(text).toContain('*For admins: the index*');
+    expect(text).toContain(app.version);
+    expect(text).toMatch(new RegExp(`\\*lab\\*: ${app.catalog.stats().bySource.lab.documents} documents, \\d+ chunks`));
   });
 });
 
-describe('Slack AI-app surface (assistant threads)', () => {
+describe('Slack AI-app surface: the legacy assistant pane (apps installed with assistant_view)', () => {
   let app: App;
   let fake: FakeSlack;
   let bot: RunningBot;
@@ -107,6 +123,7 @@ describe('Slack AI-app surface (assistant threads)', () => {
   afterAll(async () => harness?.close());
 
   it('suggests prompts in a new assistant thread, shows a status while searching, and posts the offline answer at once', async () => {
+    fake.conversation.appView = 'assistant';
     const root = '1700008000.000100';
     await post(bot.url, eventRequest(SIGNING_SECRET, assistantThreadStartedEnvelope({ user: 'UAI', channel: 'DAI', threadTs: root })));
     const prompts = await fake.waitFor(() => fake.callsOf('assistant.threads.setSuggestedPrompts')[0]);
@@ -128,6 +145,7 @@ describe('Slack AI-app surface (assistant threads)', () => {
     expect(JSON.stringify(answer.body.blocks)).toMatch(/\[S\d+\]/);
     expect(fake.callsOf('chat.update').filter((c) => c.body.channel === 'DAI')).toEqual([]);
     expect(fake.callsOf('chat.startStream')).toEqual([]);
+    expect(fake.conversation.prompts.get(`DAI:${root}`)).toEqual(list);
     // Slack's thread title is not a turn of the conversation.
     const record = (await bot.activity.recent(10)).find((r) => r.user === 'UAI');
     expect(record?.searchedAs ?? record?.question).toBe('How long is the TRIzol incubation?');

@@ -6,7 +6,8 @@ import type { App } from '../src/app.ts';
 import { openTestApp } from './helpers/app.ts';
 import { startFakeSlack, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
-import { blockActionRequest, dmEnvelope, eventRequest, mentionEnvelope, post, sign, slashRequest } from './helpers/slack-request.ts';
+import { feedbackRecordId, waitForPost } from './helpers/slack-answers.ts';
+import { blockActionRequest, dmEnvelope, eventRequest, feedbackButtonsRequest, mentionEnvelope, post, sign, slashRequest } from './helpers/slack-request.ts';
 
 const LAB = path.resolve('examples/lab');
 const fileConfig = {
@@ -42,7 +43,7 @@ describe('Slack bot over HTTP (Events API)', () => {
     barriers += 1;
     const channel = `CBARRIER${barriers}`;
     expect((await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel })))).status).toBe(200);
-    await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === channel));
+    await waitForPost(fake, channel);
     return channel;
   }
 
@@ -76,7 +77,7 @@ describe('Slack bot over HTTP (Events API)', () => {
     tampered.body = tampered.body.replace('primary', 'secondary');
     expect((await post(bot.url, tampered)).status).toBe(401);
     const channel = await barrier();
-    expect(fake.calls.slice(before).filter((c) => c.body.channel !== channel)).toEqual([]);
+    expect(fake.calls.slice(before).filter((c) => (c.body.channel ?? c.body.channel_id) !== channel)).toEqual([]);
   });
 
   it('answers a mention once, in its thread, with a valid citation; retries give no second answer', async () => {
@@ -85,18 +86,18 @@ describe('Slack bot over HTTP (Events API)', () => {
     const res = await post(bot.url, eventRequest(SIGNING_SECRET, env));
     expect(res.status).toBe(200);
     expect(res.ms).toBeLessThan(1000);
-    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CMENTION'));
-    const placeholder = fake.callsOf('chat.postMessage').filter((c) => c.body.channel === 'CMENTION');
-    expect(placeholder).toHaveLength(1);
-    expect(placeholder[0].body.thread_ts).toBe(ts);
+    // The answer is the one message posted (the notifying one), in the thread; a status line showed labbot at work.
+    const update = await waitForPost(fake, 'CMENTION');
+    expect(fake.callsOf('chat.postMessage').filter((c) => c.body.channel === 'CMENTION')).toHaveLength(1);
+    expect(update.body.thread_ts).toBe(ts);
+    expect(fake.callsOf('assistant.threads.setStatus').find((c) => c.body.channel_id === 'CMENTION')?.body.thread_ts).toBe(ts);
     const text = shownText(update);
     expect(text).toMatch(/\[S\d+\]/);
     expect(text).toContain('*Sources*');
     expect(text).toMatch(/extractive|Quoted from the sources/i);
     expect(text).not.toContain('<@UBOT>');
-    // The button carries the record id; the record's citations point at indexed documents.
-    const actions = (update.body.blocks as { type: string; elements?: { value?: string; action_id?: string }[] }[]).find((b) => b.type === 'actions');
-    const id = actions?.elements?.[0]?.value;
+    // The feedback buttons carry the record id; the record's citations point at indexed documents.
+    const id = feedbackRecordId(update.body.blocks);
     expect(id).toBeTruthy();
     const record = await bot.activity.get(id!);
     expect(record?.citations.length).toBeGreaterThan(0);
@@ -110,7 +111,7 @@ describe('Slack bot over HTTP (Events API)', () => {
       expect(r.status).toBe(200);
     }
     await barrier();
-    expect(fake.calls.filter((c) => c.body.channel === 'CMENTION' && c.method.startsWith('chat.'))).toHaveLength(2);
+    expect(fake.calls.filter((c) => c.body.channel === 'CMENTION' && c.method.startsWith('chat.'))).toHaveLength(1);
   });
 
   it('uses the thread for a follow-up: conversations.replies, question rewritten with the earlier topic', async () => {
@@ -122,13 +123,12 @@ describe('Slack bot over HTTP (Events API)', () => {
     ]);
     const env = mentionEnvelope({ text: 'and for HEK293T?', channel: 'CTHREAD', ts: '1700000102.000100', threadTs: parentTs });
     expect((await post(bot.url, eventRequest(SIGNING_SECRET, env))).status).toBe(200);
-    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CTHREAD'));
+    const update = await waitForPost(fake, 'CTHREAD');
     const replies = fake.callsOf('conversations.replies').filter((c) => c.body.channel === 'CTHREAD');
     expect(replies).toHaveLength(1);
     expect(replies[0].body.ts).toBe(parentTs);
     expect(fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CTHREAD')?.body.thread_ts).toBe(parentTs);
-    const id = (update.body.blocks as { type: string; elements?: { value?: string }[] }[]).find((b) => b.type === 'actions')?.elements?.[0]?.value;
-    const record = await bot.activity.get(id!);
+    const record = await bot.activity.get(feedbackRecordId(update.body.blocks)!);
     expect(record?.question).toBe('and for HEK293T?');
     expect(record?.searchedAs).toMatch(/HEK293T/);
     expect(record?.searchedAs).toMatch(/passage/i);
@@ -142,7 +142,7 @@ describe('Slack bot over HTTP (Events API)', () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, ignoredEdit));
     const env = dmEnvelope({ text: 'What dilution is used for the primary antibody in the Western blot?', channel: 'DUSER1', user: 'UDM' });
     expect((await post(bot.url, eventRequest(SIGNING_SECRET, env))).status).toBe(200);
-    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'DUSER1'));
+    const update = await waitForPost(fake, 'DUSER1');
     expect(shownText(update)).toMatch(/\[S\d+\]/);
     // Answered in a thread under the question, so each DM question keeps its own conversation.
     expect(fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DUSER1')?.body.thread_ts).toBe((env.event as { ts: string }).ts);
@@ -164,26 +164,26 @@ describe('Slack bot over HTTP (Events API)', () => {
       i += 1;
       const channel = `COPEN${i}`;
       await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: q, channel, user: 'UPI' })));
-      const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === channel));
+      const update = await waitForPost(fake, channel);
       expect(shownText(update)).not.toMatch(/NIGHTJAR/i);
       expect(shownText(update)).not.toMatch(/Grant renewal budget/i);
     }
     // A DM from a user without grants is public-only too.
     await post(bot.url, eventRequest(SIGNING_SECRET, dmEnvelope({ text: 'What is the renewal code word?', channel: 'DNOGRANT', user: 'UNOBODY' })));
-    const dm = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'DNOGRANT'));
+    const dm = await waitForPost(fake, 'DNOGRANT');
     expect(shownText(dm)).not.toMatch(/NIGHTJAR/i);
 
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What is the renewal code word?', channel: 'CPI' })));
-    const pi = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CPI'));
+    const pi = await waitForPost(fake, 'CPI');
     expect(shownText(pi)).toMatch(/NIGHTJAR/);
     expect(shownText(pi)).toMatch(/Grant renewal budget/i);
   });
 
-  it('survives a 429 with Retry-After on chat.update and still delivers the answer', async () => {
-    fake.failNext('chat.update', { status: 429, retryAfter: 1 });
+  it('survives a 429 with Retry-After on chat.postMessage and still delivers the answer', async () => {
+    fake.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How is the freezer organised?', channel: 'CRATE' })));
     const updates = await fake.waitFor(() => {
-      const u = fake.callsOf('chat.update').filter((c) => c.body.channel === 'CRATE');
+      const u = fake.callsOf('chat.postMessage').filter((c) => c.body.channel === 'CRATE');
       return u.length >= 2 ? u : undefined;
     });
     expect(updates[1].at - updates[0].at).toBeGreaterThanOrEqual(900);
@@ -191,7 +191,7 @@ describe('Slack bot over HTTP (Events API)', () => {
   });
 
   it('tells the user when Slack rejects the blocks (ok:false) instead of staying silent', async () => {
-    fake.failNext('chat.update', { error: 'invalid_blocks' });
+    fake.failNext('chat.postMessage', { error: 'invalid_blocks' });
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What is the BCA assay used for?', channel: 'CBLOCKS' })));
     const plain = await fake.waitFor(() => fake.callsOf('chat.postMessage').filter((c) => c.body.channel === 'CBLOCKS')[1]);
     expect(plain.body.blocks).toBeUndefined();
@@ -255,14 +255,16 @@ describe('Slack bot over HTTP (Events API)', () => {
     expect(Date.parse(st.lastSync.lab)).toBeGreaterThan(Date.now() - 120_000);
   });
 
-  it('stores 👍/👎 votes with the question record', async () => {
+  it('stores 👍/👎 votes with the question record, from Slack’s feedback buttons and from classic buttons', async () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What is the BCA assay for?', channel: 'CVOTE' })));
-    const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === 'CVOTE'));
-    const buttons = (update.body.blocks as { type: string; elements?: { value?: string; action_id?: string }[] }[]).find((b) => b.type === 'actions')!.elements!;
-    const id = buttons[0].value!;
-    expect(buttons.map((b) => b.action_id)).toEqual(['labbot_feedback_up', 'labbot_feedback_down']);
-    const r = await post(bot.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_feedback_up', value: id, user: 'UV1', responseUrl: fake.responseUrl('v1') }));
+    const update = await waitForPost(fake, 'CVOTE');
+    const native = (update.body.blocks as { type: string; elements?: { type: string; action_id?: string; positive_button?: { value: string }; negative_button?: { value: string } }[] }[]).find((b) => b.type === 'context_actions')!.elements!;
+    expect(native.map((e) => [e.type, e.action_id])).toEqual([['feedback_buttons', 'labbot_feedback']]);
+    const id = feedbackRecordId(update.body.blocks)!;
+    expect(native[0].negative_button?.value).toBe(`down:${id}`);
+    const r = await post(bot.url, feedbackButtonsRequest(SIGNING_SECRET, { value: `up:${id}`, user: 'UV1', channel: 'CVOTE', responseUrl: fake.responseUrl('v1') }));
     expect(r.status).toBe(200);
+    // Answers posted before carry classic buttons (one action id per vote): still recorded.
     await post(bot.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_feedback_down', value: id, user: 'UV2', responseUrl: fake.responseUrl('v2') }));
     await fake.waitFor(() => fake.responses.find((x) => x.id === 'v1') && fake.responses.find((x) => x.id === 'v2'));
     const record = await bot.activity.get(id);

@@ -9,19 +9,24 @@ import type { App } from '../app.ts';
 import type { Config } from '../config.ts';
 import type { ActivityStore, Vote } from '../store/activity.ts';
 import { createDeduper } from './dedupe.ts';
-import { handleFeedback } from './feedback.ts';
-import { FEEDBACK_DOWN, FEEDBACK_UP, noticeMessage, type SlackMessage } from './format.ts';
+import { handleFeedback, parseFeedbackValue } from './feedback.ts';
+import { FEEDBACK_DOWN, FEEDBACK_NATIVE, FEEDBACK_UP, noticeMessage, type SlackMessage } from './format.ts';
 import type { Reindexer } from './reindexer.ts';
 import { createLimiter } from './limiter.ts';
 import { fastEventAck, type FastEventAck } from './fast-ack.ts';
 import { createQuestionRunner } from './conversation.ts';
-import { conversationText, SUGGESTED_PROMPTS } from './conversation-texts.ts';
+import { conversationText } from './conversation-texts.ts';
 import { detectLanguage } from '../search/tokenize.ts';
 import { handleSlashCommand } from './slash.ts';
 import { routeMessage, type MessageEventFields } from './message-events.ts';
 import { createThreadTracker } from './threads.ts';
 import { createShareStore, SHARE_ACTION, shareAnswer } from './share.ts';
-import { ASK_SHORTCUT, publishHome } from './surfaces.ts';
+import { ASK_SHORTCUT } from './surfaces.ts';
+import { registerAgentSurfaces } from './agent.ts';
+import { createAnswerMap } from './answer-map.ts';
+import { registerEditHandlers } from './edits.ts';
+import { untaggedReplyIsForLabbot } from './etiquette.ts';
+import { createStatusSupport } from './progress.ts';
 import type { HandlerDeps } from './types.ts';
 import { createUserDirectory } from './user-names.ts';
 
@@ -82,6 +87,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     threads: createThreadTracker(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
     shares: createShareStore(deps.redis, deps.keyPrefix ?? 'labbot:', log),
     userNames: createUserDirectory({ log }),
+    answers: createAnswerMap(deps.redis, deps.keyPrefix ?? 'labbot:', log),
+    statusSupport: createStatusSupport(),
     log,
   };
   const clientOptions = {
@@ -155,8 +162,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     const e = event as unknown as MessageEventFields;
     const route = routeMessage(e, context.botUserId);
     if (route.kind === 'ignore') return;
-    // Plain replies in channel threads are answered only where labbot already answered.
-    if (route.kind === 'thread-reply' && !(await handlerDeps.threads.answered(e.channel, route.threadTs))) return;
+    // Plain replies in channel threads: only the asker's questions, soon after labbot's answer (etiquette.ts).
+    if (route.kind === 'thread-reply' && !(await untaggedReplyIsForLabbot(handlerDeps, { channel: e.channel, threadTs: route.threadTs, user: e.user, text: e.text ?? '', ts: e.ts }, context.botUserId))) return;
     if (!(await handlerDeps.dedupe.claim(body.event_id))) {
       log.info({ eventId: body.event_id }, 'duplicate message event ignored');
       return;
@@ -206,6 +213,12 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       await handleFeedback(handlerDeps, vote, action.value ?? '', body.user.id, respond);
     });
   }
+  // Slack's native feedback buttons: one action, the clicked button's value says which vote.
+  bolt.action(FEEDBACK_NATIVE, async ({ ack, action, body, respond }) => {
+    await ack();
+    const parsed = action.type === 'feedback_buttons' ? parseFeedbackValue(action.value) : undefined;
+    if (parsed) await handleFeedback(handlerDeps, parsed.vote, parsed.recordId, body.user.id, respond);
+  });
 
   bolt.shortcut({ callback_id: ASK_SHORTCUT, type: 'message_action' }, async ({ ack, shortcut, client, respond, context }) => {
     await ack();
@@ -231,22 +244,10 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     }, { extShared: await handlerDeps.threads.isShared(s.channel.id) });
   });
 
-  // A new assistant thread (Slack's AI-app surface): remember it, so its questions get a status
-  // instead of a placeholder, and offer a few questions to start with.
-  bolt.event('assistant_thread_started', async ({ event, client }) => {
-    const t = event.assistant_thread;
-    await handlerDeps.threads.rememberAssistant(t.channel_id, t.thread_ts);
-    try {
-      await client.assistant.threads.setSuggestedPrompts({ channel_id: t.channel_id, thread_ts: t.thread_ts, prompts: SUGGESTED_PROMPTS });
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'could not set suggested prompts');
-    }
-  });
-
-  bolt.event('app_home_opened', async ({ event, client }) => {
-    if (event.tab !== 'home') return;
-    await runner.track(publishHome(client, handlerDeps, event.user));
-  });
+  // Slack's agent experience (the DM as the conversation, suggested prompts, the legacy pane) and the App Home.
+  registerAgentSurfaces(bolt, handlerDeps, runner, deps.redis, deps.keyPrefix ?? 'labbot:');
+  // Edited questions are answered again; deleted ones take their answer along.
+  registerEditHandlers(bolt, handlerDeps, runner, extShared);
 
   bolt.action(SHARE_ACTION, async ({ ack, action, body, respond, client }) => {
     await ack();

@@ -11,8 +11,10 @@ export interface ConversationTexts {
   attachmentsNotRead: string;
   restarting: string;
   reindexProgressByDm: string;
-  /** Assistant thread status (shown after the app's name), with the queue position in busy moments. */
+  /** Thread status line (shown after the app's name), with the queue position in busy moments. */
   status(position: number): string;
+  /** What the status line rotates through while labbot works (assistant.threads.setStatus takes at most 10). */
+  loading: string[];
   reindexDone: string;
   /** A private answer longer than response_url takes: where its rest went. */
   restByDm: string;
@@ -29,6 +31,7 @@ const TEXTS: Record<Language, ConversationTexts> = {
     restarting: 'labbot is restarting and could not finish this answer. Please ask again in a minute.',
     reindexProgressByDm: 'Re-sync progress',
     status: (n) => (n <= 0 ? 'is searching the lab’s papers…' : n === 1 ? 'is busy: yours is next…' : `is busy: ${n - 1} questions before yours…`),
+    loading: ['Searching the papers…', 'Reading the protocols…', 'Looking through the slides and the wiki…', 'Checking the citations…'],
     reindexDone: 'Re-sync finished',
     restByDm: 'This answer is longer than Slack lets me reply here: the rest is in your direct messages with labbot.',
     restUndeliverable: 'This answer is longer than Slack lets me reply here, and I could not send you all of the rest. Ask again in a direct message to labbot.',
@@ -42,6 +45,7 @@ const TEXTS: Record<Language, ConversationTexts> = {
     restarting: 'labbot se está reiniciando y no pudo terminar esta respuesta. Vuelve a preguntar en un minuto.',
     reindexProgressByDm: 'Progreso de la resincronización',
     status: (n) => (n <= 0 ? 'está buscando en los artículos del laboratorio…' : n === 1 ? 'está ocupado: la tuya es la siguiente…' : `está ocupado: ${n - 1} preguntas antes de la tuya…`),
+    loading: ['Buscando en los artículos…', 'Leyendo los protocolos…', 'Revisando las presentaciones y la wiki…', 'Comprobando las citas…'],
     reindexDone: 'Resincronización terminada',
     restByDm: 'Esta respuesta es más larga de lo que Slack me deja responder aquí: el resto está en tus mensajes directos con labbot.',
     restUndeliverable: 'Esta respuesta es más larga de lo que Slack me deja responder aquí y no pude enviarte todo el resto. Vuelve a preguntar por mensaje directo a labbot.',
@@ -51,10 +55,3 @@ const TEXTS: Record<Language, ConversationTexts> = {
 export function conversationText(lang: Language): ConversationTexts {
   return TEXTS[lang] ?? TEXTS.en;
 }
-
-/** Suggested prompts for a new assistant thread (assistant.threads.setSuggestedPrompts). */
-export const SUGGESTED_PROMPTS = [
-  { title: 'Find a protocol', message: 'Which protocol do we use for RNA extraction, and what are its key steps?' },
-  { title: 'Summarise a paper', message: 'What are the main findings of our most recent paper?' },
-  { title: 'Lab how-to', message: 'How do I book shared equipment like the confocal microscope?' },
-];

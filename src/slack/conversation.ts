@@ -1,13 +1,16 @@
-// How one question goes through the bot: the Slack Connect rule, the "Searching…" placeholder
-// (posted before the answer limiter, with the queue position in busy moments), the limiter, and
-// the bookkeeping that lets shutdown drain what was acknowledged instead of leaving placeholders
-// behind.
+// How one question goes through the bot: the Slack Connect rule, the status line (shown before the
+// answer limiter, with the queue position in busy moments), the limiter, what happened to the
+// question meanwhile (edited: answered again in place; deleted: its answer goes too), the thread's
+// follow-up window, and the bookkeeping that lets shutdown drain what was acknowledged: every
+// answer in flight registers how to tell its asker it was cut short (interrupts.ts).
 import type { webApi } from '@slack/bolt';
 import { detectLanguage } from '../search/tokenize.ts';
 import { conversationText } from './conversation-texts.ts';
 import { noticeMessage } from './format.ts';
+import { createInterrupts } from './interrupts.ts';
 import type { Limiter } from './limiter.ts';
-import { answerSlackQuestion, postPlaceholder, questionText, type SlackQuestion } from './mentions.ts';
+import { answerSlackQuestion, questionText, type SlackQuestion } from './mentions.ts';
+import { createProgress } from './progress.ts';
 import type { HandlerDeps } from './types.ts';
 
 type WebClient = webApi.WebClient;
@@ -21,25 +24,14 @@ export interface QuestionRunner {
   inFlight(): number;
   /**
    * Waits up to timeoutMs for every acknowledged question to be answered. Whatever is left then
-   * is abandoned: its placeholder says labbot is restarting, and queued work is skipped.
+   * is abandoned: its asker is told labbot is restarting, and queued work is skipped.
    */
   drain(timeoutMs: number): Promise<{ drained: boolean; abandoned: number }>;
 }
 
-/** Sets the assistant thread status; false when Slack refused (then a placeholder message is used). */
-async function setStatus(client: WebClient, q: SlackQuestion, status: string): Promise<boolean> {
-  try {
-    await client.assistant.threads.setStatus({ channel_id: q.channel, thread_ts: q.threadTs!, status });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): QuestionRunner {
   const running = new Set<Promise<unknown>>();
-  /** Placeholders posted whose answer has not replaced them yet. */
-  const open = new Map<string, { client: WebClient; channel: string; ts: string | undefined; threadTs: string | undefined; question: string }>();
+  const interrupts = createInterrupts((err) => deps.log.warn({ err: err.message }, 'could not tell an asker that labbot is restarting'));
   let abandoned = false;
 
   const track = <T>(work: Promise<T>): Promise<T> => {
@@ -50,6 +42,16 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
     );
     return work;
   };
+
+  /** The question was edited or deleted while it was answered: answer the new text in place, or take the answer away. */
+  async function afterwards(client: WebClient, q: SlackQuestion, shown: string[], ctx: { extShared: boolean }): Promise<void> {
+    const later = await deps.answers.finish(q.channel, q.eventTs, { answerTs: shown, threadTs: q.threadTs, user: q.user });
+    if (later.deleted) {
+      await deleteAnswer(client, deps, q.channel, q.eventTs, shown);
+      return;
+    }
+    if (later.editedText !== undefined) await ask(client, { ...q, text: later.editedText, names: undefined, replaceTs: shown }, ctx);
+  }
 
   async function ask(client: WebClient, q: SlackQuestion, ctx: { extShared: boolean }): Promise<void> {
     const lang = detectLanguage(questionText(q));
@@ -64,22 +66,35 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
       // Another organisation reads this channel: the lab's public material only, whatever the channel's grants.
       q = { ...q, access: {}, notes: [...(q.notes ?? []), conversationText(lang).connectPublicOnly] };
     }
+    // Follow-ups without a mention, for a little while, from this asker only (reply-intent.ts): from
+    // now (a follow-up typed while labbot works is for it too), and again from the answer.
+    const followUps = q.source === 'slack' && q.threadTs && q.user ? { channel: q.channel, threadTs: q.threadTs, user: q.user } : undefined;
+    const openFollowUps = () => followUps && deps.threads.openFollowUp(followUps.channel, followUps.threadTs, followUps.user, deps.config.followUpMinutes * 60_000);
+    await openFollowUps();
     const position = limit.position();
-    // In an assistant thread Slack shows a status under the question; elsewhere a placeholder message does.
-    const status = q.source === 'dm' && q.threadTs && questionText(q) && (await deps.threads.isAssistant(q.channel, q.threadTs))
-      ? await setStatus(client, q, conversationText(lang).status(position))
-      : false;
-    const placeholderTs = status ? undefined : await postPlaceholder(client, deps, q, position);
-    const key = `${q.channel}:${placeholderTs ?? q.eventTs}`;
-    if (placeholderTs || status) open.set(key, { client, channel: q.channel, ts: placeholderTs, threadTs: q.threadTs, question: questionText(q) });
+    // A status line under the question (or a reaction on it), never a message that notifies the thread.
+    const progress = questionText(q) ? createProgress(client, { channel: q.channel, threadTs: q.threadTs, questionTs: q.eventTs }, lang, { log: deps.log, support: deps.statusSupport }) : undefined;
+    await progress?.show(position);
+    const restarting = noticeMessage(conversationText(lang).restarting);
+    const unregister = interrupts.register(async () => {
+      if (progress) await progress.interrupt(restarting);
+      else await client.chat.postMessage({ channel: q.channel, thread_ts: q.threadTs, ...restarting });
+    });
+    await deps.answers.begin(q.channel, q.eventTs);
+    let shown: string[] | undefined;
     try {
-      await limit(async () => {
-        if (abandoned) return;
-        await answerSlackQuestion(client, deps, q, placeholderTs);
+      shown = await limit(async () => {
+        if (abandoned) return undefined;
+        if (position > 0) await progress?.show(0);
+        return answerSlackQuestion(client, deps, q, progress);
       });
     } finally {
-      open.delete(key);
+      unregister();
+      await progress?.done();
     }
+    if (!shown) return;
+    await openFollowUps();
+    await afterwards(client, q, shown, ctx);
   }
 
   return {
@@ -99,16 +114,17 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
       clearTimeout(timer);
       if (outcome === 'done') return { drained: true, abandoned: 0 };
       abandoned = true;
-      const left = [...open.values()];
-      open.clear();
-      await Promise.allSettled(
-        left.map((p) => {
-          const note = noticeMessage(conversationText(detectLanguage(p.question)).restarting);
-          return p.ts ? p.client.chat.update({ channel: p.channel, ts: p.ts, ...note }) : p.client.chat.postMessage({ channel: p.channel, thread_ts: p.threadTs, ...note });
-        }),
-      );
-      deps.log.warn({ abandoned: left.length, inFlight: running.size }, 'shutdown: answers still running after the drain time were abandoned');
-      return { drained: false, abandoned: left.length };
+      const told = await interrupts.tellAll();
+      deps.log.warn({ abandoned: told, inFlight: running.size }, 'shutdown: answers still running after the drain time were abandoned');
+      return { drained: false, abandoned: told };
     },
   };
+}
+
+/** A question was deleted: its answer goes too (and labbot forgets it). */
+export async function deleteAnswer(client: WebClient, deps: HandlerDeps, channel: string, questionTs: string, answerTs: string[]): Promise<void> {
+  for (const ts of answerTs) {
+    await client.chat.delete({ channel, ts }).catch((err: Error) => deps.log.warn({ channel, ts, err: err.message }, 'could not delete the answer of a deleted question'));
+  }
+  await deps.answers.forget(channel, questionTs);
 }

@@ -1,4 +1,7 @@
-// 👍/👎 under an answer: the button value is the question record id; the vote is stored with it.
+// 👍/👎 under an answer: the question's record id travels with the click; the vote is stored with
+// it (the dashboard reads it from there). Answers in conversations carry Slack's native feedback
+// buttons (one action, value `up:<id>` or `down:<id>`); private and shared answers, and answers
+// posted before, carry classic buttons (one action id per vote, value `<id>`).
 import type { RespondFn } from '@slack/bolt';
 import { detectLanguage } from '../search/tokenize.ts';
 import type { Vote } from '../store/activity.ts';
@@ -29,4 +32,10 @@ export async function handleFeedback(
     );
   }
   return ok;
+}
+
+/** The vote and record id of a native feedback_buttons click; undefined for a value labbot never sent. */
+export function parseFeedbackValue(value: string): { vote: Vote; recordId: string } | undefined {
+  const m = /^(up|down):(.+)$/.exec(value);
+  return m ? { vote: m[1] as Vote, recordId: m[2] } : undefined;
 }

@@ -56,12 +56,20 @@ export interface ButtonElement {
   value: string;
   style?: 'primary' | 'danger';
 }
+/** Slack's own 👍/👎 pair: one element, two buttons, one action id; the clicked button's value comes back. */
+export interface FeedbackButtonsElement {
+  type: 'feedback_buttons';
+  action_id: string;
+  positive_button: { text: PlainText; value: string; accessibility_label?: string };
+  negative_button: { text: PlainText; value: string; accessibility_label?: string };
+}
 /** The subset of Block Kit this bot sends; structurally a subset of @slack/types KnownBlock. */
 export type Block =
   | SectionBlock
   | { type: 'divider' }
   | { type: 'context'; elements: MrkdwnText[] }
-  | { type: 'actions'; block_id?: string; elements: ButtonElement[] };
+  | { type: 'actions'; block_id?: string; elements: ButtonElement[] }
+  | { type: 'context_actions'; elements: FeedbackButtonsElement[] };
 
 export interface SlackMessage {
   text: string;
@@ -70,6 +78,8 @@ export interface SlackMessage {
 
 export const FEEDBACK_UP = 'labbot_feedback_up';
 export const FEEDBACK_DOWN = 'labbot_feedback_down';
+/** Action id of the native feedback buttons; the values are `up:<record id>` and `down:<record id>`. */
+export const FEEDBACK_NATIVE = 'labbot_feedback';
 
 /** Escapes the three characters Slack reserves in mrkdwn (&, <, >). */
 export function escapeMrkdwn(text: string): string {
@@ -312,6 +322,7 @@ export function blocksTextLength(blocks: Block[]): number {
     if (b.type === 'section') n += b.text.text.length;
     else if (b.type === 'context') n += b.elements.reduce((m, e) => m + e.text.length, 0);
     else if (b.type === 'actions') n += b.elements.reduce((m, e) => m + e.text.text.length, 0);
+    else if (b.type === 'context_actions') n += b.elements.reduce((m, e) => m + e.positive_button.text.text.length + e.negative_button.text.text.length, 0);
   }
   return n;
 }
@@ -380,28 +391,45 @@ export interface AnswerView {
   language: Language;
 }
 
+/** The 👍/👎 under an answer, carrying its record id: Slack's native feedback buttons, or classic buttons. */
+export function feedbackBlock(recordId: string, lang: Language, native: boolean): Block {
+  const t = slackText(lang);
+  if (native) {
+    return {
+      type: 'context_actions',
+      elements: [
+        {
+          type: 'feedback_buttons',
+          action_id: FEEDBACK_NATIVE,
+          positive_button: { text: { type: 'plain_text', text: '👍' }, value: `up:${recordId}`, accessibility_label: t.helpful },
+          negative_button: { text: { type: 'plain_text', text: '👎' }, value: `down:${recordId}`, accessibility_label: t.notHelpful },
+        },
+      ],
+    };
+  }
+  return {
+    type: 'actions',
+    block_id: 'labbot_feedback',
+    elements: [
+      { type: 'button', action_id: FEEDBACK_UP, text: { type: 'plain_text', text: `👍 ${t.helpful}`, emoji: true }, value: recordId },
+      { type: 'button', action_id: FEEDBACK_DOWN, text: { type: 'plain_text', text: `👎 ${t.notHelpful}`, emoji: true }, value: recordId },
+    ],
+  };
+}
+
 /**
  * The answer as one or more Slack messages: answer sections, a Sources list, a context line
- * naming the model, and (when a record id is given) 👍/👎 buttons carrying that id.
+ * naming the model, and (when a record id is given) 👍/👎 carrying that id: Slack's native
+ * feedback buttons with `nativeFeedback` (answers posted in conversations), else classic buttons.
  */
-export function answerMessages(result: AnswerView | AskResult, opts: { recordId?: string } = {}): SlackMessage[] {
+export function answerMessages(result: AnswerView | AskResult, opts: { recordId?: string; nativeFeedback?: boolean } = {}): SlackMessage[] {
   const lang = result.language;
   const mrkdwn = markdownToMrkdwn(result.answer);
   const body: Block[] = sections(mrkdwn);
   const tail: Block[] = [];
   if (!result.refused && result.citations.length > 0) tail.push({ type: 'divider' }, ...sourcesBlocks(result.citations, lang));
   tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(modelNote(result.model, lang)) }] });
-  if (opts.recordId && opts.recordId.length <= LIMITS.buttonValue) {
-    const t = slackText(lang);
-    tail.push({
-      type: 'actions',
-      block_id: 'labbot_feedback',
-      elements: [
-        { type: 'button', action_id: FEEDBACK_UP, text: { type: 'plain_text', text: `👍 ${t.helpful}`, emoji: true }, value: opts.recordId },
-        { type: 'button', action_id: FEEDBACK_DOWN, text: { type: 'plain_text', text: `👎 ${t.notHelpful}`, emoji: true }, value: opts.recordId },
-      ],
-    });
-  }
+  if (opts.recordId && opts.recordId.length <= LIMITS.buttonValue - 5) tail.push(feedbackBlock(opts.recordId, lang, opts.nativeFeedback === true));
   // The fallback is built from the escaped mrkdwn: Slack parses `text` as mrkdwn too.
   return packMessages(body, tail, mrkdwn, slackText(lang).continued);
 }

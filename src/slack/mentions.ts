@@ -1,5 +1,7 @@
-// Answering a question asked in Slack (an @mention in a channel or a direct message): post a
-// placeholder at once, gather the thread, ask, then replace the placeholder with the answer.
+// Answering a question asked in Slack (an @mention in a channel, a follow-up, a direct message):
+// gather the thread, ask, and post the answer as the message that notifies (streamed as it is
+// written when there is a model), or replace an earlier answer when the question was edited.
+// While labbot works, progress.ts shows a status line instead of a "Searching…" message.
 // Whoever asked always gets an answer or a reason, in their language.
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { webApi } from '@slack/bolt';
@@ -14,6 +16,7 @@ import { slackText } from './messages.ts';
 import { slackToPlain, type UserNames } from './slack-text.ts';
 import { usersInfoLookup } from './user-names.ts';
 import { conversationText } from './conversation-texts.ts';
+import type { Progress } from './progress.ts';
 import { createAnswerStream } from './stream.ts';
 import type { HandlerDeps } from './types.ts';
 
@@ -41,6 +44,8 @@ export interface SlackQuestion {
   undeliverable?: (msg: SlackMessage) => Promise<void>;
   /** Names of the users mentioned in `text` (users.info), once looked up; "@user" without them. */
   names?: UserNames;
+  /** The messages of an earlier answer to this question (it was edited): the new answer replaces them. */
+  replaceTs?: string[];
 }
 
 /** The question text as asked, without the mention of labbot. */
@@ -48,27 +53,6 @@ export const questionText = (q: Pick<SlackQuestion, 'text' | 'botUserId' | 'name
 
 /** Names for the users mentioned in Slack texts, through the deps' cached users.info. */
 export const namesIn = (client: WebClient, deps: Pick<HandlerDeps, 'userNames'>) => (texts: string[]) => deps.userNames.namesFor(texts, usersInfoLookup(client));
-
-/**
- * Posts the "Searching…" placeholder (with the queue position when answers are waiting) in the
- * question's thread and returns its ts. Called before the answer limiter, so a busy moment shows
- * at once that the question was heard. Nothing is posted for an empty question.
- */
-export async function postPlaceholder(client: WebClient, deps: HandlerDeps, q: SlackQuestion, position: number): Promise<string | undefined> {
-  const question = questionText(q);
-  if (!question) return undefined;
-  const lang = detectLanguage(question);
-  const working = escapeMrkdwn(messages(lang).working) + (position > 0 ? ` ${escapeMrkdwn(conversationText(lang).queued(position))}` : '');
-  // Replies in this thread are follow-ups from now on, mention or not.
-  if (q.source === 'slack' && q.threadTs) await deps.threads.remember(q.channel, q.threadTs);
-  try {
-    const placeholder = await client.chat.postMessage({ channel: q.channel, thread_ts: q.threadTs, ...noticeMessage(working) });
-    return placeholder.ts;
-  } catch (err) {
-    deps.log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not post the placeholder; the answer will be a new message');
-    return undefined;
-  }
-}
 
 const MAX_HISTORY = 20;
 
@@ -157,19 +141,29 @@ async function rewrite(deps: HandlerDeps, question: string, history: HistoryTurn
   }
 }
 
-/** Posts (or, when there is a placeholder, updates to) the messages; falls back to plain text on a platform error. */
+/**
+ * Posts the messages (the first replaces `placeholderTs` when given: a streamed preview or an
+ * earlier answer); falls back to plain text on a platform error. Returns the ts of every message
+ * that now shows the answer.
+ */
 export async function deliver(
   client: WebClient,
   deps: HandlerDeps,
   where: { channel: string; threadTs: string | undefined; placeholderTs: string | undefined; eventId: string; undeliverable?: (msg: SlackMessage) => Promise<void> },
   msgs: SlackMessage[],
-): Promise<void> {
+): Promise<string[]> {
+  const shown: string[] = [];
   for (let i = 0; i < msgs.length; i++) {
     const m = msgs[i];
     const update = i === 0 && where.placeholderTs !== undefined;
     try {
-      if (update) await client.chat.update({ channel: where.channel, ts: where.placeholderTs!, text: m.text, blocks: m.blocks });
-      else await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text: m.text, blocks: m.blocks, unfurl_links: false });
+      if (update) {
+        await client.chat.update({ channel: where.channel, ts: where.placeholderTs!, text: m.text, blocks: m.blocks });
+        shown.push(where.placeholderTs!);
+      } else {
+        const res = await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text: m.text, blocks: m.blocks, unfurl_links: false });
+        if (res.ts) shown.push(res.ts);
+      }
     } catch (err) {
       const smaller = resplitIfTooLong(err, m); // Slack counted more than we did: post it in smaller parts, never truncated
       if (smaller) { msgs.splice(i--, 1, ...smaller); continue; }
@@ -177,13 +171,36 @@ export async function deliver(
       // Never silent: the blocks were refused (or the update failed), so send the text alone.
       const text = splitText(m.blocks.map((b) => (b.type === 'section' ? b.text.text : '')).join('\n\n') || m.text)[0] ?? m.text;
       try {
-        await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text });
+        const res = await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text });
+        if (res.ts) shown.push(res.ts);
       } catch (err2) {
         deps.log.error({ eventId: where.eventId, err: slackError(err2) }, 'could not post even a plain-text reply');
         await where.undeliverable?.(m).catch((err3: Error) => deps.log.error({ eventId: where.eventId, err: err3.message }, 'no way left to reach the asker'));
       }
     }
   }
+  return shown;
+}
+
+/**
+ * The new answer to an edited question, in place of the old one: its messages are updated in
+ * order, further new ones posted in the thread, old ones left over deleted. Returns the new ts list.
+ */
+export async function deliverReplacing(
+  client: WebClient,
+  deps: HandlerDeps,
+  where: { channel: string; threadTs: string | undefined; eventId: string; undeliverable?: (msg: SlackMessage) => Promise<void> },
+  oldTs: string[],
+  msgs: SlackMessage[],
+): Promise<string[]> {
+  const shown: string[] = [];
+  const n = Math.min(oldTs.length, msgs.length);
+  for (let i = 0; i < n; i++) shown.push(...(await deliver(client, deps, { ...where, placeholderTs: oldTs[i] }, [msgs[i]])));
+  if (msgs.length > n) shown.push(...(await deliver(client, deps, { ...where, placeholderTs: undefined }, msgs.slice(n))));
+  for (const ts of oldTs.slice(n)) {
+    await client.chat.delete({ channel: where.channel, ts }).catch((err: unknown) => deps.log.warn({ eventId: where.eventId, err: slackError(err) }, 'could not delete a message of the earlier answer'));
+  }
+  return shown;
 }
 
 /** Puts labbot's own notes (already mrkdwn) above the first message of the answer. */
@@ -193,85 +210,94 @@ function withNotes(msgs: SlackMessage[], notes: string[] | undefined): SlackMess
   return [{ ...first, blocks: [{ type: 'context', elements: notes.map((text) => ({ type: 'mrkdwn' as const, text })) }, ...first.blocks] }, ...rest];
 }
 
+/** Streamed where Slack streams: a model writes the answer, in a thread, to a known asker (and team outside DMs). */
+function streamable(deps: HandlerDeps, q: SlackQuestion): q is SlackQuestion & { threadTs: string } {
+  if (!deps.app.chat || !q.threadTs || q.notes?.length || q.replaceTs) return false;
+  return q.channel.startsWith('D') || Boolean(q.user && q.team);
+}
+
 /**
- * Answers a question in Slack: gathers the thread, asks, records, and replaces the placeholder
- * (posted by postPlaceholder before the limiter; undefined means post a new message).
+ * Answers a question in Slack: gathers the thread, asks, records, and posts the answer (or, for an
+ * edited question, replaces the earlier one). `progress` shows labbot at work meanwhile. Returns
+ * the ts of the messages that show the answer.
  */
-export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, q: SlackQuestion, placeholderTs?: string): Promise<void> {
+export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, q: SlackQuestion, progress?: Progress): Promise<string[]> {
   const { app, log } = deps;
-  // Mentioned users by name, looked up here (after the placeholder, so it is not held up by users.info).
+  // Mentioned users by name, looked up here (after the status is shown, so it is not held up by users.info).
   if (!q.names) q = { ...q, names: await namesIn(client, deps)([stripMention(q.text, q.botUserId)]) };
   const question = questionText(q);
   let lang: Language = detectLanguage(question);
-  const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs, eventId: q.eventId, undeliverable: q.undeliverable };
-  if (!question) {
-    await deliver(client, deps, where, [noticeMessage(escapeMrkdwn(messages(lang).emptyQuestion))]);
-    return;
-  }
-  if (q.source === 'slack' && q.threadTs && !placeholderTs) await deps.threads.remember(q.channel, q.threadTs);
+  const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs: undefined as string | undefined, eventId: q.eventId, undeliverable: q.undeliverable };
+  const send = async (msgs: SlackMessage[]): Promise<string[]> => {
+    const shown = q.replaceTs?.length ? await deliverReplacing(client, deps, where, q.replaceTs, msgs) : await deliver(client, deps, where, msgs);
+    if (shown.some((ts) => !q.replaceTs?.includes(ts))) progress?.posted();
+    return shown;
+  };
+  if (!question) return send([noticeMessage(escapeMrkdwn(messages(lang).emptyQuestion))]);
 
   const t0 = performance.now();
   try {
-    if (app.catalog.chunkCount === 0) {
-      await deliver(client, deps, where, [noticeMessage(slackText(lang).indexEmpty)]);
-      return;
-    }
+    if (app.catalog.chunkCount === 0) return await send([noticeMessage(slackText(lang).indexEmpty)]);
     let history: HistoryTurn[] = [];
     if (q.inThread) {
       try {
-        history = await threadHistory(client, q, where.placeholderTs ? [where.placeholderTs] : [], namesIn(client, deps));
+        history = await threadHistory(client, q, q.replaceTs ?? [], namesIn(client, deps));
       } catch (err) {
         log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not read the thread; answering without its history');
       }
     }
     const rewritten = history.length ? await rewrite(deps, question, history) : { question, rewritten: false, carried: [] };
     if (rewritten.rewritten) log.debug({ eventId: q.eventId, question, rewritten: rewritten.question }, 'follow-up rewritten');
-    // With a model, a direct or assistant-thread answer is streamed as it is written (not when
-    // labbot adds notes above it). Channel answers stay one reviewed post: a thread others read
-    // gets the checked answer, not a preview that may still change.
-    const stream = app.chat && q.source === 'dm' && q.threadTs && !q.notes?.length
-      ? createAnswerStream(client, { channel: q.channel, threadTs: q.threadTs, user: q.user, team: q.team }, (err) =>
-          log.warn({ eventId: q.eventId, err: slackError(err) }, 'streaming the answer failed; it will be posted when complete'),
-        )
+    // With a model, the answer is streamed as it is written (not when labbot adds notes above it,
+    // nor when it replaces an earlier answer); the checked answer replaces the preview when they differ.
+    let streamTs: string | undefined;
+    const stream = streamable(deps, q)
+      ? createAnswerStream(client, { channel: q.channel, threadTs: q.threadTs, user: q.user, team: q.team }, {
+          onError: (err) => log.warn({ eventId: q.eventId, err: slackError(err) }, 'streaming the answer failed; it will be posted when complete'),
+          onStarted: (ts) => {
+            streamTs = ts;
+            progress?.streaming(ts);
+            progress?.posted();
+          },
+        })
       : undefined;
-    const onToken = stream
-      ? (delta: string) => {
-          // The stream replaces the "Searching…" message as soon as there is text to show.
-          if (!stream.started() && where.placeholderTs) {
-            const ts = where.placeholderTs;
-            where.placeholderTs = undefined;
-            client.chat.delete({ channel: q.channel, ts }).catch((err: Error) => log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not remove the placeholder'));
-          }
-          stream.push(delta);
-        }
-      : undefined;
-    const result = await app.ask(rewritten.question, { ...q.access, history, onToken });
+    const result = await app.ask(rewritten.question, { ...q.access, history, onToken: stream ? (delta: string) => stream.push(delta) : undefined });
     lang = result.language;
     let recordId: string | undefined;
     try {
       recordId = await deps.activity.recordQuestion(
-        entryFor(result, { source: q.source, channel: q.channel, user: q.user, question, searchedAs: rewritten.question, latencyMs: performance.now() - t0 }),
+        entryFor(result, {
+          source: q.source,
+          channel: q.channel,
+          user: q.user,
+          question,
+          searchedAs: rewritten.question,
+          latencyMs: performance.now() - t0,
+          messageTs: q.eventTs,
+          threadTs: q.threadTs,
+        }),
       );
     } catch (err) {
       // Losing a log line must not cost the user their answer; only the vote buttons go.
       log.warn({ eventId: q.eventId, err: (err as Error).message }, 'could not record the question');
     }
-    const msgs = withNotes(answerMessages(result, { recordId }), q.notes);
+    const msgs = withNotes(answerMessages(result, { recordId, nativeFeedback: true }), q.notes);
     if (stream?.started()) {
       try {
         const { ts, replace } = await stream.finish(result, recordId);
-        // Checking the citations changed the text (or the stream broke): the checked answer replaces it.
-        if (replace || !ts) await deliver(client, deps, { ...where, placeholderTs: ts }, msgs);
-        return;
+        if (ts && !replace) return [ts];
+        streamTs = ts ?? streamTs;
       } catch (err) {
         log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not end the stream; posting the answer');
       }
+      // Checking the citations changed the text (or the stream broke): the checked answer replaces the preview.
+      if (streamTs) return await deliver(client, deps, { ...where, placeholderTs: streamTs }, msgs);
     }
-    await deliver(client, deps, where, msgs);
+    return await send(msgs);
   } catch (err) {
     const down = err instanceof ChromaUnavailableError;
     log.error({ eventId: q.eventId, err }, down ? 'Chroma unavailable while answering' : 'answering failed');
     const text = down ? slackText(lang).chromaDown : escapeMrkdwn(messages(lang).error);
-    await deliver(client, deps, where, [noticeMessage(text)]);
+    return send([noticeMessage(text)]);
   }
 }

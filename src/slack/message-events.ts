@@ -1,6 +1,9 @@
 // Which `message` events labbot answers, decided from the event alone (pure): direct messages,
-// and replies in channel threads (message.channels / message.groups / message.mpim). Whether
-// labbot has answered in that thread is asked afterwards (Redis); everything else is ignored.
+// and replies in channel threads (message.channels / message.groups / message.mpim). Whether a
+// thread reply is for labbot is decided afterwards (etiquette.ts: the thread's follow-up window and
+// how the reply reads); everything else is ignored. Edits and deletions of people's messages are
+// routed apart (routeChange), for an edited question to be answered again and a deleted one to
+// take its answer along.
 
 /** The fields of a Slack message event that the decision reads. */
 export interface MessageEventFields {
@@ -40,4 +43,37 @@ export function routeMessage(e: MessageEventFields, botUserId: string | undefine
   // A reply that mentions labbot is also delivered as app_mention, which answers it.
   if (botUserId && new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`).test(e.text ?? '')) return { kind: 'ignore', reason: 'mention (app_mention answers it)' };
   return { kind: 'thread-reply', threadTs: e.thread_ts!, hasFiles };
+}
+
+/** A message_changed / message_deleted event, the fields the decision reads. */
+export interface MessageChangeFields {
+  channel: string;
+  channel_type?: string;
+  subtype?: string;
+  deleted_ts?: string;
+  message?: { user?: string; bot_id?: string; subtype?: string; text?: string; ts?: string; thread_ts?: string };
+  previous_message?: { user?: string; bot_id?: string; text?: string; ts?: string; thread_ts?: string };
+}
+
+export type MessageChange =
+  | { kind: 'edited'; ts: string; threadTs: string | undefined; user: string; text: string; dm: boolean; channelType: string | undefined }
+  | { kind: 'deleted'; ts: string }
+  | { kind: 'ignore'; reason: string };
+
+export function routeChange(e: MessageChangeFields, botUserId: string | undefined): MessageChange {
+  if (e.subtype === 'message_deleted') {
+    const ts = e.deleted_ts ?? e.previous_message?.ts;
+    return ts ? { kind: 'deleted', ts } : { kind: 'ignore', reason: 'no deleted ts' };
+  }
+  if (e.subtype !== 'message_changed') return { kind: 'ignore', reason: `subtype ${e.subtype}` };
+  const m = e.message;
+  if (!m?.ts) return { kind: 'ignore', reason: 'no message' };
+  // A thread's parent, once deleted, stays as a tombstone ("This message was deleted.").
+  if (m.subtype === 'tombstone') return { kind: 'deleted', ts: m.ts };
+  if (m.bot_id || !m.user || (botUserId && m.user === botUserId)) return { kind: 'ignore', reason: 'not from a person' };
+  if (m.subtype === 'assistant_app_thread') return { kind: 'ignore', reason: 'assistant thread title' };
+  // Replies, reactions and unfurls change a message too, with its text as it was.
+  if ((m.text ?? '') === (e.previous_message?.text ?? '')) return { kind: 'ignore', reason: 'text unchanged' };
+  const threadTs = m.thread_ts !== undefined && m.thread_ts !== m.ts ? m.thread_ts : undefined;
+  return { kind: 'edited', ts: m.ts, threadTs, user: m.user, text: m.text ?? '', dm: e.channel_type === 'im', channelType: e.channel_type };
 }

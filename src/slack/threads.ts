@@ -1,15 +1,18 @@
-// Threads labbot has answered in: a plain reply there (no @mention) is a follow-up and gets an
-// answer; every other channel message is none of labbot's business. Kept in Redis so replicas
-// and restarts agree.
+// Follow-up windows of channel threads (see reply-intent.ts): after labbot answers someone in a
+// thread, that person's untagged questions there are answered for a short while; the window
+// closes when it runs out or when someone else replies. Kept in Redis so replicas and restarts
+// agree. Also what the channel's events said about Slack Connect.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { FollowUpWindow } from './reply-intent.ts';
 
 export interface ThreadTracker {
-  remember(channel: string, threadTs: string): Promise<void>;
-  answered(channel: string, threadTs: string): Promise<boolean>;
-  /** Assistant threads (assistant_thread_started): a status shows labbot at work, no placeholder message. */
-  rememberAssistant(channel: string, threadTs: string): Promise<void>;
-  isAssistant(channel: string, threadTs: string): Promise<boolean>;
+  /** labbot answered `user` in this thread just now: their untagged questions are answered for `windowMs`. */
+  openFollowUp(channel: string, threadTs: string, user: string, windowMs: number): Promise<void>;
+  /** The open window of a thread, if any. */
+  followUp(channel: string, threadTs: string): Promise<FollowUpWindow | undefined>;
+  /** Someone else spoke in the thread: the conversation is the people's again. */
+  closeFollowUp(channel: string, threadTs: string): Promise<void>;
   /**
    * Slack Connect as last seen in an event's is_ext_shared_channel. Slash commands, shortcuts and
    * button clicks do not carry the flag, so they go by what the channel's events said.
@@ -18,13 +21,12 @@ export interface ThreadTracker {
   isShared(channel: string): Promise<boolean>;
 }
 
-/** A conversation goes quiet after a while; a reply weeks later deserves a fresh @mention. */
+/** How long what the channel's events said about Slack Connect is believed. */
 const DEFAULT_TTL_SECONDS = 14 * 24 * 3600;
 
 export function createThreadTracker(redis: Redis, prefix: string, opts: { ttlSeconds?: number; log?: Logger } = {}): ThreadTracker {
   const ttl = opts.ttlSeconds ?? DEFAULT_TTL_SECONDS;
-  const key = (channel: string, threadTs: string) => `${prefix}slack:thread:${channel}:${threadTs}`;
-  const assistantKey = (channel: string, threadTs: string) => `${prefix}slack:assistant:${channel}:${threadTs}`;
+  const key = (channel: string, threadTs: string) => `${prefix}slack:followup:${channel}:${threadTs}`;
   const sharedKey = (channel: string) => `${prefix}slack:ext-shared:${channel}`;
   return {
     async markShared(channel, shared) {
@@ -41,33 +43,30 @@ export function createThreadTracker(redis: Redis, prefix: string, opts: { ttlSec
         return false;
       }
     },
-    async rememberAssistant(channel, threadTs) {
+    async openFollowUp(channel, threadTs, user, windowMs) {
+      if (windowMs <= 0) return;
       try {
-        await redis.set(assistantKey(channel, threadTs), '1', 'EX', ttl);
+        await redis.set(key(channel, threadTs), JSON.stringify({ user, answeredAt: Date.now() } satisfies FollowUpWindow), 'PX', windowMs);
       } catch (err) {
-        opts.log?.warn({ err: (err as Error).message, channel, threadTs }, 'could not remember the assistant thread');
+        opts.log?.warn({ err: (err as Error).message, channel, threadTs }, 'could not open the follow-up window; follow-ups there need a mention');
       }
     },
-    async isAssistant(channel, threadTs) {
+    async followUp(channel, threadTs) {
       try {
-        return (await redis.exists(assistantKey(channel, threadTs))) === 1;
-      } catch {
-        return false;
+        const raw = await redis.get(key(channel, threadTs));
+        if (!raw) return undefined;
+        const w = JSON.parse(raw) as Partial<FollowUpWindow>;
+        return typeof w.user === 'string' && typeof w.answeredAt === 'number' ? { user: w.user, answeredAt: w.answeredAt } : undefined;
+      } catch (err) {
+        opts.log?.warn({ err: (err as Error).message, channel, threadTs }, 'follow-up lookup failed; treating the reply as not for labbot');
+        return undefined;
       }
     },
-    async remember(channel, threadTs) {
+    async closeFollowUp(channel, threadTs) {
       try {
-        await redis.set(key(channel, threadTs), '1', 'EX', ttl);
+        await redis.del(key(channel, threadTs));
       } catch (err) {
-        opts.log?.warn({ err: (err as Error).message, channel, threadTs }, 'could not remember the thread; follow-ups there need a mention');
-      }
-    },
-    async answered(channel, threadTs) {
-      try {
-        return (await redis.exists(key(channel, threadTs))) === 1;
-      } catch (err) {
-        opts.log?.warn({ err: (err as Error).message, channel, threadTs }, 'thread lookup failed; treating the reply as not for labbot');
-        return false;
+        opts.log?.warn({ err: (err as Error).message, channel, threadTs }, 'could not close the follow-up window');
       }
     },
   };

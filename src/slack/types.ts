@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { App } from '../app.ts';
 import type { Config } from '../config.ts';
 import type { ActivityStore } from '../store/activity.ts';
+import type { AnswerMap } from './answer-map.ts';
 import type { Deduper } from './dedupe.ts';
+import type { StatusSupport } from './progress.ts';
 import type { Reindexer } from './reindexer.ts';
 import type { ThreadTracker } from './threads.ts';
 import type { ShareStore } from './share.ts';
@@ -19,5 +21,9 @@ export interface HandlerDeps {
   shares: ShareStore;
   /** Names of mentioned users (users.info), cached. */
   userNames: UserDirectory;
+  /** Question ts -> the messages of its answer (edits answer again, deletions take the answer along). */
+  answers: AnswerMap;
+  /** Where Slack refused a status line (then a reaction shows labbot at work). */
+  statusSupport: StatusSupport;
   log: Logger;
 }

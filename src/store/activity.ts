@@ -28,12 +28,15 @@ export interface QuestionEntry {
   topScore?: number;
   latencyMs: number;
   model: string;
+  /** Slack: the question's own message and the thread it was answered in (links from the App Home). */
+  messageTs?: string;
+  threadTs?: string;
 }
 
 /** The entry for an answered question: what every ask path (Slack, slash, API, dashboard) records. */
 export function entryFor(
   result: { answer: string; refused: boolean; citations: CitationRef[]; passages: { score: number }[]; model: string },
-  asked: Pick<QuestionEntry, 'source' | 'channel' | 'user' | 'question' | 'searchedAs' | 'latencyMs'>,
+  asked: Pick<QuestionEntry, 'source' | 'channel' | 'user' | 'question' | 'searchedAs' | 'latencyMs' | 'messageTs' | 'threadTs'>,
 ): QuestionEntry {
   return {
     ...asked,
@@ -90,6 +93,8 @@ function parseRecord(id: string, h: Record<string, string>, votesHash: Record<st
     ...(h.topScore !== undefined && h.topScore !== '' ? { topScore: Number(h.topScore) } : {}),
     latencyMs: Number(h.latencyMs ?? 0),
     model: h.model ?? '',
+    ...(h.messageTs ? { messageTs: h.messageTs } : {}),
+    ...(h.threadTs ? { threadTs: h.threadTs } : {}),
     feedback: { up: values.filter((v) => v === 'up').length, down: values.filter((v) => v === 'down').length },
     votes,
   };
@@ -137,6 +142,8 @@ export function createActivityStore(redis: Redis, prefix: string, opts: Activity
       if (entry.user) fields.user = entry.user;
       if (entry.searchedAs && entry.searchedAs !== entry.question) fields.searchedAs = entry.searchedAs;
       if (entry.topScore !== undefined && Number.isFinite(entry.topScore)) fields.topScore = String(entry.topScore);
+      if (entry.messageTs) fields.messageTs = entry.messageTs;
+      if (entry.threadTs) fields.threadTs = entry.threadTs;
       await execChecked(
         redis.multi().hset(recordKey(id), fields).expire(recordKey(id), ttl).lpush(listKey, id).ltrim(listKey, 0, keep - 1).expire(listKey, ttl),
         'recording a question',

@@ -58,6 +58,8 @@ export interface FakeSlack {
   streams: Map<string, { channel: string; text: string; stopped: boolean }>;
   /** Workspace members users.info knows, by id; any other id is user_not_found. */
   users: Map<string, FakeUser>;
+  /** What labbot's messages look like now (posted, updated, streamed, deleted), and its status lines, reactions and prompts. */
+  conversation: ConversationState;
   close(): Promise<void>;
 }
 
@@ -163,6 +165,8 @@ export function validateBlocks(blocks: unknown): string | undefined {
       for (const e of els) {
         if ((e.text?.text ?? '').length > LIMITS.buttonText || (e.value ?? '').length > LIMITS.buttonValue || !e.action_id) return 'invalid_blocks';
       }
+    } else if (type === 'context_actions') {
+      if (contextActionsError(b)) return 'invalid_blocks';
     } else if (type !== 'divider' && type !== 'header') return 'invalid_blocks';
   }
   return undefined;
@@ -258,6 +262,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let port = 0;
   const held = createHolds();
   const surfaces = createSurfaceState(() => nextTs());
+  const conversation = createConversationState();
   const users = new Map<string, FakeUser>();
 
   const send = (res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
@@ -276,6 +281,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         if (bad) return { ok: false, error: bad };
         if (!body.text && !body.blocks) return { ok: false, error: 'no_text' };
         const ts = method === 'chat.update' ? String(body.ts) : nextTs();
+        const refused = conversation.record(method, channel, ts, body);
+        if (refused) return { ok: false, error: refused };
         return { ok: true, channel, ts, message: { text: body.text, ts, bot_id: 'BBOT', user: 'UBOT' } };
       }
       case 'chat.postEphemeral': {
@@ -283,7 +290,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return bad ? { ok: false, error: bad } : { ok: true, message_ts: nextTs() };
       }
       case 'reactions.add':
-        return { ok: true };
+      case 'reactions.remove':
+        return conversation.reaction(method, body);
       case 'users.info': {
         // As Slack answers it: the user object, names both at the top and in profile.
         if (typeof body.user !== 'string' || !body.user) return { ok: false, error: 'invalid_arguments' };
@@ -297,7 +305,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       case 'apps.connections.open':
         return { ok: true, url: `ws://127.0.0.1:${port}/ws?ticket=${randomUUID()}` };
       default:
-        return surfaceMethod(method, body, surfaces) ?? { ok: false, error: 'unknown_method' };
+        return surfaceMethod(method, body, surfaces, conversation) ?? { ok: false, error: 'unknown_method' };
     }
   }
 
@@ -430,6 +438,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     hold: held.hold,
     streams: surfaces.streams,
+    conversation,
     wsConnected: () => socket !== undefined,
     async close() {
       await new Promise<void>((r) => {
@@ -522,7 +531,7 @@ function streamText(body: Record<string, unknown>): string | undefined {
   return text;
 }
 
-function surfaceMethod(method: string, body: Record<string, unknown>, state: SurfaceState): Record<string, unknown> | undefined {
+function surfaceMethod(method: string, body: Record<string, unknown>, state: SurfaceState, conv: ConversationState): Record<string, unknown> | undefined {
   // chat.*Stream: a stream starts in a thread (outside a DM it needs the recipient user and team),
   // takes appends until stopped, and may end with blocks under the text.
   if (method === 'chat.startStream') {
@@ -531,6 +540,7 @@ function surfaceMethod(method: string, body: Record<string, unknown>, state: Sur
     if (!String(body.channel).startsWith('D') && (!str(body.recipient_user_id) || !str(body.recipient_team_id))) return { ok: false, error: 'invalid_arguments' };
     const ts = state.nextTs();
     state.streams.set(ts, { channel: String(body.channel), text, stopped: false });
+    conv.record('chat.startStream', String(body.channel), ts, { ...body, markdown_text: text });
     return { ok: true, channel: body.channel, ts };
   }
   if (method === 'chat.appendStream' || method === 'chat.stopStream') {
@@ -545,23 +555,17 @@ function surfaceMethod(method: string, body: Record<string, unknown>, state: Sur
       stream.stopped = true;
     }
     stream.text += text;
+    conv.record(method, String(body.channel), String(body.ts), { markdown_text: stream.text, ...(method === 'chat.stopStream' && body.blocks ? { blocks: jsonArg(body.blocks) } : {}) });
     return { ok: true, channel: body.channel, ts: body.ts };
   }
-  if (method === 'chat.delete') return str(body.channel) && str(body.ts) ? { ok: true, channel: body.channel, ts: body.ts } : { ok: false, error: 'invalid_arguments' };
+  if (method === 'chat.delete') {
+    if (!str(body.channel) || !str(body.ts)) return { ok: false, error: 'invalid_arguments' };
+    const refused = conv.record(method, String(body.channel), String(body.ts), body);
+    return refused ? { ok: false, error: refused } : { ok: true, channel: body.channel, ts: body.ts };
+  }
   // assistant.threads.*: channel_id and thread_ts always; a status (at most 10 loading messages),
   // or prompts each with a title and a message.
-  if (method === 'assistant.threads.setStatus') {
-    if (!str(body.channel_id) || !str(body.thread_ts) || typeof body.status !== 'string') return { ok: false, error: 'invalid_arguments' };
-    const loading = jsonArg(body.loading_messages);
-    if (loading !== undefined && (!Array.isArray(loading) || loading.length > 10)) return { ok: false, error: 'invalid_arguments' };
-    return { ok: true };
-  }
-  if (method === 'assistant.threads.setSuggestedPrompts') {
-    const prompts = jsonArg(body.prompts) as { title?: unknown; message?: unknown }[] | undefined;
-    if (!str(body.channel_id) || !str(body.thread_ts) || !Array.isArray(prompts) || prompts.length === 0) return { ok: false, error: 'invalid_arguments' };
-    if (prompts.some((p) => !str(p.title) || !str(p.message))) return { ok: false, error: 'invalid_arguments' };
-    return { ok: true };
-  }
+  if (method === 'assistant.threads.setStatus' || method === 'assistant.threads.setSuggestedPrompts') return conv.assistant(method, body);
   if (method !== 'views.publish') return undefined;
   if (typeof body.user_id !== 'string' || !/^[UW][A-Z0-9]+$/.test(body.user_id)) return { ok: false, error: 'invalid_arguments' };
   const view = (typeof body.view === 'string' ? JSON.parse(body.view) : body.view) as { type?: string; blocks?: unknown[] } | undefined;
@@ -575,4 +579,166 @@ function surfaceMethod(method: string, body: Record<string, unknown>, state: Sur
     if (b.type === 'header' && (b.text?.type !== 'plain_text' || !b.text.text || b.text.text.length > 150)) return { ok: false, error: 'invalid_blocks' };
   }
   return { ok: true, view: { id: 'V0HOME', type: 'home', ...view } };
+}
+
+// --- conversation state: labbot's messages as people see them, status lines, reactions, prompts,
+// and the agent experience's rules (kept apart so other fake changes merge cleanly) ---
+// chat.update and chat.delete need a message the fake posted (message_not_found otherwise, as
+// Slack answers); a reply (post or stream) in a thread clears that thread's status line, as Slack
+// does; assistant.threads.setStatus needs channel_id and thread_ts and takes at most 10 loading
+// messages; setSuggestedPrompts takes 1 to 4 prompts, and an agent_view app's prompts with a
+// thread_ts are silently dropped (docs.slack.dev: "Including it in a call for an agent app will
+// cause the call to silently fail"); reactions are per message and name (already_reacted, no_reaction).
+
+export interface ShownMessage {
+  ts: string;
+  channel: string;
+  threadTs: string | undefined;
+  /** The fallback text of a posted message, or the markdown streamed so far. */
+  text: string;
+  blocks: unknown[] | undefined;
+  kind: 'message' | 'stream';
+  streaming: boolean;
+  deleted: boolean;
+  /** How many times it was changed after posting (chat.update, stream appends not counted). */
+  updates: number;
+}
+
+export interface ConversationState {
+  /** 'agent' (features.agent_view, the default for new apps) or 'assistant' (the legacy pane). */
+  appView: 'agent' | 'assistant';
+  messages: Map<string, ShownMessage>;
+  /** Status lines showing, by "<channel>:<thread ts>". */
+  statuses: Map<string, { status: string; loading: string[] }>;
+  /** Every status line ever set (for tests of what was shown while working). */
+  statusLog: { key: string; status: string; loading: string[] }[];
+  /** Reactions on messages, "<channel>:<ts>" -> names. */
+  reactions: Map<string, Set<string>>;
+  /** Prompts Slack shows, by channel (agent view) or "<channel>:<thread ts>" (legacy pane). */
+  prompts: Map<string, { title: string; message: string }[]>;
+  /** labbot's visible messages in a thread (or a channel's top level when threadTs is undefined), oldest first. */
+  thread(channel: string, threadTs: string | undefined): ShownMessage[];
+  /** @internal */
+  record(method: string, channel: string, ts: string, body: Record<string, unknown>): string | undefined;
+  /** @internal */
+  reaction(method: string, body: Record<string, unknown>): Record<string, unknown>;
+  /** @internal */
+  assistant(method: string, body: Record<string, unknown>): Record<string, unknown>;
+}
+
+const PROMPTS_MAX = 4;
+const LOADING_MAX = 10;
+const byTs = (a: { ts: string }, b: { ts: string }) => Number(a.ts) - Number(b.ts);
+
+function createConversationState(): ConversationState {
+  const messages = new Map<string, ShownMessage>();
+  const statuses = new Map<string, { status: string; loading: string[] }>();
+  const statusLog: { key: string; status: string; loading: string[] }[] = [];
+  const reactions = new Map<string, Set<string>>();
+  const prompts = new Map<string, { title: string; message: string }[]>();
+  const state: ConversationState = {
+    appView: 'agent',
+    messages,
+    statuses,
+    statusLog,
+    reactions,
+    prompts,
+    thread: (channel, threadTs) =>
+      [...messages.values()].filter((m) => m.channel === channel && !m.deleted && (threadTs === undefined ? !m.threadTs : m.threadTs === threadTs || m.ts === threadTs)).sort(byTs),
+    record(method, channel, ts, body) {
+      const blocks = jsonArg(body.blocks) as unknown[] | undefined;
+      if (method === 'chat.postMessage' || method === 'chat.startStream') {
+        const threadTs = str(body.thread_ts) ? String(body.thread_ts) : undefined;
+        const kind = method === 'chat.startStream' ? 'stream' : 'message';
+        const text = String((kind === 'stream' ? body.markdown_text : body.text) ?? '');
+        messages.set(ts, { ts, channel, threadTs, text, blocks, kind, streaming: kind === 'stream', deleted: false, updates: 0 });
+        if (threadTs) statuses.delete(`${channel}:${threadTs}`);
+        return undefined;
+      }
+      const m = messages.get(ts);
+      if (!m || m.deleted || m.channel !== channel) return 'message_not_found';
+      if (method === 'chat.update') {
+        m.text = String(body.text ?? '');
+        m.blocks = blocks;
+        m.updates += 1;
+      } else if (method === 'chat.delete') m.deleted = true;
+      else if (method === 'chat.appendStream' || method === 'chat.stopStream') {
+        m.text = String(body.markdown_text ?? m.text);
+        if (method === 'chat.stopStream') {
+          m.streaming = false;
+          m.blocks = blocks;
+        }
+      }
+      return undefined;
+    },
+    reaction(method, body) {
+      if (!str(body.channel) || !str(body.timestamp) || !str(body.name)) return { ok: false, error: 'invalid_arguments' };
+      const key = `${String(body.channel)}:${String(body.timestamp)}`;
+      const names = reactions.get(key) ?? new Set<string>();
+      const name = String(body.name);
+      if (method === 'reactions.add') {
+        if (names.has(name)) return { ok: false, error: 'already_reacted' };
+        names.add(name);
+        reactions.set(key, names);
+      } else {
+        if (!names.has(name)) return { ok: false, error: 'no_reaction' };
+        names.delete(name);
+      }
+      return { ok: true };
+    },
+    assistant(method, body) {
+      if (!str(body.channel_id)) return { ok: false, error: 'invalid_arguments' };
+      if (method === 'assistant.threads.setStatus') {
+        if (!str(body.thread_ts) || typeof body.status !== 'string') return { ok: false, error: 'invalid_arguments' };
+        const loading = jsonArg(body.loading_messages);
+        if (loading !== undefined && (!Array.isArray(loading) || loading.length === 0 || loading.length > LOADING_MAX || !loading.every(str))) {
+          return { ok: false, error: 'invalid_arguments' };
+        }
+        const key = `${String(body.channel_id)}:${String(body.thread_ts)}`;
+        const entry = { status: body.status, loading: (loading as string[] | undefined) ?? [] };
+        statusLog.push({ key, ...entry });
+        if (body.status === '') statuses.delete(key);
+        else statuses.set(key, entry);
+        return { ok: true };
+      }
+      const list = jsonArg(body.prompts) as { title?: unknown; message?: unknown }[] | undefined;
+      if (!Array.isArray(list) || list.length === 0 || list.length > PROMPTS_MAX) return { ok: false, error: 'invalid_arguments' };
+      if (list.some((p) => !str(p.title) || !str(p.message))) return { ok: false, error: 'invalid_arguments' };
+      if (body.title !== undefined && typeof body.title !== 'string') return { ok: false, error: 'invalid_arguments' };
+      const threadTs = str(body.thread_ts) ? String(body.thread_ts) : undefined;
+      // An agent app's call with a thread_ts "silently fails": ok, but nothing is shown.
+      if (state.appView === 'agent' && threadTs) return { ok: true };
+      prompts.set(threadTs ? `${String(body.channel_id)}:${threadTs}` : String(body.channel_id), list as { title: string; message: string }[]);
+      return { ok: true };
+    },
+  };
+  return state;
+}
+
+const CONTEXT_ACTIONS_MAX = 5;
+const BLOCK_ID_MAX = 255;
+const plain = (t: unknown, max: number) => {
+  const o = t as { type?: unknown; text?: unknown } | undefined;
+  return o?.type === 'plain_text' && typeof o.text === 'string' && o.text.length > 0 && o.text.length <= max;
+};
+
+/** Why a context_actions block is refused (feedback_buttons / icon_button elements, docs.slack.dev), or undefined. */
+export function contextActionsError(b: Record<string, unknown>): string | undefined {
+  const els = b.elements as Record<string, unknown>[] | undefined;
+  if (!Array.isArray(els) || els.length === 0 || els.length > CONTEXT_ACTIONS_MAX) return 'elements';
+  if (b.block_id !== undefined && (typeof b.block_id !== 'string' || b.block_id.length > BLOCK_ID_MAX)) return 'block_id';
+  for (const e of els) {
+    if (e.action_id !== undefined && (typeof e.action_id !== 'string' || e.action_id.length > BLOCK_ID_MAX)) return 'action_id';
+    if (e.type === 'feedback_buttons') {
+      for (const side of ['positive_button', 'negative_button']) {
+        const btn = e[side] as { text?: unknown; value?: unknown; accessibility_label?: unknown } | undefined;
+        if (!btn || !plain(btn.text, LIMITS.buttonText)) return side;
+        if (typeof btn.value !== 'string' || btn.value.length === 0 || btn.value.length > LIMITS.buttonValue) return `${side}.value`;
+        if (btn.accessibility_label !== undefined && (typeof btn.accessibility_label !== 'string' || btn.accessibility_label.length > LIMITS.buttonText)) return `${side}.accessibility_label`;
+      }
+    } else if (e.type === 'icon_button') {
+      if (!str(e.icon) || !plain(e.text, LIMITS.buttonText)) return 'icon_button';
+    } else return `element ${String(e.type)}`;
+  }
+  return undefined;
 }

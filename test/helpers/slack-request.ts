@@ -215,3 +215,97 @@ export function assistantThreadStartedEnvelope(o: { user: string; channel: strin
     undefined,
   );
 }
+
+/** A click on Slack's native feedback buttons (a feedback_buttons element in a context_actions block). */
+export function feedbackButtonsRequest(
+  secret: string,
+  o: { value: string; user?: string; channel?: string; messageTs?: string; responseUrl: string; actionId?: string },
+): SignedRequest {
+  const ts = o.messageTs ?? '1700000000.000100';
+  const payload = {
+    type: 'block_actions',
+    team: { id: 'T0LAB', domain: 'lab' },
+    user: { id: o.user ?? 'UASKER', username: 'asker', team_id: 'T0LAB' },
+    api_app_id: 'A0LAB',
+    token: 'legacy',
+    container: { type: 'message', message_ts: ts, channel_id: o.channel ?? 'CGENERAL', is_ephemeral: false },
+    trigger_id: `trig.${randomUUID()}`,
+    channel: { id: o.channel ?? 'CGENERAL', name: 'general' },
+    message: { type: 'message', ts, text: 'answer', bot_id: 'BBOT' },
+    response_url: o.responseUrl,
+    actions: [
+      {
+        type: 'feedback_buttons',
+        action_id: o.actionId ?? 'labbot_feedback',
+        block_id: 'Xy1Z',
+        value: o.value,
+        text: { type: 'plain_text', text: o.value.startsWith('up:') ? '👍' : '👎' },
+        action_ts: String(Date.now() / 1000),
+      },
+    ],
+  };
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  return { body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(secret, body) } };
+}
+
+/** A person edited a message (message_changed), as Slack sends it on the message.* subscriptions. */
+export function messageChangedEnvelope(o: {
+  channel: string;
+  ts: string;
+  text: string;
+  previousText: string;
+  user?: string;
+  threadTs?: string;
+  channelType?: 'channel' | 'group' | 'mpim' | 'im';
+}): Record<string, unknown> {
+  const user = o.user ?? 'UASKER';
+  const now = `${Math.floor(Date.now() / 1000)}.000${String(++seq).padStart(3, '0')}`;
+  const thread = o.threadTs ? { thread_ts: o.threadTs } : {};
+  return callbackEnvelope(
+    {
+      type: 'message',
+      subtype: 'message_changed',
+      hidden: true,
+      channel: o.channel,
+      channel_type: o.channelType ?? 'channel',
+      ts: now,
+      event_ts: now,
+      message: { type: 'message', user, text: o.text, ts: o.ts, ...thread, edited: { user, ts: now } },
+      previous_message: { type: 'message', user, text: o.previousText, ts: o.ts, ...thread },
+    },
+    undefined,
+  );
+}
+
+/** A person deleted a message (message_deleted). */
+export function messageDeletedEnvelope(o: { channel: string; ts: string; text?: string; user?: string; threadTs?: string; channelType?: 'channel' | 'group' | 'mpim' | 'im' }): Record<string, unknown> {
+  const now = `${Math.floor(Date.now() / 1000)}.000${String(++seq).padStart(3, '0')}`;
+  return callbackEnvelope(
+    {
+      type: 'message',
+      subtype: 'message_deleted',
+      hidden: true,
+      channel: o.channel,
+      channel_type: o.channelType ?? 'channel',
+      ts: now,
+      event_ts: now,
+      deleted_ts: o.ts,
+      previous_message: { type: 'message', user: o.user ?? 'UASKER', text: o.text ?? '', ts: o.ts, ...(o.threadTs ? { thread_ts: o.threadTs } : {}) },
+    },
+    undefined,
+  );
+}
+
+/** app_context_changed (agent view): the user moved around Slack with labbot's conversation open. */
+export function appContextChangedEnvelope(o: { user: string; channel: string; viewing?: string }): Record<string, unknown> {
+  return callbackEnvelope(
+    {
+      type: 'app_context_changed',
+      user: o.user,
+      channel: o.channel,
+      context: o.viewing ? { entities: [{ type: 'slack#/types/channel_id', value: o.viewing, team_id: 'T0LAB' }] } : {},
+      event_ts: String(Date.now() / 1000),
+    },
+    undefined,
+  );
+}

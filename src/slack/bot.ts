@@ -24,6 +24,7 @@ import { createShareStore, SHARE_ACTION, shareAnswer } from './share.ts';
 import { ASK_SHORTCUT, publishHome } from './surfaces.ts';
 import type { HandlerDeps } from './types.ts';
 import { createUserDirectory } from './user-names.ts';
+import { visibleFetch } from './outgoing.ts';
 
 export interface SlackBotDeps {
   app: App;
@@ -89,6 +90,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : {}),
     // 429s are retried after Retry-After by the WebClient; this bounds other transient failures.
     retryConfig: { retries: 3, factor: 2, minTimeout: 200, maxTimeout: 5000 },
+    // Web API calls and respond() both go through it: nothing invisible or a control character is posted.
+    fetch: visibleFetch(),
   };
 
   const limit = createLimiter(deps.concurrency ?? 4);

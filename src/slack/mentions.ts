@@ -9,7 +9,7 @@ import { detectLanguage } from '../search/tokenize.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor, type ActivitySource } from '../store/activity.ts';
 import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
-import { answerMessages, escapeMrkdwn, noticeMessage, resplitIfTooLong, splitText, type SlackMessage } from './format.ts';
+import { answerMessages, blocksAsMrkdwn, escapeMrkdwn, noticeMessage, resplitIfTooLong, splitText, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
 import { slackToPlain, type UserNames } from './slack-text.ts';
 import { usersInfoLookup } from './user-names.ts';
@@ -174,15 +174,22 @@ export async function deliver(
       const smaller = resplitIfTooLong(err, m); // Slack counted more than we did: post it in smaller parts, never truncated
       if (smaller) { msgs.splice(i--, 1, ...smaller); continue; }
       deps.log.error({ eventId: where.eventId, err: slackError(err), method: update ? 'chat.update' : 'chat.postMessage' }, 'Slack rejected a reply');
-      // Never silent: the blocks were refused (or the update failed), so send the text alone.
-      const text = splitText(m.blocks.map((b) => (b.type === 'section' ? b.text.text : '')).join('\n\n') || m.text)[0] ?? m.text;
-      try {
-        await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text });
-      } catch (err2) {
-        deps.log.error({ eventId: where.eventId, err: slackError(err2) }, 'could not post even a plain-text reply');
-        await where.undeliverable?.(m).catch((err3: Error) => deps.log.error({ eventId: where.eventId, err: err3.message }, 'no way left to reach the asker'));
-      }
+      await postPlainText(client, deps, where, m);
     }
+  }
+}
+
+/**
+ * Never silent, never cut short: the blocks were refused (or the update failed), so the whole
+ * message goes as text alone, in as many posts as it takes (each within Slack's `text` limit).
+ */
+async function postPlainText(client: WebClient, deps: HandlerDeps, where: Parameters<typeof deliver>[2], m: SlackMessage): Promise<void> {
+  const pieces = splitText(blocksAsMrkdwn(m.blocks) || m.text);
+  try {
+    for (const text of pieces) await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text, unfurl_links: false });
+  } catch (err2) {
+    deps.log.error({ eventId: where.eventId, err: slackError(err2), pieces: pieces.length }, 'could not post even a plain-text reply');
+    await where.undeliverable?.(m).catch((err3: Error) => deps.log.error({ eventId: where.eventId, err: err3.message }, 'no way left to reach the asker'));
   }
 }
 

@@ -24,10 +24,13 @@ export interface AnswerStream {
 
 /**
  * Text that came from a model never becomes Slack markup: `<`, `>` and `&` are escaped the way
- * Slack expects, so `<!channel>` or `<@U…>` written by the model cannot ping anyone.
+ * Slack expects, so `<!channel>` or `<@U…>` written by the model cannot ping anyone; and `[`, `]`
+ * (with `\` itself) are backslash-escaped, which Slack's markdown honours, so a streamed
+ * `[the official lab portal](https://evil.example/login)` can never render as a disguised link
+ * (the preview links nothing; the finished answer links only cited documents, src/answer/links.ts).
  */
 export function escapeStreamText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/[\\[\]]/g, '\\$&');
 }
 
 /** The blocks of an answer after its text: the Sources, the model line and the buttons. */

@@ -20,7 +20,8 @@ import { detectLanguage } from '../search/tokenize.ts';
 import { handleSlashCommand } from './slash.ts';
 import { routeMessage, type MessageEventFields } from './message-events.ts';
 import { createThreadTracker } from './threads.ts';
-import { createShareStore, SHARE_ACTION, shareAnswer } from './share.ts';
+import { createShareStore, SHARE_ACTION, shareAnswer, type SharedAnswer } from './share.ts';
+import { createConnectGuard, listenForSharing, shareRefusal } from './connect.ts';
 import { ASK_SHORTCUT, publishHome } from './surfaces.ts';
 import type { HandlerDeps } from './types.ts';
 import { createUserDirectory } from './user-names.ts';
@@ -82,6 +83,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     dedupe: createDeduper(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
     threads: createThreadTracker(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
     shares: createShareStore(deps.redis, deps.keyPrefix ?? 'labbot:', log),
+    connect: createConnectGuard(deps.redis, deps.keyPrefix ?? 'labbot:', log),
     userNames: createUserDirectory({ log }),
     log,
   };
@@ -120,12 +122,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   }
 
   const runner = createQuestionRunner(handlerDeps, limit);
-  /** The envelope's Slack Connect flag, remembered for the ways in that do not carry it. */
-  const extShared = async (body: unknown, channel: string) => {
-    const flag = (body as { is_ext_shared_channel?: unknown }).is_ext_shared_channel;
-    if (typeof flag === 'boolean') await handlerDeps.threads.markShared(channel, flag);
-    return flag === true;
-  };
+  /** The envelope's own Slack Connect flag; the guard also asks Slack (connect.ts). */
+  const envelopeShared = (body: unknown) => (body as { is_ext_shared_channel?: unknown }).is_ext_shared_channel;
 
   bolt.event('app_mention', async ({ event, body, client, context }) => {
     if (!(await handlerDeps.dedupe.claim(body.event_id))) {
@@ -151,7 +149,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       access: { channel: event.channel },
       team: body.team_id,
       notes: hasFiles ? [conversationText(detectLanguage(event.text)).attachmentsNotRead] : undefined,
-    }, { extShared: await extShared(body, event.channel) });
+    }, { envelopeShared: envelopeShared(body) });
   });
 
   bolt.event('message', async ({ event, body, client, context }) => {
@@ -183,7 +181,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       team: body.team_id,
       // A file with a question: the question's text is answered; the file itself is not read.
       notes: route.hasFiles ? [conversationText(detectLanguage(e.text ?? '')).attachmentsNotRead] : undefined,
-    }, { extShared: await extShared(body, e.channel) });
+    }, { envelopeShared: envelopeShared(body) });
   });
 
   bolt.command('/labbot', async ({ ack, command, respond, client }) => {
@@ -231,7 +229,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       undeliverable: async (msg) => {
         await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });
       },
-    }, { extShared: await handlerDeps.threads.isShared(s.channel.id) });
+    }, { freshConnect: true });
   });
 
   // A new assistant thread (Slack's AI-app surface): remember it, so its questions get a status
@@ -246,6 +244,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     }
   });
 
+  listenForSharing(bolt, handlerDeps.connect, log);
+
   bolt.event('app_home_opened', async ({ event, client }) => {
     if (event.tab !== 'home') return;
     await runner.track(publishHome(client, handlerDeps, event.user));
@@ -254,8 +254,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   bolt.action(SHARE_ACTION, async ({ ack, action, body, respond, client }) => {
     await ack();
     if (action.type !== 'button') return;
-    const refusedIn = async (channel: string) =>
-      deps.config.slackConnect === 'refuse' && (await handlerDeps.threads.isShared(channel)) ? conversationText('en').connectRefused : undefined;
+    const refusedIn = (shared: SharedAnswer) => shareRefusal(handlerDeps, client, shared);
     const postToChannel = async (channel: string, m: SlackMessage) => {
       await client.chat.postMessage({ channel, text: m.text, blocks: m.blocks, unfurl_links: false });
     };

@@ -5,6 +5,7 @@
 import type { webApi } from '@slack/bolt';
 import { detectLanguage } from '../search/tokenize.ts';
 import { conversationText } from './conversation-texts.ts';
+import { connectPolicy, connectRefusal } from './connect.ts';
 import { noticeMessage } from './format.ts';
 import type { Limiter } from './limiter.ts';
 import { answerSlackQuestion, postPlaceholder, questionText, type SlackQuestion } from './mentions.ts';
@@ -13,8 +14,11 @@ import type { HandlerDeps } from './types.ts';
 type WebClient = webApi.WebClient;
 
 export interface QuestionRunner {
-  /** Answers q; `extShared` is the envelope's is_ext_shared_channel (Slack Connect). */
-  ask(client: WebClient, q: SlackQuestion, ctx: { extShared: boolean }): Promise<void>;
+  /**
+   * Answers q. Slack Connect: `envelopeShared` is the event envelope's is_ext_shared_channel, when
+   * there is one; `freshConnect` asks Slack again however recent the cached verdict (no event).
+   */
+  ask(client: WebClient, q: SlackQuestion, ctx?: { envelopeShared?: unknown; freshConnect?: boolean }): Promise<void>;
   /** Counts other work (slash commands) as in flight, so the drain waits for it too. */
   track<T>(work: Promise<T>): Promise<T>;
   /** Work running or waiting. */
@@ -51,19 +55,23 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
     return work;
   };
 
-  async function ask(client: WebClient, q: SlackQuestion, ctx: { extShared: boolean }): Promise<void> {
+  async function ask(client: WebClient, q: SlackQuestion, ctx: { envelopeShared?: unknown; freshConnect?: boolean } = {}): Promise<void> {
     const lang = detectLanguage(questionText(q));
-    if (ctx.extShared) {
-      if (deps.config.slackConnect === 'refuse') {
-        deps.log.info({ eventId: q.eventId, channel: q.channel }, 'Slack Connect channel: refused');
-        await client.chat
-          .postMessage({ channel: q.channel, thread_ts: q.threadTs, ...noticeMessage(conversationText(lang).connectRefused) })
-          .catch((err: Error) => deps.log.warn({ eventId: q.eventId, err: err.message }, 'could not post the Slack Connect refusal'));
-        return;
-      }
-      // Another organisation reads this channel: the lab's public material only, whatever the channel's grants.
-      q = { ...q, access: {}, notes: [...(q.notes ?? []), conversationText(lang).connectPublicOnly] };
+    const verdict = await deps.connect.verdict(client, q.channel, { envelope: ctx.envelopeShared, fresh: ctx.freshConnect });
+    const policy = connectPolicy(verdict, deps.config.slackConnect);
+    if (policy.kind === 'refuse') {
+      deps.log.info({ eventId: q.eventId, channel: q.channel, checked: policy.checked }, 'Slack Connect channel (or not known): refused');
+      const refusal = noticeMessage(connectRefusal(policy, lang));
+      await client.chat
+        .postMessage({ channel: q.channel, thread_ts: q.threadTs, ...refusal })
+        .catch(async (err: Error) => {
+          deps.log.warn({ eventId: q.eventId, err: err.message }, 'could not post the Slack Connect refusal');
+          await q.undeliverable?.(refusal).catch(() => {});
+        });
+      return;
     }
+    // Another organisation reads this channel: the lab's public material only, whatever the channel's grants.
+    if (policy.kind === 'public-only') q = { ...q, access: {}, notes: [...(q.notes ?? []), conversationText(lang).connectPublicOnly] };
     const position = limit.position();
     // In an assistant thread Slack shows a status under the question; elsewhere a placeholder message does.
     const status = q.source === 'dm' && q.threadTs && questionText(q) && (await deps.threads.isAssistant(q.channel, q.threadTs))

@@ -10,12 +10,6 @@ export interface ThreadTracker {
   /** Assistant threads (assistant_thread_started): a status shows labbot at work, no placeholder message. */
   rememberAssistant(channel: string, threadTs: string): Promise<void>;
   isAssistant(channel: string, threadTs: string): Promise<boolean>;
-  /**
-   * Slack Connect as last seen in an event's is_ext_shared_channel. Slash commands, shortcuts and
-   * button clicks do not carry the flag, so they go by what the channel's events said.
-   */
-  markShared(channel: string, shared: boolean): Promise<void>;
-  isShared(channel: string): Promise<boolean>;
 }
 
 /** A conversation goes quiet after a while; a reply weeks later deserves a fresh @mention. */
@@ -25,22 +19,7 @@ export function createThreadTracker(redis: Redis, prefix: string, opts: { ttlSec
   const ttl = opts.ttlSeconds ?? DEFAULT_TTL_SECONDS;
   const key = (channel: string, threadTs: string) => `${prefix}slack:thread:${channel}:${threadTs}`;
   const assistantKey = (channel: string, threadTs: string) => `${prefix}slack:assistant:${channel}:${threadTs}`;
-  const sharedKey = (channel: string) => `${prefix}slack:ext-shared:${channel}`;
   return {
-    async markShared(channel, shared) {
-      try {
-        await redis.set(sharedKey(channel), shared ? '1' : '0', 'EX', ttl);
-      } catch (err) {
-        opts.log?.warn({ err: (err as Error).message, channel }, 'could not remember whether the channel is shared');
-      }
-    },
-    async isShared(channel) {
-      try {
-        return (await redis.get(sharedKey(channel))) === '1';
-      } catch {
-        return false;
-      }
-    },
     async rememberAssistant(channel, threadTs) {
       try {
         await redis.set(assistantKey(channel, threadTs), '1', 'EX', ttl);

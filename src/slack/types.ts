@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { App } from '../app.ts';
 import type { Config } from '../config.ts';
 import type { ActivityStore } from '../store/activity.ts';
+import type { ConnectGuard } from './connect.ts';
 import type { Deduper } from './dedupe.ts';
 import type { Reindexer } from './reindexer.ts';
 import type { ThreadTracker } from './threads.ts';
@@ -17,6 +18,8 @@ export interface HandlerDeps {
   dedupe: Deduper;
   threads: ThreadTracker;
   shares: ShareStore;
+  /** Whether a conversation is shared with another organisation (Slack Connect): the one place that decides. */
+  connect: ConnectGuard;
   /** Names of mentioned users (users.info), cached. */
   userNames: UserDirectory;
   log: Logger;

@@ -12,7 +12,8 @@ import type { FakeOpenAI } from './helpers/fake-openai.ts';
 import type { FakeSlack, SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { startModelSlackHarness, startSlackHarness, type ModelSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
-import { eventRequest, mentionEnvelope, post } from './helpers/slack-request.ts';
+import { eventRequest, mentionEnvelope, post, slashRequest } from './helpers/slack-request.ts';
+import { LINK_SECRET, protocolFolder, PUBLIC_URL } from './helpers/protocol-corpus.ts';
 
 const PORTAL = '[the official lab portal](https://evil.example/login)';
 const PRIMERS = 'The forward primer FWD_p53_ex4 and the reverse primer REV_p53_ex4 are kept in /data/primers/run_01/*.fasta on the lab server.';
@@ -120,5 +121,30 @@ describe('model output links and the plain-text fallback', () => {
     expect(all.match(/on the rocker/g)?.length).toBe(16 * 5);
     for (const t of texts) expect(t.length).toBeLessThanOrEqual(4000);
     expect(fake.rejected.filter((r) => r.body.channel === 'CFALLBACK' && r.method === 'chat.postMessage')).toEqual([]);
+  });
+});
+
+describe('sources with no URL link to labbot’s document view (LABBOT_PUBLIC_URL)', () => {
+  let harness: SlackHarness | undefined;
+  let fake: FakeSlack;
+  let bot: RunningBot;
+  beforeAll(async () => {
+    harness = await startSlackHarness({
+      fileConfig: { sources: [{ id: 'protocols', type: 'folder', path: protocolFolder() }], access: { default: 'public', channels: { CPIVIEW: ['pi-only'] } } },
+      env: { LABBOT_PUBLIC_URL: PUBLIC_URL, LABBOT_LINK_SECRET: LINK_SECRET },
+    });
+    ({ fake, bot } = harness);
+  });
+  afterAll(async () => harness?.close());
+
+  it('links a local protocol to the cited step and offers the whole protocol (issue 21: a link, not none)', async () => {
+    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How much buffer QX42 do we add in the midiprep?', channel: 'CVIEW', responseUrl: fake.responseUrl('view-ask') }));
+    const r = await fake.waitFor(() => fake.responses.find((x) => x.id === 'view-ask'), 30_000);
+    const sources = JSON.stringify(r.body.blocks);
+    const title = /<(https:\/\/labbot\.test\/doc\?[^|>]+)\|Plasmid midiprep>/.exec(JSON.parse(sources).map((b: { text?: { text?: string } }) => b.text?.text ?? '').join('\n'));
+    expect(title, sources).not.toBeNull();
+    expect(title![1]).toMatch(/#step-\d+$/);
+    expect(sources).toMatch(/<https:\/\/labbot\.test\/doc\?[^|>#]+\|open the whole document>/);
+    expect(fake.strayLinks).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { slackToPlain, type UserNames } from './slack-text.ts';
 import { usersInfoLookup } from './user-names.ts';
 import { conversationText } from './conversation-texts.ts';
 import { createAnswerStream } from './stream.ts';
+import { withDocLinks } from './source-links.ts';
 import type { HandlerDeps } from './types.ts';
 
 type WebClient = webApi.WebClient;
@@ -252,7 +253,7 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
           stream.push(delta);
         }
       : undefined;
-    const result = await app.ask(rewritten.question, { ...q.access, history, onToken });
+    const result = withDocLinks(deps, await app.ask(rewritten.question, { ...q.access, history, onToken }), q.access);
     lang = result.language;
     let recordId: string | undefined;
     try {

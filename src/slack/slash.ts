@@ -13,6 +13,7 @@ import { conversationText } from './conversation-texts.ts';
 import { connectPolicy, connectRefusal } from './connect.ts';
 import { groupsForChannel } from '../config.ts';
 import { withShareButton } from './share.ts';
+import { withDocLinks } from './source-links.ts';
 import type { HandlerDeps } from './types.ts';
 import { usersInfoLookup } from './user-names.ts';
 
@@ -85,7 +86,7 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
   if (policy.kind === 'public-only') access = {};
   const t0 = performance.now();
   try {
-    const result = await app.ask(question, access);
+    const result = withDocLinks(deps, await app.ask(question, access), access);
     lang = result.language;
     let recordId: string | undefined;
     try {

@@ -16,7 +16,7 @@ export interface SlackHarness {
 
 /**
  * The URLs a masked link may go to: each indexed document's own (its DOI link or URL, any deep-link
- * fragment). Read at each check, so documents indexed later count.
+ * fragment) and labbot's signed document view. Read at each check, so documents indexed later count.
  */
 export function documentLinks(app: App): (string | RegExp)[] {
   const out: (string | RegExp)[] = [];
@@ -24,6 +24,8 @@ export function documentLinks(app: App): (string | RegExp)[] {
     const link = citationLink(d);
     if (link) out.push(link);
   }
+  const view = app.config.docLinks?.baseUrl;
+  if (view) out.push(new RegExp(`^${view.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/doc\\?`));
   return out;
 }
 

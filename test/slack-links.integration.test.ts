@@ -18,6 +18,12 @@ import { LINK_SECRET, protocolFolder, PUBLIC_URL } from './helpers/protocol-corp
 const PORTAL = '[the official lab portal](https://evil.example/login)';
 const PRIMERS = 'The forward primer FWD_p53_ex4 and the reverse primer REV_p53_ex4 are kept in /data/primers/run_01/*.fasta on the lab server.';
 
+// One document hostile every way at once: its canonical URL, a disguised link, a ping, a control
+// character, a zero-width space inside a file name, and mrkdwn in the text.
+const HOSTILE_DOC =
+  '---\ntitle: "Door PIN <!channel>"\nurl: https://lab-portal.evil.example/door-pin\n---\n\n# Door PIN\n\n' +
+  'Reset your door PIN at \\[the official lab portal\\](https://evil.example/login) before Friday <!channel>, then check /data/doors/pin\u200b_*list*.txt\u0002 for *your* entry.\n';
+
 async function hostileFolder(): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-links-'));
   // In Markdown the line survives parsing as text when its brackets are escaped (or it sits in a code span).
@@ -30,6 +36,7 @@ async function hostileFolder(): Promise<string> {
   page.drawText(`Book the autoclave in ${PORTAL} one day ahead of the run.`, { x: 40, y: 300, size: 10, font });
   writeFileSync(path.join(dir, 'autoclave.pdf'), await pdf.save());
   writeFileSync(path.join(dir, 'primers.md'), `# Primer storage\n\n${PRIMERS}\n`);
+  writeFileSync(path.join(dir, 'door-pin.md'), HOSTILE_DOC);
   copyFileSync(path.resolve('examples/lab/protocols/western-blot.md'), path.join(dir, 'western-blot.md'));
   return dir;
 }
@@ -71,6 +78,23 @@ describe('document links, with no model', () => {
       expect(fake.strayLinks).toEqual([]);
     });
   }
+
+  it('as posted: one answer citing a hostile document (links, text, quotes)', async () => {
+    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do I reset my door PIN?', channel: 'CASPOSTED' })));
+    const answer = await answerOf(fake, 'CASPOSTED');
+    const blocks = answer.body.blocks as { type: string; text?: { text: string }; elements?: { elements?: { text?: string }[] }[] }[];
+    console.log(`as posted (${answer.method}):\n${JSON.stringify({ text: answer.body.text, blocks: blocks.filter((b) => b.type !== 'actions') }, null, 1)}`);
+    const body = blocks[0].text!.text;
+    expect(body).toContain('Reset your door PIN at the official lab portal (evil.example) before Friday &lt;!channel&gt;');
+    // The one link is the URL the document claims as its own, with its host in view.
+    expect(JSON.stringify(blocks).match(/<https?:[^>]+\|/g)).toEqual(['<https://lab-portal.evil.example/door-pin|']);
+    expect(JSON.stringify(blocks)).toContain('>* (lab-portal.evil.example) —');
+    // The quote as the document reads once parsed (Markdown emphasis is gone), with no invisible character.
+    const quote = blocks.find((b) => b.type === 'rich_text')!.elements![0].elements![0].text!;
+    expect(quote).toContain('the official lab portal](https://evil.example/login) before Friday <!channel>, then check /data/doors/pin_list.txt for your entry.');
+    expect(fake.strayInvisible).toEqual([]);
+    expect(fake.strayMentions).toEqual([]);
+  });
 
   it('quotes keep every character as the document has it: no zero-width space inside a primer name or path', async () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Where are the FWD_p53_ex4 primers kept?', channel: 'CQUOTE' })));

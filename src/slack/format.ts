@@ -118,12 +118,15 @@ const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').re
 
 /**
  * A Markdown link in mrkdwn, by the one link rule (src/answer/links.ts): <url|text> only for a URL
- * of a cited document; any other URL is its text and host, never hidden behind the text.
+ * of a cited document, with its host after it (a document may claim any URL as its own, so the
+ * reader sees where "the official lab portal" goes); any other URL is its text and host, no link.
  */
 function link(url: string, escapedText: string, linkLabel: string, policy: LinkPolicy): string {
   const d = decideLink(url, unescape(escapedText), policy);
   const safe = d.kind === 'link' ? safeUrl(d.url) : undefined;
-  if (safe) return `<${safe}|${linkLabel.replace(/\|/g, '¦')}>`;
+  const host = hostOf(url);
+  const shown = host && unescape(escapedText).trim().replace(/^https?:\/\//, '').replace(/\/.*$/, '') !== host ? ` (${escapeMrkdwn(host)})` : '';
+  if (safe) return `<${safe}|${linkLabel.replace(/\|/g, '¦')}>${shown}`;
   return d.kind === 'text' && d.host ? `${escapedText} (${escapeMrkdwn(d.host)})` : escapedText;
 }
 

@@ -61,7 +61,7 @@ describe('disguised links', () => {
     expect(decideLink('https://evil.example/login', 'evil.example', NO_LINKS)).toEqual({ kind: 'text', text: 'evil.example', host: undefined });
   });
 
-  it('document-derived mrkdwn (the answer and its Sources) is posted verbatim, labbot’s own notes are not', () => {
+  it('document-derived mrkdwn (the answer and its Sources) is posted verbatim', () => {
     const msgs = answerMessages({ answer: 'Badges at https://evil.example/badge [S1].', refused: false, citations: [cite()], model: 'extractive', language: 'en' }, { recordId: 'r1' });
     const texts = msgs.flatMap((m) => m.blocks).flatMap((b) => (b.type === 'section' ? [b.text] : []));
     expect(texts.length).toBeGreaterThanOrEqual(2);

@@ -73,6 +73,21 @@ describe('streamed model answers', () => {
     expect(fake.streams.get(String(stop.body.ts))!.text).toContain('\\[S99\\]');
   });
 
+  it('never streams a disguised link, and replaces a preview whose code spans showed escape backslashes', async () => {
+    openai.reply = (messages) =>
+      `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(8)}Log it in [the official lab portal](https://evil.example/login) and keep \`/data/trizol/[run]_*.csv\` (${passageLine(messages, 'S1').replace(/\.$/, '')}) [S1].`;
+    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DLINKS', channelType: 'im', user: 'ULINKS' })));
+    const update = await fake.waitFor(() => inChannel('chat.update', 'DLINKS')[0], 30_000);
+    const stop = inChannel('chat.stopStream', 'DLINKS')[0];
+    expect(update.body.ts).toBe(stop.body.ts);
+    const streamed = fake.streams.get(String(stop.body.ts))!.text;
+    expect(streamed).toContain('\\[the official lab portal\\](https://evil.example/login)');
+    const final = JSON.stringify(update.body.blocks);
+    expect(final).toContain('the official lab portal (evil.example)');
+    expect(final).toContain('`/data/trizol/[run]_*.csv`');
+    expect(fake.strayLinks).toEqual([]);
+  });
+
   it('answers channel mentions as one checked post, not a stream', async () => {
     openai.reply = () => 'Five minutes at room temperature [S1].';
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CNOSTREAM' })));

@@ -79,7 +79,9 @@ export function createAnswerStream(
       await chain;
       if (broken) return { ts: undefined, replace: true };
       await streamer.stop({ blocks: closingBlocks(result, recordId) });
-      return { ts: streamer.ts, replace: overflow || result.answer.trim() !== raw.trim() };
+      // Backslash escapes are literal inside code spans: a streamed `[run]\*` showed its backslashes.
+      const escapedInCode = raw.includes('`') && /[\\[\]]/.test(raw);
+      return { ts: streamer.ts, replace: overflow || escapedInCode || result.answer.trim() !== raw.trim() };
     },
   };
 }

@@ -5,8 +5,10 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import type { Logger } from 'pino';
 import type { IngestSummary, IngestTarget, ProgressEvent } from '../ingest/pipeline.ts';
-import { toAskJson } from './answer/ask-json.ts';
+import { answerText, toAskJson } from './answer/ask-json.ts';
+import { webUrl } from './answer/links.ts';
 import { noticeFlag } from './answer/messages.ts';
+import { visibleText } from './answer/visible-text.ts';
 import { doiUrl } from '../ingest/metadata/coerce.ts';
 import { openApp, type App } from './app.ts';
 import { ConfigError, groupsForChannel, loadConfig, type Config } from './config.ts';
@@ -167,15 +169,17 @@ export function buildProgram(): Command {
         console.log(JSON.stringify(toAskJson(result), null, 2));
         return;
       }
-      console.log(result.answer);
+      // Document and model text reaches a terminal: no control character (escape sequences) or
+      // invisible one, and links only to cited documents (the rule Slack follows too).
+      console.log(visibleText(answerText(result)));
       if (result.citations.length) {
         console.log('\nSources:');
         for (const c of result.citations) {
           const href = c.link ?? c.url;
-          console.log(`  ${c.label} ${c.title}${href ? ` <${href}>` : ''}`);
+          const url = href ? webUrl(href)?.href : undefined;
+          console.log(visibleText(`  ${c.label} ${c.title}${url ? ` <${url}>` : ''}`).replace(/\n/g, ' '));
           if (c.notice) console.log(`    ${noticeFlag(result.language, c.notice)}${c.notice.doi ? ` <${doiUrl(c.notice.doi)}>` : ''}`);
-          // Document text reaches a terminal: control characters (escape sequences) become spaces.
-          for (const q of c.quotes) console.log(`    “${q.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')}”`);
+          for (const q of c.quotes) console.log(`    “${visibleText(q).replace(/\s+/g, ' ')}”`);
         }
       }
       console.log(`\n(${result.model})`);

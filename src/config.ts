@@ -179,6 +179,8 @@ const fileSchema = z
       .min(1)
       .max(4)
       .optional(),
+    /** Signed links to labbot's document view (with LABBOT_PUBLIC_URL): how long one opens its document. */
+    links: z.object({ ttlHours: z.number().int().min(1).max(24 * 365).default(168) }).strict().default({ ttlHours: 168 }),
   })
   .strict();
 
@@ -244,6 +246,13 @@ const envSchema = z.object({
   SLACK_API_URL: z.url({ message: 'SLACK_API_URL must be a URL such as https://slack.com/api/' }).optional(),
   ZOTERO_API_URL: z.url({ message: 'ZOTERO_API_URL must be a URL such as https://api.zotero.org' }).optional(),
   CROSSREF_API_URL: z.url({ message: 'CROSSREF_API_URL must be a URL such as https://api.crossref.org' }).default('https://api.crossref.org'),
+  // Where lab members reach this server (behind the TLS proxy): Sources without a URL of their own
+  // link to its document view, with links signed by LABBOT_LINK_SECRET.
+  LABBOT_PUBLIC_URL: z
+    .url({ message: 'LABBOT_PUBLIC_URL must be the http(s) URL at which this server is reachable, such as https://labbot.example.org' })
+    .refine((u) => /^https?:\/\//i.test(u), 'LABBOT_PUBLIC_URL must be an http(s) URL')
+    .optional(),
+  LABBOT_LINK_SECRET: z.string().min(32, 'LABBOT_LINK_SECRET must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
 });
 
 export interface Config {
@@ -285,6 +294,11 @@ export interface Config {
   followUpMinutes: number;
   /** The lab's own suggested prompts; undefined: derived from the index. */
   suggestedPrompts: FileConfig['suggestedPrompts'];
+  /**
+   * labbot's document view for Sources without a URL: its public base URL, the HMAC secret of its
+   * links and how long a link opens its document. Unset without LABBOT_PUBLIC_URL (no such links).
+   */
+  docLinks: { baseUrl: string; secret: string; ttlMs: number } | undefined;
   /** Unset when no Slack variables are given: `serve` runs without the bot. */
   slack: { botToken: string; signingSecret: string | undefined; appToken: string | undefined; apiUrl: string | undefined } | undefined;
 }
@@ -366,6 +380,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
     throw new ConfigError('SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (Events API over HTTP) nor SLACK_APP_TOKEN (Socket Mode) is.');
   }
+  if (e.LABBOT_PUBLIC_URL && !e.LABBOT_LINK_SECRET) {
+    throw new ConfigError('LABBOT_PUBLIC_URL is set but LABBOT_LINK_SECRET is not: document links are signed with it (at least 32 characters, e.g. openssl rand -hex 32).');
+  }
   return {
     dataDir: path.resolve(e.LABBOT_DATA_DIR),
     configFile: existsSync(e.LABBOT_CONFIG) ? path.resolve(e.LABBOT_CONFIG) : undefined,
@@ -401,6 +418,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     slackConnect: file.slackConnect,
     followUpMinutes: file.followUpMinutes,
     suggestedPrompts: file.suggestedPrompts,
+    docLinks:
+      e.LABBOT_PUBLIC_URL && e.LABBOT_LINK_SECRET
+        ? { baseUrl: e.LABBOT_PUBLIC_URL.replace(/\/+$/, ''), secret: e.LABBOT_LINK_SECRET, ttlMs: file.links.ttlHours * 3_600_000 }
+        : undefined,
     slack: e.SLACK_BOT_TOKEN
       ? { botToken: e.SLACK_BOT_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, appToken: e.SLACK_APP_TOKEN, apiUrl: e.SLACK_API_URL }
       : undefined,

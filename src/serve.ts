@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type express from 'express';
 import { prepareSource } from '../ingest/sources/prepare.ts';
 import { createHttpApp, listen } from './admin/server.ts';
+import { docViewRouter } from './admin/doc-view.ts';
 import { webhookRouter } from './admin/webhooks.ts';
 import { openApp, type App } from './app.ts';
 import type { Config, SourceConfig } from './config.ts';
@@ -99,6 +100,8 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
     log.error('Slack is configured but Redis is not reachable: the bot needs Redis to answer each event once; Slack is off');
   }
 
+  // Signed document links from Slack answers (LABBOT_PUBLIC_URL): open to members, not the dashboard.
+  if (config.docLinks) routers.push(docViewRouter({ catalog: () => app.catalog, config, log }));
   const dashboardRefused = dashboardStartCheck(config);
   if (dashboardRefused) {
     log.error(dashboardRefused);

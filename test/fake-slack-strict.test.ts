@@ -23,7 +23,10 @@ describe('fake Slack strictness', () => {
     client = new webApi.WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
   });
   afterEach(async () => {
-    fake.strayMentions.length = 0; // each test asserts on them itself
+    // each test asserts on them itself
+    fake.strayMentions.length = 0;
+    fake.strayLinks.length = 0;
+    fake.strayInvisible.length = 0;
     await fake.close();
   });
 
@@ -74,6 +77,58 @@ describe('fake Slack strictness', () => {
     const other = await startFakeSlack();
     await new webApi.WebClient('xoxb-test', { slackApiUrl: other.apiUrl }).chat.postMessage({ channel: 'C1', text: '<!channel> hello' });
     await expect(other.close()).rejects.toThrow(/mention token.*<!channel>/);
+  });
+
+  it('refuses a block_id over 255 characters or repeated within one message, as Slack does', async () => {
+    const withId = (id: string) => ({ ...section('x'), block_id: id });
+    expect(await errorOf(client.chat.postMessage({ channel: 'C1', text: 't', blocks: [withId('a'.repeat(256))] }))).toBe('invalid_blocks');
+    expect(await errorOf(client.chat.postMessage({ channel: 'C1', text: 't', blocks: [withId('same'), withId('same')] }))).toBe('invalid_blocks');
+    expect(await errorOf(client.chat.postMessage({ channel: 'C1', text: 't', blocks: [withId('')] }))).toBe('invalid_blocks');
+    expect((await client.chat.postMessage({ channel: 'C1', text: 't', blocks: [withId('a'.repeat(255)), withId('b')] })).ok).toBe(true);
+  });
+
+  it('checks rich text and text objects the way Slack documents them', async () => {
+    const quote = (elements: unknown[]) => [{ type: 'rich_text', elements: [{ type: 'rich_text_quote', elements }] }];
+    expect((await client.chat.postMessage({ channel: 'C1', text: 't', blocks: quote([{ type: 'text', text: 'as *written*', style: { italic: true } }]) })).ok).toBe(true);
+    for (const bad of [quote([]), quote([{ type: 'text', text: '' }]), quote([{ type: 'text', text: 'x', style: { blink: true } }]), quote([{ type: 'marquee', text: 'x' }]), [{ type: 'rich_text', elements: [] }]]) {
+      expect(await errorOf(client.chat.postMessage({ channel: 'C1', text: 't', blocks: bad as never }))).toBe('invalid_blocks');
+    }
+    expect(await errorOf(client.chat.postMessage({ channel: 'C1', text: 't', blocks: [{ type: 'section', text: { type: 'plain_text', text: 'x', verbatim: true } }] as never }))).toBe('invalid_blocks');
+    // A rich-text mention element pings like a token; a text element saying "<!channel>" does not.
+    await client.chat.postMessage({ channel: 'C1', text: 't', blocks: quote([{ type: 'broadcast', range: 'channel' }, { type: 'text', text: '<!here>' }]) as never });
+    expect(fake.strayMentions.map((m) => m.token)).toEqual(['<!channel>']);
+  });
+
+  it('flags masked links to URLs no test allowed, in mrkdwn, rich text and streamed Markdown; a bare or escaped one is no masked link', async () => {
+    fake.allowLinks('https://doi.org/10.5555/x', () => ['https://lab.example.org/p.pdf']);
+    await client.chat.postMessage({
+      channel: 'C1',
+      text: 'see <https://evil.example/login|the portal>',
+      blocks: [section('<https://doi.org/10.5555/x|ok> <https://lab.example.org/p.pdf#page=3|page 3> https://evil.example/bare <https://evil.example/shown>')],
+    });
+    await client.chat.postMessage({ channel: 'C1', text: 't', blocks: [{ type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'link', url: 'https://evil.example/r', text: 'lab wiki' }] }] }] as never });
+    await fetch(fake.responseUrl('l'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ markdown_text: '[portal](https://evil.example/m) and \\[not](https://evil.example/escaped)' }) });
+    expect(fake.strayLinks.map((l) => l.url).sort()).toEqual(['https://evil.example/login', 'https://evil.example/m', 'https://evil.example/r']);
+  });
+
+  it('flags control and invisible formatting characters anywhere in what is sent, not emoji joiners or tabs', async () => {
+    await client.chat.postMessage({ channel: 'C1', text: 'ok 👩‍🔬\ttab\nline', blocks: [section('FWD\u200b_p53')] });
+    await client.chat.postMessage({ channel: 'C1', text: '<https://x.org|\u00020\u0002>' });
+    expect(fake.strayInvisible.flatMap((x) => x.chars).sort()).toEqual(['U+0002', 'U+200B']);
+    const other = await startFakeSlack();
+    await new webApi.WebClient('xoxb-test', { slackApiUrl: other.apiUrl }).chat.postMessage({ channel: 'C1', text: 'bidi \u202e override' });
+    await expect(other.close()).rejects.toThrow(/invisible characters: chat.postMessage: U\+202E/);
+  });
+
+  it('answers conversations.info with the conversation object, a test’s sharing flags, or its error', async () => {
+    fake.conversations.set('CSHARED', { is_shared: true, is_ext_shared: true });
+    fake.conversations.set('CGONE', { error: 'channel_not_found' });
+    const shared = await client.conversations.info({ channel: 'CSHARED' });
+    expect(shared.channel).toMatchObject({ id: 'CSHARED', is_channel: true, is_shared: true, is_ext_shared: true, is_org_shared: false });
+    expect((await client.conversations.info({ channel: 'GPRIV' })).channel).toMatchObject({ is_private: true, is_ext_shared: false });
+    expect((await client.conversations.info({ channel: 'D123' })).channel).toMatchObject({ is_im: true });
+    expect(await errorOf(client.conversations.info({ channel: 'CGONE' }))).toBe('channel_not_found');
+    expect(await errorOf(client.conversations.info({ channel: 'not-an-id' }))).toBe('channel_not_found');
   });
 });
 

@@ -12,6 +12,7 @@ import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv } from './helpers/slack-bot.ts';
 import { eventRequest, mentionEnvelope, post, slashRequest } from './helpers/slack-request.ts';
 import { waitFor } from './helpers/wait.ts';
+import { documentLinks } from './helpers/slack-harness.ts';
 
 describe('serve with Slack', () => {
   let fake: FakeSlack;
@@ -27,6 +28,7 @@ describe('serve with Slack', () => {
       fileConfig: { sources: [{ id: 'lab', type: 'folder', path: folder }], access: { default: 'public', channels: { CPI: ['pi-only'] } } },
     });
     running = await startServe(loadConfig(env), createLogger('silent'));
+    fake.allowLinks(() => documentLinks(running.app));
   }, 60_000);
 
   afterAll(async () => {

@@ -7,6 +7,7 @@ import { openTestApp } from './helpers/app.ts';
 import { startFakeSlack, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { channelMessageEnvelope, eventRequest, mentionEnvelope, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
+import { documentLinks } from './helpers/slack-harness.ts';
 
 const LAB = path.resolve('examples/lab');
 const fileConfig = {
@@ -28,6 +29,7 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
   beforeAll(async () => {
     fake = await startFakeSlack();
     app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
+    fake.allowLinks(() => documentLinks(app));
     await app.ingestSource(app.config.sources[0]);
   });
   afterAll(async () => {

@@ -14,6 +14,7 @@ import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-
 import { startFakeSlack, validateBlocks, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { eventRequest, mentionEnvelope, post } from './helpers/slack-request.ts';
+import { documentLinks } from './helpers/slack-harness.ts';
 
 const LAB = path.resolve('examples/lab');
 const fileConfig = {
@@ -136,6 +137,7 @@ describe('Socket Mode', () => {
   beforeAll(async () => {
     fake = await startFakeSlack();
     app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl, { SLACK_APP_TOKEN: 'xapp-1-test' }) });
+    fake.allowLinks(() => documentLinks(app));
     await app.ingestSource(app.config.sources[0]);
     bot = await startTestBot(app);
   });

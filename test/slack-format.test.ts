@@ -1,13 +1,15 @@
 // Pure Slack formatting: Markdown -> mrkdwn and splitting answers within Slack's limits.
 import { describe, expect, it } from 'vitest';
 import type { Citation } from '../src/answer/cite.ts';
+import { citedLinks } from '../src/answer/links.ts';
 import {
   answerMessages,
   blocksTextLength,
   LIMITS,
   markdownToMrkdwn,
   modelNote,
-  quoteLine,
+  quoteBlock,
+  quoteText,
   resplitIfTooLong,
   safeUrl,
   sourceLine,
@@ -38,7 +40,8 @@ const cite = (o: Partial<Citation> = {}): Citation => ({
 describe('markdownToMrkdwn', () => {
   it('converts bold, italics, links, headings and lists', () => {
     const md = '# Result\n\n**Use 1:1000** of the *primary* antibody [S1].\n\n- first\n- see [the protocol](https://lab.example.org/wb?a=1&b=2)\n1. step one\n\n~~old~~';
-    const out = markdownToMrkdwn(md);
+    // The link goes to a cited document: it stays a link.
+    const out = markdownToMrkdwn(md, citedLinks([{ url: 'https://lab.example.org/wb?a=1&b=2', link: null }]));
     expect(out).toContain('*Result*');
     expect(out).toContain('*Use 1:1000* of the _primary_ antibody [S1].');
     expect(out).toContain('• first');
@@ -62,6 +65,7 @@ describe('markdownToMrkdwn', () => {
   it('emits a link only for a validated http(s) URL; other Markdown links keep their text only', () => {
     const out = markdownToMrkdwn(
       'Ask [the team](!channel), see [login](javascript:alert(1)), [them](@U123), [raw](<!everyone>) and [the protocol](https://lab.example.org/a|b>c) or <https://lab.example.org/x_y__z__>',
+      citedLinks([{ url: 'https://lab.example.org/a|b>c', link: 'https://lab.example.org/x_y__z__' }]),
     );
     expect(out).not.toContain('<!channel');
     expect(out).not.toContain('javascript');
@@ -121,7 +125,7 @@ describe('splitText and answerMessages', () => {
     const msgs = answerMessages({ answer: 'Use 1:1000 [S1].', refused: false, citations: [cite(), cite({ url: null, title: 'Lab wiki', authors: [], year: null, section: 'Freezer', refs: ['S2'] })], model: 'gpt-4o-mini', language: 'en' });
     const texts = msgs[0].blocks.map((b) => (b.type === 'section' ? b.text.text : b.type === 'context' ? b.elements[0].text : ''));
     const sources = texts.find((t) => t.startsWith('*Sources*'))!;
-    expect(sources).toContain('[S1] *<https://doi.org/10.1000/xyz123|USP7 &amp; p53 under &lt;hypoxia&gt;>* — Adaeze Okafor, Hannah Lee, Priya Raman et al., 2023, Methods');
+    expect(sources).toContain('[S1] *<https://doi.org/10.1000/xyz123|USP7 &amp; p53 under &lt;hypoxia&gt;>* (doi.org) — Adaeze Okafor, Hannah Lee, Priya Raman et al., 2023, Methods');
     expect(sources).toContain('[S2] *Lab wiki* — n.d., Freezer');
     expect(texts).toContain('Answered by gpt-4o-mini');
   });
@@ -209,29 +213,36 @@ describe('safe output', () => {
 });
 
 describe('quotes under a source', () => {
-  it('shows each quote under its source, linked to the exact place', () => {
-    const line = sourceLine(
-      cite({ url: 'https://lab.example.org/w.pdf', link: 'https://lab.example.org/w.pdf#page=3', quotes: ['Chase samples were taken every 30 min.'] }),
-    );
-    expect(line.split('\n')).toEqual([
-      expect.stringContaining('*<https://lab.example.org/w.pdf#page=3|'),
-      '> Chase samples were taken every 30 min.',
-    ]);
+  it('shows each quote under its source line as rich text, the line linked to the exact place', () => {
+    const msgs = answerMessages({
+      answer: 'Chase every 30 min [S1].',
+      refused: false,
+      citations: [cite({ url: 'https://lab.example.org/w.pdf', link: 'https://lab.example.org/w.pdf#page=3', quotes: ['Chase samples were taken every 30 min.'] })],
+      model: 'extractive',
+      language: 'en',
+    });
+    const blocks = msgs[0].blocks;
+    const at = blocks.findIndex((b) => b.type === 'section' && b.text.text.includes('*<https://lab.example.org/w.pdf#page=3|'));
+    expect(at).toBeGreaterThan(0);
+    expect(blocks[at + 1]).toEqual({ type: 'rich_text', elements: [{ type: 'rich_text_quote', elements: [{ type: 'text', text: 'Chase samples were taken every 30 min.' }] }] });
   });
 
-  it('never lets document text become Slack markup', () => {
-    const line = sourceLine(cite({ quotes: ['Ping <!channel> and <@U123>, see <https://evil.example|here> & *bold* _it_ ~s~ `code`'] }));
-    const quote = line.split('\n')[1];
-    expect(quote).not.toMatch(/<[!@#h]/);
-    expect(quote).toContain('&lt;!channel&gt;');
-    expect(quote).toContain('&amp;');
-    expect(quote).not.toMatch(/(^|\s)[*_~`]\S/);
-    expect(quote.replace(/\u200b/g, '')).toContain('*bold* _it_ ~s~ `code`');
+  it('keeps every character of a quote as written: no zero-width spaces, no entities, and none of it becomes markup', () => {
+    // Rich text is not parsed as mrkdwn, so a primer name or a file path is copied exactly as the document has it.
+    const original = 'Primer *FWD_p53* ~ `ACG_TTA` at /data/run_01/*.fastq; Ping <!channel> & <https://evil.example|here>';
+    const block = quoteBlock([original])!;
+    expect(block.elements[0].elements[0].text).toBe(original);
+    expect(JSON.stringify(block)).not.toMatch(/\\u200b|&amp;|&lt;/);
+    // Only text elements: Slack pings or links only through user, broadcast or link elements.
+    expect(block.elements.flatMap((e) => e.elements.map((t) => t.type))).toEqual(['text']);
+    const m = answerMessages({ answer: 'See [S1].', refused: false, citations: [cite({ quotes: [original] })], model: 'extractive', language: 'en' })[0];
+    expect(validateMessage(m as unknown as Record<string, unknown>)).toBeUndefined();
+    expect(JSON.stringify(m)).not.toContain('\\u200b');
   });
 
   it('cuts a long quote at a word with an ellipsis', () => {
-    const q = quoteLine('word '.repeat(100));
-    expect(q.length).toBeLessThanOrEqual(2 + 220);
+    const q = quoteText('word '.repeat(100));
+    expect(q.length).toBeLessThanOrEqual(220);
     expect(q.endsWith('word…')).toBe(true);
   });
 
@@ -244,7 +255,7 @@ describe('quotes under a source', () => {
       language: 'en',
     });
     const text = JSON.stringify(msgs[0].blocks);
-    expect(text).toContain('> Block the membrane in 5% milk in TBST for 1 h.');
-    expect(text.indexOf('Sources')).toBeLessThan(text.indexOf('> Block the membrane'));
+    expect(text).toContain('"rich_text_quote","elements":[{"type":"text","text":"Block the membrane in 5% milk in TBST for 1 h."}]');
+    expect(text.indexOf('Sources')).toBeLessThan(text.indexOf('Block the membrane in 5%'));
   });
 });

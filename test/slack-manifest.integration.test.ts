@@ -15,6 +15,7 @@ import {
   appHomeOpenedEnvelope,
   blockActionRequest,
   channelMessageEnvelope,
+  channelSharingEnvelope,
   eventRequest,
   mentionEnvelope,
   messageShortcutRequest,
@@ -54,6 +55,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'reactions.remove': ['reactions:write'],
 };
 const HISTORY_SCOPE: Record<string, string> = { channel: 'channels:history', group: 'groups:history', im: 'im:history', mpim: 'mpim:history' };
+// conversations.info needs the read scope of the conversation type (Slack Connect checks, every type).
+const READ_SCOPE: Record<string, string> = { channel: 'channels:read', group: 'groups:read', im: 'im:read', mpim: 'mpim:read' };
 // Events and the scope each subscription needs (docs.slack.dev/reference/events/*).
 const EVENT_SCOPES: Record<string, string[]> = {
   app_mention: ['app_mentions:read'],
@@ -63,6 +66,10 @@ const EVENT_SCOPES: Record<string, string[]> = {
   'message.mpim': ['mpim:history'],
   app_home_opened: [],
   app_context_changed: [],
+  assistant_thread_started: ['assistant:write'],
+  // Sent for public channels with channels:read, for private ones with groups:read (both are asked for).
+  channel_shared: ['channels:read', 'groups:read'],
+  channel_unshared: ['channels:read', 'groups:read'],
 };
 
 const LAB = path.resolve('examples/lab');
@@ -81,6 +88,7 @@ describe('manifest.json matches what labbot calls and listens to', () => {
   it('scopes and events are exactly those the features use', async () => {
     const typeOf = new Map<string, string>();
     const used = new Set<string>(['commands']); // the /labbot command and the message shortcut
+    typeOf.set('CGENERAL', 'channel'); // where /labbot ask and Share run
     const events = new Set<string>();
     const answers = () => fake.callsOf('chat.update').length + fake.callsOf('chat.postMessage').length;
     const until = (n: number) => fake.waitFor(() => answers() >= n);
@@ -126,9 +134,17 @@ describe('manifest.json matches what labbot calls and listens to', () => {
     events.add('app_home_opened');
     await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How long is the TRIzol incubation?', responseUrl: fake.responseUrl('m-ask') }));
     const priv = await fake.waitFor(() => fake.responses.find((r) => r.id === 'm-ask'));
-    const share = JSON.stringify(priv.body.blocks).match(/"action_id":"labbot_share","value":"([^"]+)"/)?.[1];
+    const share = ((priv.body.blocks ?? []) as { elements?: { action_id?: string; value?: string }[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'labbot_share')?.value;
+    expect(share).toBeDefined();
+    fake.allowMentions('<@UASKER>'); // Share's "asked by" attribution, on purpose
     await post(bot.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_share', value: share!, responseUrl: fake.responseUrl('m-share') }));
-    await fake.waitFor(() => fake.responses.find((r) => r.id === 'm-share'));
+    const shared = await fake.waitFor(() => fake.responses.find((r) => r.id === 'm-share'));
+    expect(shared.body.response_type).toBe('in_channel');
+    // Slack Connect changes: a channel shared, then unshared.
+    for (const type of ['channel_shared', 'channel_unshared'] as const) {
+      await post(bot.url, eventRequest(SIGNING_SECRET, channelSharingEnvelope({ type, channel: 'CPUB' })));
+      events.add(type);
+    }
     n = answers();
     await post(bot.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: manifest.features.shortcuts[0].callback_id, text: 'How do I book the confocal microscope?', channel: 'CPUB', ts: '1700009300.000100', responseUrl: fake.responseUrl('m-sc') }));
     await until(n + 1);
@@ -136,10 +152,10 @@ describe('manifest.json matches what labbot calls and listens to', () => {
     await fake.waitFor(() => fake.responses.filter((r) => r.id === 'm-ri').length >= 2, 60_000);
 
     for (const c of fake.calls) {
-      if (c.method === 'conversations.replies') {
+      if (c.method === 'conversations.replies' || c.method === 'conversations.info') {
         const type = typeOf.get(String(c.body.channel));
-        expect(type, `conversations.replies on an unexpected channel ${String(c.body.channel)}`).toBeDefined();
-        used.add(HISTORY_SCOPE[type!]);
+        expect(type, `${c.method} on an unexpected channel ${String(c.body.channel)}`).toBeDefined();
+        used.add((c.method === 'conversations.info' ? READ_SCOPE : HISTORY_SCOPE)[type!]);
         continue;
       }
       const scopes = METHOD_SCOPES[c.method];

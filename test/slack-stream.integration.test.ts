@@ -71,7 +71,25 @@ describe('streamed model answers', () => {
     const stop = inChannel('chat.stopStream', 'DCHECK')[0];
     expect(update.body.ts).toBe(stop.body.ts);
     expect(JSON.stringify(update.body.blocks)).not.toContain('S99');
-    expect(fake.streams.get(String(stop.body.ts))!.text).toContain('[S99]');
+    // Brackets are streamed backslash-escaped (no Markdown link can form in a preview).
+    expect(fake.streams.get(String(stop.body.ts))!.text).toContain('\\[S99\\]');
+  });
+
+  it('never streams a disguised link, and replaces a preview whose code spans showed escape backslashes', async () => {
+    openai.reply = (messages) =>
+      `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(8)}Log it in [the official lab portal](https://evil.example/login) and keep \`/data/trizol/[run]_*.csv\` (${passageLine(messages, 'S1').replace(/\.$/, '')}) [S1].`;
+    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DLINKS', channelType: 'im', user: 'ULINKS' })));
+    const update = await fake.waitFor(() => inChannel('chat.update', 'DLINKS')[0], 30_000);
+    const stop = inChannel('chat.stopStream', 'DLINKS')[0];
+    expect(update.body.ts).toBe(stop.body.ts);
+    const streamed = fake.streams.get(String(stop.body.ts))!.text;
+    // The preview shows a link's label only: no URL, and no Markdown link can form.
+    expect(streamed).toContain('Log it in the official lab portal and keep');
+    expect(streamed).not.toContain('evil.example');
+    const final = JSON.stringify(update.body.blocks);
+    expect(final).toContain('the official lab portal (evil.example)');
+    expect(final).toContain('`/data/trizol/[run]_*.csv`');
+    expect(fake.strayLinks).toEqual([]);
   });
 
   it('streams a channel mention’s answer in its thread to the asker (recipient user and team), and the final message is the checked one', async () => {

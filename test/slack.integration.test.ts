@@ -8,6 +8,7 @@ import { startFakeSlack, type FakeSlack, type SlackCall } from './helpers/fake-s
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { feedbackRecordId, waitForPost } from './helpers/slack-answers.ts';
 import { blockActionRequest, dmEnvelope, eventRequest, feedbackButtonsRequest, mentionEnvelope, post, sign, slashRequest } from './helpers/slack-request.ts';
+import { documentLinks } from './helpers/slack-harness.ts';
 
 const LAB = path.resolve('examples/lab');
 const fileConfig = {
@@ -50,6 +51,7 @@ describe('Slack bot over HTTP (Events API)', () => {
   beforeAll(async () => {
     fake = await startFakeSlack();
     app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
+    fake.allowLinks(() => documentLinks(app));
     const s = await app.ingestSource(app.config.sources[0]);
     expect(s.failed).toEqual([]);
     bot = await startTestBot(app);

@@ -20,7 +20,8 @@ import { detectLanguage } from '../search/tokenize.ts';
 import { handleSlashCommand } from './slash.ts';
 import { routeMessage, type MessageEventFields } from './message-events.ts';
 import { createThreadTracker } from './threads.ts';
-import { createShareStore, SHARE_ACTION, shareAnswer } from './share.ts';
+import { createShareStore, SHARE_ACTION, shareAnswer, type SharedAnswer } from './share.ts';
+import { createConnectGuard, listenForSharing, shareRefusal } from './connect.ts';
 import { ASK_SHORTCUT } from './surfaces.ts';
 import { registerAgentSurfaces } from './agent.ts';
 import { createAnswerMap } from './answer-map.ts';
@@ -29,6 +30,7 @@ import { untaggedReplyIsForLabbot } from './etiquette.ts';
 import { createStatusSupport } from './progress.ts';
 import type { HandlerDeps } from './types.ts';
 import { createUserDirectory } from './user-names.ts';
+import { visibleFetch } from './outgoing.ts';
 
 export interface SlackBotDeps {
   app: App;
@@ -86,6 +88,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     dedupe: createDeduper(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
     threads: createThreadTracker(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
     shares: createShareStore(deps.redis, deps.keyPrefix ?? 'labbot:', log),
+    connect: createConnectGuard(deps.redis, deps.keyPrefix ?? 'labbot:', log),
     userNames: createUserDirectory({ log }),
     answers: createAnswerMap(deps.redis, deps.keyPrefix ?? 'labbot:', log),
     statusSupport: createStatusSupport(),
@@ -96,6 +99,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : {}),
     // 429s are retried after Retry-After by the WebClient; this bounds other transient failures.
     retryConfig: { retries: 3, factor: 2, minTimeout: 200, maxTimeout: 5000 },
+    // Web API calls and respond() both go through it: nothing invisible or a control character is posted.
+    fetch: visibleFetch(),
   };
 
   const limit = createLimiter(deps.concurrency ?? 4);
@@ -124,12 +129,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   }
 
   const runner = createQuestionRunner(handlerDeps, limit);
-  /** The envelope's Slack Connect flag, remembered for the ways in that do not carry it. */
-  const extShared = async (body: unknown, channel: string) => {
-    const flag = (body as { is_ext_shared_channel?: unknown }).is_ext_shared_channel;
-    if (typeof flag === 'boolean') await handlerDeps.threads.markShared(channel, flag);
-    return flag === true;
-  };
+  /** The envelope's own Slack Connect flag; the guard also asks Slack (connect.ts). */
+  const envelopeShared = (body: unknown) => (body as { is_ext_shared_channel?: unknown }).is_ext_shared_channel;
 
   bolt.event('app_mention', async ({ event, body, client, context }) => {
     if (!(await handlerDeps.dedupe.claim(body.event_id))) {
@@ -155,7 +156,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       access: { channel: event.channel },
       team: body.team_id,
       notes: hasFiles ? [conversationText(detectLanguage(event.text)).attachmentsNotRead] : undefined,
-    }, { extShared: await extShared(body, event.channel) });
+    }, { envelopeShared: envelopeShared(body) });
   });
 
   bolt.event('message', async ({ event, body, client, context }) => {
@@ -187,7 +188,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       team: body.team_id,
       // A file with a question: the question's text is answered; the file itself is not read.
       notes: route.hasFiles ? [conversationText(detectLanguage(e.text ?? '')).attachmentsNotRead] : undefined,
-    }, { extShared: await extShared(body, e.channel) });
+    }, { envelopeShared: envelopeShared(body) });
   });
 
   bolt.command('/labbot', async ({ ack, command, respond, client }) => {
@@ -241,19 +242,20 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       undeliverable: async (msg) => {
         await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });
       },
-    }, { extShared: await handlerDeps.threads.isShared(s.channel.id) });
+    }, { freshConnect: true });
   });
 
   // Slack's agent experience (the DM as the conversation, suggested prompts, the legacy pane) and the App Home.
   registerAgentSurfaces(bolt, handlerDeps, runner, deps.redis, deps.keyPrefix ?? 'labbot:');
   // Edited questions are answered again; deleted ones take their answer along.
-  registerEditHandlers(bolt, handlerDeps, runner, extShared);
+  registerEditHandlers(bolt, handlerDeps, runner, envelopeShared);
+  // channel_shared / channel_unshared keep the Slack Connect verdicts current.
+  listenForSharing(bolt, handlerDeps.connect, log);
 
   bolt.action(SHARE_ACTION, async ({ ack, action, body, respond, client }) => {
     await ack();
     if (action.type !== 'button') return;
-    const refusedIn = async (channel: string) =>
-      deps.config.slackConnect === 'refuse' && (await handlerDeps.threads.isShared(channel)) ? conversationText('en').connectRefused : undefined;
+    const refusedIn = (shared: SharedAnswer) => shareRefusal(handlerDeps, client, shared);
     const postToChannel = async (channel: string, m: SlackMessage) => {
       await client.chat.postMessage({ channel, text: m.text, blocks: m.blocks, unfurl_links: false });
     };

@@ -7,6 +7,10 @@ export interface ConversationTexts {
   /** Added to the "Searching…" placeholder when answers are waiting; n is 1 for "next". */
   queued(n: number): string;
   connectRefused: string;
+  /** Slack could not be asked whether the conversation is shared: labbot does not answer there. */
+  connectUnchecked: string;
+  /** Share of a private answer that read restricted groups, to a channel shared since. */
+  connectShareStale: string;
   connectPublicOnly: string;
   attachmentsNotRead: string;
   restarting: string;
@@ -26,6 +30,10 @@ const TEXTS: Record<Language, ConversationTexts> = {
     queued: (n) => (n <= 1 ? '(busy right now: yours is next)' : `(busy right now: ${n - 1} questions before yours)`),
     connectRefused:
       'This channel is shared with another organisation (Slack Connect), so I do not answer here: the lab’s material stays inside the lab. Ask me in an internal channel or a direct message.',
+    connectUnchecked:
+      'I could not check whether this conversation is shared with another organisation (Slack Connect), so I do not answer here. Ask me in a channel I am a member of, or in a direct message.',
+    connectShareStale:
+      'This channel is shared with another organisation now, and that answer used material the lab keeps inside. Ask again here to get an answer from the lab’s public material.',
     connectPublicOnly: '_This channel is shared with another organisation: only the lab’s public material was searched._',
     attachmentsNotRead: '_I answered from the text of your message: I do not read attachments._',
     restarting: 'labbot is restarting and could not finish this answer. Please ask again in a minute.',
@@ -40,6 +48,10 @@ const TEXTS: Record<Language, ConversationTexts> = {
     queued: (n) => (n <= 1 ? '(ocupado ahora mismo: la tuya es la siguiente)' : `(ocupado ahora mismo: ${n - 1} preguntas antes de la tuya)`),
     connectRefused:
       'Este canal está compartido con otra organización (Slack Connect), así que aquí no respondo: el material del laboratorio se queda en el laboratorio. Pregúntame en un canal interno o por mensaje directo.',
+    connectUnchecked:
+      'No pude comprobar si esta conversación está compartida con otra organización (Slack Connect), así que aquí no respondo. Pregúntame en un canal del que sea miembro o por mensaje directo.',
+    connectShareStale:
+      'Este canal está compartido ahora con otra organización y esa respuesta usó material que el laboratorio guarda dentro. Vuelve a preguntar aquí para obtener una respuesta del material público del laboratorio.',
     connectPublicOnly: '_Este canal está compartido con otra organización: solo se buscó en el material público del laboratorio._',
     attachmentsNotRead: '_Respondí a partir del texto de tu mensaje: no leo los archivos adjuntos._',
     restarting: 'labbot se está reiniciando y no pudo terminar esta respuesta. Vuelve a preguntar en un minuto.',

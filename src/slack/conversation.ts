@@ -6,6 +6,7 @@
 import type { webApi } from '@slack/bolt';
 import { detectLanguage } from '../search/tokenize.ts';
 import { conversationText } from './conversation-texts.ts';
+import { connectPolicy, connectRefusal } from './connect.ts';
 import { noticeMessage } from './format.ts';
 import { createInterrupts } from './interrupts.ts';
 import type { Limiter } from './limiter.ts';
@@ -16,8 +17,11 @@ import type { HandlerDeps } from './types.ts';
 type WebClient = webApi.WebClient;
 
 export interface QuestionRunner {
-  /** Answers q; `extShared` is the envelope's is_ext_shared_channel (Slack Connect). */
-  ask(client: WebClient, q: SlackQuestion, ctx: { extShared: boolean }): Promise<void>;
+  /**
+   * Answers q. Slack Connect: `envelopeShared` is the event envelope's is_ext_shared_channel, when
+   * there is one; `freshConnect` asks Slack again however recent the cached verdict (no event).
+   */
+  ask(client: WebClient, q: SlackQuestion, ctx?: { envelopeShared?: unknown; freshConnect?: boolean }): Promise<void>;
   /** Counts other work (slash commands) as in flight, so the drain waits for it too. */
   track<T>(work: Promise<T>): Promise<T>;
   /** Work running or waiting. */
@@ -43,8 +47,10 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
     return work;
   };
 
+  type ConnectContext = { envelopeShared?: unknown; freshConnect?: boolean };
+
   /** The question was edited or deleted while it was answered: answer the new text in place, or take the answer away. */
-  async function afterwards(client: WebClient, q: SlackQuestion, shown: string[], ctx: { extShared: boolean }): Promise<void> {
+  async function afterwards(client: WebClient, q: SlackQuestion, shown: string[], ctx: ConnectContext): Promise<void> {
     const later = await deps.answers.finish(q.channel, q.eventTs, { answerTs: shown, threadTs: q.threadTs, user: q.user });
     if (later.deleted) {
       await deleteAnswer(client, deps, q.channel, q.eventTs, shown);
@@ -53,19 +59,23 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
     if (later.editedText !== undefined) await ask(client, { ...q, text: later.editedText, names: undefined, replaceTs: shown }, ctx);
   }
 
-  async function ask(client: WebClient, q: SlackQuestion, ctx: { extShared: boolean }): Promise<void> {
+  async function ask(client: WebClient, q: SlackQuestion, ctx: ConnectContext = {}): Promise<void> {
     const lang = detectLanguage(questionText(q));
-    if (ctx.extShared) {
-      if (deps.config.slackConnect === 'refuse') {
-        deps.log.info({ eventId: q.eventId, channel: q.channel }, 'Slack Connect channel: refused');
-        await client.chat
-          .postMessage({ channel: q.channel, thread_ts: q.threadTs, ...noticeMessage(conversationText(lang).connectRefused) })
-          .catch((err: Error) => deps.log.warn({ eventId: q.eventId, err: err.message }, 'could not post the Slack Connect refusal'));
-        return;
-      }
-      // Another organisation reads this channel: the lab's public material only, whatever the channel's grants.
-      q = { ...q, access: {}, notes: [...(q.notes ?? []), conversationText(lang).connectPublicOnly] };
+    const verdict = await deps.connect.verdict(client, q.channel, { envelope: ctx.envelopeShared, fresh: ctx.freshConnect });
+    const policy = connectPolicy(verdict, deps.config.slackConnect);
+    if (policy.kind === 'refuse') {
+      deps.log.info({ eventId: q.eventId, channel: q.channel, checked: policy.checked }, 'Slack Connect channel (or not known): refused');
+      const refusal = noticeMessage(connectRefusal(policy, lang));
+      await client.chat
+        .postMessage({ channel: q.channel, thread_ts: q.threadTs, ...refusal })
+        .catch(async (err: Error) => {
+          deps.log.warn({ eventId: q.eventId, err: err.message }, 'could not post the Slack Connect refusal');
+          await q.undeliverable?.(refusal).catch(() => {});
+        });
+      return;
     }
+    // Another organisation reads this channel: the lab's public material only, whatever the channel's grants.
+    if (policy.kind === 'public-only') q = { ...q, access: {}, notes: [...(q.notes ?? []), conversationText(lang).connectPublicOnly] };
     // Follow-ups without a mention, for a little while, from this asker only (reply-intent.ts): from
     // now (a follow-up typed while labbot works is for it too), and again from the answer.
     const followUps = q.source === 'slack' && q.threadTs && q.user ? { channel: q.channel, threadTs: q.threadTs, user: q.user } : undefined;

@@ -12,7 +12,7 @@ import type { SlackQuestion } from './mentions.ts';
 import { routeChange, type MessageChangeFields } from './message-events.ts';
 import type { HandlerDeps } from './types.ts';
 
-export function registerEditHandlers(bolt: BoltApp, deps: HandlerDeps, runner: QuestionRunner, extShared: (body: unknown, channel: string) => Promise<boolean>): void {
+export function registerEditHandlers(bolt: BoltApp, deps: HandlerDeps, runner: QuestionRunner, envelopeShared: (body: unknown) => unknown): void {
   const { log } = deps;
   bolt.event('message', async ({ event, body, client, context }) => {
     const e = event as unknown as MessageChangeFields;
@@ -55,6 +55,6 @@ export function registerEditHandlers(bolt: BoltApp, deps: HandlerDeps, runner: Q
       ...(known ? { replaceTs: known.answerTs } : {}),
     };
     if (known) log.info({ channel: e.channel, ts: change.ts }, 'question edited: answering it again in place');
-    await runner.ask(client, q, { extShared: await extShared(body, e.channel) });
+    await runner.ask(client, q, { envelopeShared: envelopeShared(body) });
   });
 }

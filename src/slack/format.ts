@@ -13,6 +13,8 @@
 import type { AskResult } from '../answer/answer.ts';
 import type { Citation } from '../answer/cite.ts';
 import { messages, noticeFlag, type Language } from '../answer/messages.ts';
+import { citedLinks, decideLink, hostOf, NO_LINKS, webUrl, type LinkPolicy } from '../answer/links.ts';
+import { visibleText } from '../answer/visible-text.ts';
 import { slackText } from './messages.ts';
 
 /** Slack's documented limits; the fake Slack in the tests enforces the same numbers. */
@@ -37,6 +39,8 @@ const CHUNK_BUDGET = LIMITS.sectionText - 16;
 export interface MrkdwnText {
   type: 'mrkdwn';
   text: string;
+  /** true: Slack links no bare URL or channel name in the text (document-derived text). */
+  verbatim?: boolean;
 }
 export interface PlainText {
   type: 'plain_text';
@@ -63,9 +67,20 @@ export interface FeedbackButtonsElement {
   positive_button: { text: PlainText; value: string; accessibility_label?: string };
   negative_button: { text: PlainText; value: string; accessibility_label?: string };
 }
+/** Rich text is not parsed as mrkdwn: its text elements are shown exactly as given. */
+export interface RichTextText {
+  type: 'text';
+  text: string;
+  style?: { bold?: boolean; italic?: boolean; strike?: boolean; code?: boolean };
+}
+export interface RichTextBlock {
+  type: 'rich_text';
+  elements: { type: 'rich_text_quote' | 'rich_text_section'; elements: RichTextText[] }[];
+}
 /** The subset of Block Kit this bot sends; structurally a subset of @slack/types KnownBlock. */
 export type Block =
   | SectionBlock
+  | RichTextBlock
   | { type: 'divider' }
   | { type: 'context'; elements: MrkdwnText[] }
   | { type: 'actions'; block_id?: string; elements: ButtonElement[] }
@@ -106,55 +121,60 @@ function linkText(text: string): string {
  * would end or split the link token (and let `><!everyone><` through), are percent-encoded.
  */
 export function safeUrl(raw: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    return undefined;
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || url.username || url.password) return undefined;
-  return url.href.replace(/[<>| ]/g, (c) => encodeURIComponent(c));
-}
-
-/** <url|text> for a valid URL; otherwise the text alone (a link is never emitted unvalidated). */
-function link(url: string, escapedText: string): string {
-  const safe = safeUrl(url);
-  const text = escapedText.replace(/\|/g, '¦');
-  return safe ? `<${safe}|${text}>` : text;
+  return webUrl(raw)?.href.replace(/[<>| ]/g, (c) => encodeURIComponent(c));
 }
 
 const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
-// Placeholders that cannot occur in real text, so later rules do not re-match earlier output.
+/**
+ * A Markdown link in mrkdwn, by the one link rule (src/answer/links.ts): <url|text> only for a URL
+ * of a cited document, with its host after it (a document may claim any URL as its own, so the
+ * reader sees where "the official lab portal" goes); any other URL is its text and host, no link.
+ */
+function link(url: string, escapedText: string, linkLabel: string, policy: LinkPolicy): string {
+  const d = decideLink(url, unescape(escapedText), policy);
+  const safe = d.kind === 'link' ? safeUrl(d.url) : undefined;
+  const host = hostOf(url);
+  const shown = host && unescape(escapedText).trim().replace(/^https?:\/\//, '').replace(/\/.*$/, '') !== host ? ` (${escapeMrkdwn(host)})` : '';
+  if (safe) return `<${safe}|${linkLabel.replace(/\|/g, '¦')}>${shown}`;
+  return d.kind === 'text' && d.host ? `${escapedText} (${escapeMrkdwn(d.host)})` : escapedText;
+}
+
+// Placeholders that cannot occur in real text (visibleText removes controls from what goes in), so
+// later rules do not re-match earlier output.
 const BOLD = '\u0001';
 const HOLD = '\u0002';
+const HELD = new RegExp(`${HOLD}(\\d+)${HOLD}`, 'g');
 
 /** Inline Markdown -> mrkdwn for one line outside code blocks. */
-function inline(line: string): string {
-  const held: string[] = [];
-  const hold = (out: string) => {
-    held.push(out);
-    return `${HOLD}${held.length - 1}${HOLD}`;
-  };
+function inline(line: string, policy: LinkPolicy): string {
+  // Each held piece has its mrkdwn and the plain text it stands for inside a link's text, where
+  // Slack shows no code formatting: [`ab32389`](url) is linked as "ab32389".
+  const held: { out: string; plain: string }[] = [];
+  const hold = (out: string, plain = out) => `${HOLD}${held.push({ out, plain }) - 1}${HOLD}`;
+  const restore = (t: string, as: 'out' | 'plain'): string => t.replace(HELD, (_m, i: string) => restore(held[Number(i)][as], as));
   // Slack parses <…> and &…; inside backticks too, so code is escaped like everything else.
-  let s = line.replace(/`[^`\n]+`/g, (m) => hold(escapeMrkdwn(m)));
+  let s = visibleText(line).replace(/`[^`\n]+`/g, (m) => hold(escapeMrkdwn(m), escapeMrkdwn(m.slice(1, -1))));
   s = escapeMrkdwn(s);
   // Links first: their text may itself contain emphasis, and their URL must not be touched by it.
-  s = s.replace(/!?\[([^\]\n]+)\]\(((?:[^\s()]|\([^\s()]*\))+)(?:\s+"[^"]*")?\)/g, (_m, t: string, u: string) => hold(link(unescape(u), t)));
+  s = s.replace(/!?\[([^\]\n]+)\]\(((?:[^\s()]|\([^\s()]*\))+)(?:\s+"[^"]*")?\)/g, (_m, t: string, u: string) =>
+    hold(link(unescape(u), t, restore(t, 'plain'), policy)),
+  );
   // Markdown autolinks <https://…>; a Slack-style <url|label> in the text stays escaped text.
-  s = s.replace(/&lt;(https?:\/\/[^\s|]+?)&gt;/g, (m, u: string) => (safeUrl(unescape(u)) ? hold(link(unescape(u), u)) : m));
+  s = s.replace(/&lt;(https?:\/\/[^\s|]+?)&gt;/g, (m, u: string) => (safeUrl(unescape(u)) ? hold(link(unescape(u), u, u, policy)) : m));
   s = s.replace(/(\*\*|__)(?=\S)([^\n]*?\S)\1/g, (_m, _d: string, t: string) => `${BOLD}${t}${BOLD}`);
   s = s.replace(/(^|[^\w*])\*(?=\S)([^*\n]*?\S)\*(?!\w)/g, '$1_$2_');
   s = s.replace(/~~(?=\S)([^\n]*?\S)~~/g, '~$1~');
   s = s.split(BOLD).join('*');
-  return s.replace(new RegExp(`${HOLD}(\\d+)${HOLD}`, 'g'), (_m, i: string) => held[Number(i)]);
+  return restore(s, 'out');
 }
 
 /**
  * Markdown (as the answerer writes it) -> Slack mrkdwn: **bold** -> *bold*, *em* -> _em_,
- * [t](u) -> <u|t>, headings -> bold lines, "-"/"*" bullets -> "•", numbered lists and code kept.
+ * [t](u) -> <u|t> when `policy` allows u (a cited document), headings -> bold lines, "-"/"*"
+ * bullets -> "•", numbered lists and code kept.
  */
-export function markdownToMrkdwn(markdown: string): string {
+export function markdownToMrkdwn(markdown: string, policy: LinkPolicy = NO_LINKS): string {
   const out: string[] = [];
   let inFence = false;
   for (const raw of markdown.replace(/\r\n?/g, '\n').split('\n')) {
@@ -164,31 +184,31 @@ export function markdownToMrkdwn(markdown: string): string {
       continue;
     }
     if (inFence) {
-      out.push(escapeMrkdwn(raw));
+      out.push(escapeMrkdwn(visibleText(raw)));
       continue;
     }
     const heading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(raw);
     if (heading) {
-      const text = inline(heading[1]).replace(/\*/g, '');
+      const text = inline(heading[1], policy).replace(/\*/g, '');
       out.push(text ? `*${text}*` : '');
       continue;
     }
     const bullet = /^(\s*)[-*+]\s+(.*)$/.exec(raw);
     if (bullet) {
       const depth = Math.floor(bullet[1].replace(/\t/g, '    ').length / 2);
-      out.push(`${'    '.repeat(depth)}• ${inline(bullet[2])}`);
+      out.push(`${'    '.repeat(depth)}• ${inline(bullet[2], policy)}`);
       continue;
     }
     const quote = /^\s*>\s?(.*)$/.exec(raw);
     if (quote) {
-      out.push(`> ${inline(quote[1])}`);
+      out.push(`> ${inline(quote[1], policy)}`);
       continue;
     }
     if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(raw)) {
       out.push('');
       continue;
     }
-    out.push(inline(raw));
+    out.push(inline(raw, policy));
   }
   return out.join('\n').replace(/\n{3,}/g, '\n\n').trim();
 }
@@ -243,54 +263,87 @@ function authorList(authors: string[]): string {
 /** A quote under a source is cut to this many characters: enough to check the claim at a glance. */
 const QUOTE_MAX = 220;
 
-/**
- * Document text as a quote line. Besides &, < and >, the formatting characters get a zero-width
- * space before them so a passage's "*", "_", "~" or "`" cannot open bold, italics, strike or code.
- */
-export function quoteLine(quote: string): string {
-  let t = quote.replace(/\s+/g, ' ').trim();
+/** A quote's text as shown: one line, cut at a word past QUOTE_MAX, every character kept as it is. */
+export function quoteText(quote: string): string {
+  let t = visibleText(quote).replace(/\s+/g, ' ').trim();
   if (t.length > QUOTE_MAX) {
     const cut = t.lastIndexOf(' ', QUOTE_MAX - 1);
     t = `${t.slice(0, cut > QUOTE_MAX / 2 ? cut : QUOTE_MAX - 1)}…`;
   }
-  return `> ${escapeMrkdwn(t).replace(/[*_~`]/g, '\u200b$&')}`;
+  return t;
 }
 
 /**
- * One Sources entry: "[S1] *<url|Title>* — Okafor, Lee, 2023, Methods", linked to the exact place
- * when known (PDF page, wiki heading), then the sentences the answer rests on as quotes. A
- * document's url comes from front matter, BibTeX or HTML, so it is linked only when safeUrl
- * accepts it; anything else is shown as inert code text (Slack does not auto-link inside backticks).
+ * Document text as quotes: a rich_text block of rich_text_quote elements. Slack does not parse
+ * rich text as mrkdwn, so a passage's "*", "_", "~", "`", "<!channel>" or "&" shows as written and
+ * is copied as written (no escaping, no zero-width spaces between the characters of a primer name).
  */
-export function sourceLine(c: Citation, lang: Language = 'en'): string {
-  const title = c.title.trim() || c.doc_id;
-  const href = c.link ?? c.url;
-  const url = href ? safeUrl(href) : undefined;
-  const titlePart = url ? `*<${url}|${linkText(title)}>*` : `*${escapeMrkdwn(title)}*`;
-  const details = [authorList(c.authors), c.year !== null ? String(c.year) : 'n.d.', c.section.replace(/\s+/g, ' ').trim()]
-    .filter((p) => p !== '')
-    .map(escapeMrkdwn)
-    .join(', ');
-  const refs = c.refs.length ? `[${escapeMrkdwn(c.refs.join(', '))}] ` : '';
-  const shown = c.url && !url ? ` \`${escapeMrkdwn(c.url.replace(/[`\s]+/g, ' ').trim().slice(0, 200))}\`` : '';
-  // A retracted paper (or one with an expression of concern) is flagged on its own line.
-  const flag = c.notice ? `\n*${escapeMrkdwn(noticeFlag(lang, c.notice))}*` : '';
-  return [`${refs}${titlePart} — ${details}${shown}${flag}`, ...(c.quotes ?? []).map(quoteLine)].join('\n');
+export function quoteBlock(quotes: readonly string[]): RichTextBlock | undefined {
+  const elements = quotes
+    .map(quoteText)
+    .filter((t) => t !== '')
+    .map((text) => ({ type: 'rich_text_quote' as const, elements: [{ type: 'text' as const, text }] }));
+  return elements.length ? { type: 'rich_text', elements } : undefined;
 }
 
-/** The Sources list as sections: a heading and one line per citation, never one source split across two sections. */
-export function sourcesBlocks(citations: Citation[], lang: Language): Block[] {
+/** Shown after a source: a link into labbot's view of the whole document (protocols without a URL). */
+export interface ShownCitation extends Citation {
+  wholeDocument?: string;
+}
+
+const WHOLE = { en: 'open the whole document', es: 'abrir el documento completo' } as const;
+
+/**
+ * One Sources entry: "[S1] *<url|Title>* (host) — Okafor, Lee, 2023, Methods", linked to the exact
+ * place when known (PDF page, wiki heading, a step in labbot's document view), with the link's host
+ * in view. A document's url comes from front matter, BibTeX or HTML, so it is linked only when
+ * safeUrl accepts it; anything else is shown as inert code text (Slack does not auto-link inside
+ * backticks). Its quotes go under it as rich text (quoteBlock).
+ */
+export function sourceLine(c: ShownCitation, lang: Language = 'en'): string {
+  const title = visibleText(c.title).trim() || c.doc_id;
+  const href = c.link ?? c.url;
+  const url = href ? safeUrl(href) : undefined;
+  const host = url ? hostOf(url) : undefined;
+  const titlePart = url ? `*<${url}|${linkText(title)}>*${host ? ` (${escapeMrkdwn(host)})` : ''}` : `*${escapeMrkdwn(title)}*`;
+  const details = [authorList(c.authors), c.year !== null ? String(c.year) : 'n.d.', c.section.replace(/\s+/g, ' ').trim()]
+    .filter((p) => p !== '')
+    .map((p) => escapeMrkdwn(visibleText(p)))
+    .join(', ');
+  const refs = c.refs.length ? `[${escapeMrkdwn(c.refs.join(', '))}] ` : '';
+  const shown = c.url && !url ? ` \`${escapeMrkdwn(visibleText(c.url).replace(/[`\s]+/g, ' ').trim().slice(0, 200))}\`` : '';
+  const whole = c.wholeDocument && safeUrl(c.wholeDocument) ? ` · <${safeUrl(c.wholeDocument)}|${WHOLE[lang]}>` : '';
+  // A retracted paper (or one with an expression of concern) is flagged on its own line.
+  const flag = c.notice ? `\n*${escapeMrkdwn(noticeFlag(lang, c.notice))}*` : '';
+  return `${refs}${titlePart} — ${details}${shown}${whole}${flag}`;
+}
+
+/**
+ * The Sources list: a heading and one line per citation in verbatim sections (consecutive lines
+ * share a section), each citation's quotes right under its line; never one source split across
+ * two sections.
+ */
+export function sourcesBlocks(citations: ShownCitation[], lang: Language): Block[] {
   const blocks: Block[] = [];
-  const lines = [`*${messages(lang).sources}*`, ...citations.map((c) => sourceLine(c, lang))];
-  let current = '';
-  for (const line of lines) {
+  let current = `*${messages(lang).sources}*`;
+  const flush = () => {
+    if (current) blocks.push(...sections(current, { verbatim: true }));
+    current = '';
+  };
+  for (const c of citations) {
+    const line = sourceLine(c, lang);
     const next = current ? `${current}\n${line}` : line;
     if (next.length > CHUNK_BUDGET && current) {
-      blocks.push(...sections(current));
+      flush();
       current = line;
     } else current = next;
+    const quotes = quoteBlock(c.quotes ?? []);
+    if (quotes) {
+      flush();
+      blocks.push(quotes);
+    }
   }
-  if (current) blocks.push(...sections(current));
+  flush();
   return blocks;
 }
 
@@ -304,8 +357,8 @@ export function modelNote(model: string, language: Language): string {
   return `${slackText(language).answeredBy} ${model}`;
 }
 
-function sections(mrkdwn: string): Block[] {
-  return splitText(mrkdwn).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } }));
+function sections(mrkdwn: string, opts: { verbatim?: boolean } = {}): Block[] {
+  return splitText(mrkdwn).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text, ...(opts.verbatim ? { verbatim: true } : {}) } }));
 }
 
 /** The notification text: the start of already-escaped mrkdwn, never cut inside an entity. */
@@ -320,6 +373,7 @@ export function blocksTextLength(blocks: Block[]): number {
   let n = 0;
   for (const b of blocks) {
     if (b.type === 'section') n += b.text.text.length;
+    else if (b.type === 'rich_text') n += b.elements.reduce((m, e) => m + e.elements.reduce((k, t) => k + t.text.length, 0), 0);
     else if (b.type === 'context') n += b.elements.reduce((m, e) => m + e.text.length, 0);
     else if (b.type === 'actions') n += b.elements.reduce((m, e) => m + e.text.text.length, 0);
     else if (b.type === 'context_actions') n += b.elements.reduce((m, e) => m + e.positive_button.text.text.length + e.negative_button.text.text.length, 0);
@@ -377,7 +431,7 @@ export function resplitIfTooLong(err: unknown, msg: SlackMessage, continued = '�
   if (size < 1000) return undefined;
   const budget = Math.ceil(size / 2);
   const blocks = msg.blocks.flatMap((b): Block[] =>
-    b.type === 'section' && b.text.text.length > budget / 2 ? splitText(b.text.text, Math.floor(budget / 2)).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } })) : [b],
+    b.type === 'section' && b.text.text.length > budget / 2 ? splitText(b.text.text, Math.floor(budget / 2)).map((text) => ({ type: 'section', text: { ...b.text, text } })) : [b],
   );
   const out = packMessages(blocks, [], '', continued, budget).map((m, i) => (i === 0 ? { ...m, text: msg.text } : m));
   return out.length > 1 ? out : undefined;
@@ -424,14 +478,30 @@ export function feedbackBlock(recordId: string, lang: Language, native: boolean)
  */
 export function answerMessages(result: AnswerView | AskResult, opts: { recordId?: string; nativeFeedback?: boolean } = {}): SlackMessage[] {
   const lang = result.language;
-  const mrkdwn = markdownToMrkdwn(result.answer);
-  const body: Block[] = sections(mrkdwn);
+  // Links in the answer text only to the documents it cites; the text came from a model or a document.
+  const mrkdwn = markdownToMrkdwn(result.answer, result.refused ? NO_LINKS : citedLinks(result.citations));
+  const body: Block[] = sections(mrkdwn, { verbatim: true });
   const tail: Block[] = [];
   if (!result.refused && result.citations.length > 0) tail.push({ type: 'divider' }, ...sourcesBlocks(result.citations, lang));
   tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(modelNote(result.model, lang)) }] });
   if (opts.recordId && opts.recordId.length <= LIMITS.buttonValue - 5) tail.push(feedbackBlock(opts.recordId, lang, opts.nativeFeedback === true));
   // The fallback is built from the escaped mrkdwn: Slack parses `text` as mrkdwn too.
   return packMessages(body, tail, mrkdwn, slackText(lang).continued);
+}
+
+/**
+ * A message's blocks as one mrkdwn text, for the plain-text fallback when Slack refuses the blocks:
+ * sections and context as they are, quotes as "> " lines (escaped, since `text` is mrkdwn), buttons
+ * left out (they only work as blocks).
+ */
+export function blocksAsMrkdwn(blocks: Block[]): string {
+  const parts: string[] = [];
+  for (const b of blocks) {
+    if (b.type === 'section') parts.push(b.text.text);
+    else if (b.type === 'context') parts.push(b.elements.map((e) => e.text).join(' '));
+    else if (b.type === 'rich_text') parts.push(b.elements.map((e) => `${e.type === 'rich_text_quote' ? '> ' : ''}${escapeMrkdwn(e.elements.map((t) => t.text).join(''))}`).join('\n'));
+  }
+  return parts.filter((p) => p.trim() !== '').join('\n\n');
 }
 
 /** A short message (errors, notices, the "Searching…" placeholder); `mrkdwn` is already escaped. */

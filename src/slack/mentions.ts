@@ -11,13 +11,14 @@ import { detectLanguage } from '../search/tokenize.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor, type ActivitySource } from '../store/activity.ts';
 import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
-import { answerMessages, escapeMrkdwn, noticeMessage, resplitIfTooLong, splitText, type SlackMessage } from './format.ts';
+import { answerMessages, blocksAsMrkdwn, escapeMrkdwn, noticeMessage, resplitIfTooLong, splitText, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
 import { slackToPlain, type UserNames } from './slack-text.ts';
 import { usersInfoLookup } from './user-names.ts';
 import { conversationText } from './conversation-texts.ts';
 import type { Progress } from './progress.ts';
 import { createAnswerStream } from './stream.ts';
+import { withDocLinks } from './source-links.ts';
 import type { HandlerDeps } from './types.ts';
 
 type WebClient = webApi.WebClient;
@@ -168,15 +169,7 @@ export async function deliver(
       const smaller = resplitIfTooLong(err, m); // Slack counted more than we did: post it in smaller parts, never truncated
       if (smaller) { msgs.splice(i--, 1, ...smaller); continue; }
       deps.log.error({ eventId: where.eventId, err: slackError(err), method: update ? 'chat.update' : 'chat.postMessage' }, 'Slack rejected a reply');
-      // Never silent: the blocks were refused (or the update failed), so send the text alone.
-      const text = splitText(m.blocks.map((b) => (b.type === 'section' ? b.text.text : '')).join('\n\n') || m.text)[0] ?? m.text;
-      try {
-        const res = await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text });
-        if (res.ts) shown.push(res.ts);
-      } catch (err2) {
-        deps.log.error({ eventId: where.eventId, err: slackError(err2) }, 'could not post even a plain-text reply');
-        await where.undeliverable?.(m).catch((err3: Error) => deps.log.error({ eventId: where.eventId, err: err3.message }, 'no way left to reach the asker'));
-      }
+      shown.push(...(await postPlainText(client, deps, where, m)));
     }
   }
   return shown;
@@ -201,6 +194,25 @@ export async function deliverReplacing(
     await client.chat.delete({ channel: where.channel, ts }).catch((err: unknown) => deps.log.warn({ eventId: where.eventId, err: slackError(err) }, 'could not delete a message of the earlier answer'));
   }
   return shown;
+}
+
+/**
+ * Never silent, never cut short: the blocks were refused (or the update failed), so the whole
+ * message goes as text alone, in as many posts as it takes (each within Slack's `text` limit).
+ */
+async function postPlainText(client: WebClient, deps: HandlerDeps, where: Parameters<typeof deliver>[2], m: SlackMessage): Promise<string[]> {
+  const pieces = splitText(blocksAsMrkdwn(m.blocks) || m.text);
+  const posted: string[] = [];
+  try {
+    for (const text of pieces) {
+      const res = await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text, unfurl_links: false });
+      if (res.ts) posted.push(res.ts);
+    }
+  } catch (err2) {
+    deps.log.error({ eventId: where.eventId, err: slackError(err2), pieces: pieces.length }, 'could not post even a plain-text reply');
+    await where.undeliverable?.(m).catch((err3: Error) => deps.log.error({ eventId: where.eventId, err: err3.message }, 'no way left to reach the asker'));
+  }
+  return posted;
 }
 
 /** Puts labbot's own notes (already mrkdwn) above the first message of the answer. */
@@ -261,7 +273,7 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
           },
         })
       : undefined;
-    const result = await app.ask(rewritten.question, { ...q.access, history, onToken: stream ? (delta: string) => stream.push(delta) : undefined });
+    const result = withDocLinks(deps, await app.ask(rewritten.question, { ...q.access, history, onToken: stream ? (delta: string) => stream.push(delta) : undefined }), q.access);
     lang = result.language;
     let recordId: string | undefined;
     try {

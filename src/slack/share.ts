@@ -15,6 +15,8 @@ export interface SharedAnswer {
   channel: string;
   question: string;
   view: { answer: string; refused: boolean; citations: Citation[]; model: string; language: Language };
+  /** The access groups the answer read (absent in answers kept before it was recorded: unknown). */
+  groups?: string[];
 }
 
 export interface ShareStore {
@@ -68,8 +70,8 @@ export async function shareAnswer(
   clicker: string,
   respond: RespondFn,
   log: Logger,
-  /** True when the answer may not go to that channel (Slack Connect, refused by config). */
-  refusedIn?: (channel: string) => Promise<string | undefined>,
+  /** Why the answer may not go to its channel now (Slack Connect), or undefined when it may. */
+  refusedIn?: (shared: SharedAnswer) => Promise<string | undefined>,
   /** Posts to the channel with the Web API: parts past what response_url takes (5 posts). */
   postToChannel?: (channel: string, m: SlackMessage) => Promise<void>,
 ): Promise<boolean> {
@@ -85,7 +87,7 @@ export async function shareAnswer(
     await refuse(TEXTS[lang].notYours);
     return false;
   }
-  const refusal = await refusedIn?.(shared.channel);
+  const refusal = await refusedIn?.(shared);
   if (refusal) {
     await refuse(refusal);
     return false;

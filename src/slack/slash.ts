@@ -10,7 +10,10 @@ import { deliver } from './mentions.ts';
 import { slackText } from './messages.ts';
 import { slackToPlain } from './slack-text.ts';
 import { conversationText } from './conversation-texts.ts';
+import { connectPolicy, connectRefusal } from './connect.ts';
+import { groupsForChannel } from '../config.ts';
 import { withShareButton } from './share.ts';
+import { withDocLinks } from './source-links.ts';
 import type { HandlerDeps } from './types.ts';
 import { usersInfoLookup } from './user-names.ts';
 
@@ -75,15 +78,15 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
   let lang: Language = detectLanguage(question);
   if (!question) return notice(respond, deps, escapeMrkdwn(messages(lang).emptyQuestion));
   if (app.catalog.chunkCount === 0) return notice(respond, deps, slackText(lang).indexEmpty);
-  // Slack Connect (as the channel's events said): the same rule as for mentions.
+  // Slack Connect, decided by the one guard (connect.ts) for this conversation: the rule of mentions.
   let access = accessFor(command);
-  if (!command.channel_id.startsWith('D') && (await deps.threads.isShared(command.channel_id))) {
-    if (deps.config.slackConnect === 'refuse') return notice(respond, deps, conversationText(lang).connectRefused);
-    access = {};
-  }
+  const verdict = client ? await deps.connect.verdict(client, command.channel_id) : ({ shared: true, checked: false } as const);
+  const policy = connectPolicy(verdict, deps.config.slackConnect);
+  if (policy.kind === 'refuse') return notice(respond, deps, connectRefusal(policy, lang));
+  if (policy.kind === 'public-only') access = {};
   const t0 = performance.now();
   try {
-    const result = await app.ask(question, access);
+    const result = withDocLinks(deps, await app.ask(question, access), access);
     lang = result.language;
     let recordId: string | undefined;
     try {
@@ -97,7 +100,8 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
     if (recordId) {
       try {
         const view = { answer: result.answer, refused: result.refused, citations: result.citations, model: result.model, language: result.language };
-        await deps.shares.save(recordId, { asker: command.user_id, channel: command.channel_id, question, view });
+        const groups = groupsForChannel(deps.config.access, access.channel, access.user);
+        await deps.shares.save(recordId, { asker: command.user_id, channel: command.channel_id, question, view, groups });
         msgs = withShareButton(msgs, recordId, lang);
       } catch (err) {
         deps.log.warn({ err: (err as Error).message }, 'could not keep the answer for sharing; no Share button');

@@ -27,10 +27,13 @@ export interface AnswerStream {
 
 /**
  * Text that came from a model never becomes Slack markup: `<`, `>` and `&` are escaped the way
- * Slack expects, so `<!channel>` or `<@U…>` written by the model cannot ping anyone.
+ * Slack expects, so `<!channel>` or `<@U…>` written by the model cannot ping anyone; and `[`, `]`
+ * (with `\` itself) are backslash-escaped, which Slack's markdown honours, so a streamed
+ * `[the official lab portal](https://evil.example/login)` can never render as a disguised link
+ * (the preview links nothing; the finished answer links only cited documents, src/answer/links.ts).
  */
 export function escapeStreamText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/[\\[\]]/g, '\\$&');
 }
 
 const MD_LINK = /\[([^\]\n]*)\]\(([^)\s]*)\)/g;
@@ -133,7 +136,9 @@ export function createAnswerStream(
       await streamer.stop({ ...(rest ? { markdown_text: rest } : {}), blocks: closingBlocks(result, recordId) });
       tellStarted();
       const previewDiffers = previewMarkdown(raw) !== escapeStreamText(raw);
-      return { ts: streamer.ts, replace: overflow || previewDiffers || result.answer.trim() !== raw.trim() };
+      // Backslash escapes are literal inside code spans: a streamed `[run]\\*` showed its backslashes.
+      const escapedInCode = raw.includes('`') && /[\\[\]]/.test(raw);
+      return { ts: streamer.ts, replace: overflow || previewDiffers || escapedInCode || result.answer.trim() !== raw.trim() };
     },
   };
 }

@@ -1,7 +1,7 @@
 // Follow-up windows of channel threads (see reply-intent.ts): after labbot answers someone in a
 // thread, that person's untagged questions there are answered for a short while; the window
 // closes when it runs out or when someone else replies. Kept in Redis so replicas and restarts
-// agree. Also what the channel's events said about Slack Connect.
+// agree. (Slack Connect is decided by connect.ts, from Slack itself.)
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { FollowUpWindow } from './reply-intent.ts';
@@ -13,36 +13,11 @@ export interface ThreadTracker {
   followUp(channel: string, threadTs: string): Promise<FollowUpWindow | undefined>;
   /** Someone else spoke in the thread: the conversation is the people's again. */
   closeFollowUp(channel: string, threadTs: string): Promise<void>;
-  /**
-   * Slack Connect as last seen in an event's is_ext_shared_channel. Slash commands, shortcuts and
-   * button clicks do not carry the flag, so they go by what the channel's events said.
-   */
-  markShared(channel: string, shared: boolean): Promise<void>;
-  isShared(channel: string): Promise<boolean>;
 }
 
-/** How long what the channel's events said about Slack Connect is believed. */
-const DEFAULT_TTL_SECONDS = 14 * 24 * 3600;
-
-export function createThreadTracker(redis: Redis, prefix: string, opts: { ttlSeconds?: number; log?: Logger } = {}): ThreadTracker {
-  const ttl = opts.ttlSeconds ?? DEFAULT_TTL_SECONDS;
+export function createThreadTracker(redis: Redis, prefix: string, opts: { log?: Logger } = {}): ThreadTracker {
   const key = (channel: string, threadTs: string) => `${prefix}slack:followup:${channel}:${threadTs}`;
-  const sharedKey = (channel: string) => `${prefix}slack:ext-shared:${channel}`;
   return {
-    async markShared(channel, shared) {
-      try {
-        await redis.set(sharedKey(channel), shared ? '1' : '0', 'EX', ttl);
-      } catch (err) {
-        opts.log?.warn({ err: (err as Error).message, channel }, 'could not remember whether the channel is shared');
-      }
-    },
-    async isShared(channel) {
-      try {
-        return (await redis.get(sharedKey(channel))) === '1';
-      } catch {
-        return false;
-      }
-    },
     async openFollowUp(channel, threadTs, user, windowMs) {
       if (windowMs <= 0) return;
       try {

@@ -4,6 +4,7 @@ import type { App } from '../app.ts';
 import type { Config } from '../config.ts';
 import type { ActivityStore } from '../store/activity.ts';
 import type { AnswerMap } from './answer-map.ts';
+import type { ConnectGuard } from './connect.ts';
 import type { Deduper } from './dedupe.ts';
 import type { StatusSupport } from './progress.ts';
 import type { Reindexer } from './reindexer.ts';
@@ -19,6 +20,8 @@ export interface HandlerDeps {
   dedupe: Deduper;
   threads: ThreadTracker;
   shares: ShareStore;
+  /** Whether a conversation is shared with another organisation (Slack Connect): the one place that decides. */
+  connect: ConnectGuard;
   /** Names of mentioned users (users.info), cached. */
   userNames: UserDirectory;
   /** Question ts -> the messages of its answer (edits answer again, deletions take the answer along). */

@@ -45,6 +45,20 @@ export interface FakeSlack {
   strayMentions: StrayMention[];
   /** Tokens labbot's own code posts on purpose (e.g. "<@UASKER>" in an attribution), exact or by pattern. */
   allowMentions(...tokens: (string | RegExp)[]): void;
+  /**
+   * Masked links (`<url|text>`, rich-text links with text, Markdown links in streams) whose URL no
+   * test allowed as a cited document's; close() fails when any remain.
+   */
+  strayLinks: StrayLink[];
+  /** URLs (any fragment) or patterns a masked link may go to; a function is read at each check. */
+  allowLinks(...urls: (string | RegExp | (() => (string | RegExp)[]))[]): void;
+  /** Control or invisible formatting characters in anything labbot sent; close() fails when any remain. */
+  strayInvisible: StrayInvisible[];
+  /**
+   * conversations.info answers, by channel id: the sharing flags of a conversation (Slack Connect).
+   * Channels not listed answer as ordinary internal conversations of their type (C/G/D prefix).
+   */
+  conversations: Map<string, ConversationInfo>;
   /** Calls Slack refused (Web API ok:false and response_url errors), for diagnosis. */
   rejected: { method: string; error: string; body: Record<string, unknown> }[];
   /** Moves the fake's clock on (response_url expiry) without waiting. */
@@ -120,9 +134,11 @@ const MENTION = /<(?:!(?:here|channel|everyone)\b[^>]*|!subteam\^[^>]*|@[UW][A-Z
 export function findMentions(body: unknown): string[] {
   if (Array.isArray(body)) return body.flatMap(findMentions);
   if (!body || typeof body !== 'object') return [];
-  const out: string[] = [];
+  const out: string[] = richTextMention(body as Record<string, unknown>);
+  // A rich-text `text` element is shown as written: Slack pings only through user/broadcast elements.
+  const literal = (body as { type?: unknown }).type === 'text';
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
-    if ((k === 'text' || k === 'markdown_text') && typeof v === 'string') out.push(...(v.match(MENTION) ?? []));
+    if ((k === 'text' || k === 'markdown_text') && typeof v === 'string') out.push(...(literal && k === 'text' ? [] : (v.match(MENTION) ?? [])));
     else if (typeof v === 'object') out.push(...findMentions(v));
   }
   return out;
@@ -151,11 +167,16 @@ export function validateBlocks(blocks: unknown): string | undefined {
   if (blocks === undefined) return undefined;
   if (!Array.isArray(blocks)) return 'invalid_blocks_format';
   if (blocks.length > LIMITS.blocks) return 'invalid_blocks';
+  const badIds = validateBlockIds(blocks);
+  if (badIds) return badIds;
   for (const b of blocks as Record<string, unknown>[]) {
     const type = b.type;
     if (type === 'section') {
       const text = (b.text as { text?: unknown } | undefined)?.text;
       if (typeof text !== 'string' || text.length === 0 || text.length > LIMITS.sectionText) return 'invalid_blocks';
+      if (!validTextObject(b.text)) return 'invalid_blocks';
+    } else if (type === 'rich_text') {
+      if (!validRichText(b)) return 'invalid_blocks';
     } else if (type === 'context') {
       const els = b.elements as unknown[];
       if (!Array.isArray(els) || els.length === 0 || els.length > LIMITS.contextElements) return 'invalid_blocks';
@@ -264,6 +285,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const surfaces = createSurfaceState(() => nextTs());
   const conversation = createConversationState();
   const users = new Map<string, FakeUser>();
+  const conversations = new Map<string, ConversationInfo>();
+  const outgoing = createOutgoingChecks();
 
   const send = (res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -302,6 +325,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       }
       case 'conversations.replies':
         return repliesPage(threads.get(`${channel}:${String(body.ts)}`) ?? [], body);
+      case 'conversations.info':
+        return conversationInfo(conversations, body);
       case 'apps.connections.open':
         return { ok: true, url: `ws://127.0.0.1:${port}/ws?ticket=${randomUUID()}` };
       default:
@@ -329,6 +354,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         send(res, refused === 'invalid_blocks' ? 400 : 404, { ok: false, error: refused });
       } else {
         flagMentions('response_url', body);
+        outgoing.check('response_url', body);
         responses.push({ id, body, at: performance.now() });
         send(res, 200, { ok: true });
       }
@@ -338,6 +364,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const method = url.pathname.replace(/^\/api\//, '');
     calls.push({ method, body, at: performance.now() });
     flagMentions(method, body);
+    outgoing.check(method, body);
     notify();
     await held.until(method, body);
     const failure = failures.get(method)?.shift();
@@ -398,6 +425,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       failures.set(method, [...(failures.get(method) ?? []), failure]);
     },
     strayMentions,
+    strayLinks: outgoing.strayLinks,
+    strayInvisible: outgoing.strayInvisible,
+    allowLinks: outgoing.allowLinks,
+    conversations,
     rejected,
     allowMentions(...tokens) {
       allowed.push(...tokens);
@@ -451,6 +482,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const list = strayMentions.slice(0, 10).map((m) => `${m.method}: ${m.token}`).join('; ');
         throw new Error(`fake Slack: labbot posted ${strayMentions.length} mention token(s) no test allowed: ${list}`);
       }
+      outgoing.assertClean();
     },
   };
 }
@@ -716,7 +748,6 @@ function createConversationState(): ConversationState {
 }
 
 const CONTEXT_ACTIONS_MAX = 5;
-const BLOCK_ID_MAX = 255;
 const plain = (t: unknown, max: number) => {
   const o = t as { type?: unknown; text?: unknown } | undefined;
   return o?.type === 'plain_text' && typeof o.text === 'string' && o.text.length > 0 && o.text.length <= max;
@@ -741,4 +772,204 @@ export function contextActionsError(b: Record<string, unknown>): string | undefi
     } else return `element ${String(e.type)}`;
   }
   return undefined;
+}
+
+// --- what labbot sends: links, invisible characters, block ids, rich text, conversations.info ---
+// (kept apart so other fake changes merge cleanly)
+
+export interface StrayLink {
+  method: string;
+  url: string;
+  text: string;
+}
+
+export interface StrayInvisible {
+  method: string;
+  /** The offending characters as code points, and where they were. */
+  chars: string[];
+  sample: string;
+}
+
+/** conversations.info fields a test sets; the rest comes from the id's prefix. */
+export interface ConversationInfo {
+  is_shared?: boolean;
+  is_ext_shared?: boolean;
+  is_org_shared?: boolean;
+  is_pending_ext_shared?: boolean;
+  pending_connected_team_ids?: string[];
+  /** Answer this error instead (channel_not_found, missing_scope, …). */
+  error?: string;
+}
+
+const BLOCK_ID_MAX = 255;
+
+/** block_id: at most 255 characters and unique within one message or view (Slack: invalid_blocks). */
+export function validateBlockIds(blocks: unknown[]): string | undefined {
+  const seen = new Set<string>();
+  for (const b of blocks as { block_id?: unknown }[]) {
+    if (b?.block_id === undefined) continue;
+    if (typeof b.block_id !== 'string' || b.block_id.length === 0 || b.block_id.length > BLOCK_ID_MAX || seen.has(b.block_id)) return 'invalid_blocks';
+    seen.add(b.block_id);
+  }
+  return undefined;
+}
+
+/** A text object: mrkdwn or plain_text; `verbatim` only on mrkdwn and a boolean, `emoji` only on plain_text. */
+function validTextObject(t: unknown): boolean {
+  const o = t as { type?: unknown; text?: unknown; verbatim?: unknown; emoji?: unknown };
+  if (!o || typeof o.text !== 'string') return false;
+  if (o.type === 'mrkdwn') return o.emoji === undefined && (o.verbatim === undefined || typeof o.verbatim === 'boolean');
+  if (o.type === 'plain_text') return o.verbatim === undefined && (o.emoji === undefined || typeof o.emoji === 'boolean');
+  return false;
+}
+
+const RICH_ELEMENTS = new Set(['text', 'link', 'emoji', 'user', 'usergroup', 'channel', 'broadcast', 'date', 'color', 'team']);
+const RICH_STYLES = new Set(['bold', 'italic', 'strike', 'code', 'underline']);
+
+function validRichElement(e: Record<string, unknown>): boolean {
+  if (!RICH_ELEMENTS.has(String(e.type))) return false;
+  if (e.style !== undefined) {
+    if (typeof e.style !== 'object' || e.style === null) return false;
+    for (const [k, v] of Object.entries(e.style)) if (!RICH_STYLES.has(k) || typeof v !== 'boolean') return false;
+  }
+  if (e.type === 'text') return typeof e.text === 'string' && e.text.length > 0;
+  if (e.type === 'link') return typeof e.url === 'string' && e.url.length > 0 && (e.text === undefined || typeof e.text === 'string');
+  return true;
+}
+
+/** rich_text: sections, lists, quotes and preformatted blocks of the elements Slack documents. */
+function validRichText(b: Record<string, unknown>): boolean {
+  const els = b.elements as Record<string, unknown>[] | undefined;
+  if (!Array.isArray(els) || els.length === 0) return false;
+  for (const el of els) {
+    const inner = el.elements as Record<string, unknown>[] | undefined;
+    if (!Array.isArray(inner) || inner.length === 0) return false;
+    if (el.border !== undefined && el.border !== 0 && el.border !== 1) return false;
+    if (el.type === 'rich_text_list') {
+      if (el.style !== 'bullet' && el.style !== 'ordered') return false;
+      if (!inner.every((i) => i.type === 'rich_text_section' && validRichText({ elements: [i] }))) return false;
+    } else if (el.type === 'rich_text_section' || el.type === 'rich_text_quote') {
+      if (!inner.every(validRichElement)) return false;
+    } else if (el.type === 'rich_text_preformatted') {
+      if (!inner.every((i) => (i.type === 'text' || i.type === 'link') && validRichElement(i))) return false;
+    } else return false;
+  }
+  return true;
+}
+
+/** Rich-text elements that ping or link a person, group or channel, as the mention token they stand for. */
+function richTextMention(o: Record<string, unknown>): string[] {
+  if (o.type === 'user' && typeof o.user_id === 'string') return [`<@${o.user_id}>`];
+  if (o.type === 'usergroup' && typeof o.usergroup_id === 'string') return [`<!subteam^${o.usergroup_id}>`];
+  if (o.type === 'broadcast' && typeof o.range === 'string') return [`<!${o.range}>`];
+  if (o.type === 'channel' && typeof o.channel_id === 'string') return [`<#${o.channel_id}>`];
+  return [];
+}
+
+/** Masked links in a payload: mrkdwn `<url|text>`, rich-text links with text, Markdown `[text](url)` in streamed markdown. */
+export function findMaskedLinks(body: unknown): { url: string; text: string }[] {
+  if (Array.isArray(body)) return body.flatMap(findMaskedLinks);
+  if (!body || typeof body !== 'object') return [];
+  const o = body as Record<string, unknown>;
+  const out: { url: string; text: string }[] = [];
+  if (o.type === 'link' && typeof o.url === 'string' && typeof o.text === 'string' && o.text !== o.url) out.push({ url: o.url, text: o.text });
+  for (const [k, v] of Object.entries(o)) {
+    // Rich-text `text` elements are shown as written (no mrkdwn); stream chunks' text is Markdown.
+    const markdown = k === 'markdown_text' || (k === 'text' && o.type === 'markdown_text');
+    if (k === 'text' && typeof v === 'string' && o.type !== 'text' && !markdown) {
+      for (const m of v.matchAll(/<(https?:\/\/[^|>\s]+)\|([^>]*)>/g)) out.push({ url: m[1], text: m[2] });
+    } else if (markdown && typeof v === 'string') {
+      // A backslash-escaped bracket is literal in Slack's markdown; only an unescaped [..](..) links.
+      for (const m of v.matchAll(/(?<!\\)\[((?:\\.|[^\]\\])*)(?<!\\)\]\((https?:\/\/[^)\s]+)\)/g)) out.push({ url: m[2], text: m[1] });
+    } else if (typeof v === 'object') out.push(...findMaskedLinks(v));
+  }
+  return out;
+}
+
+// Controls except tab and line feed; format characters except ZWNJ/ZWJ (scripts and emoji need them).
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]|(?![\u200c\u200d])\p{Cf}/gu;
+
+function invisibleIn(body: unknown, out: Set<string>, samples: string[]): void {
+  if (typeof body === 'string') {
+    const found = body.match(INVISIBLE);
+    if (found) {
+      for (const c of found) out.add(`U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+      if (samples.length < 3) samples.push(JSON.stringify(body.slice(0, 120)));
+    }
+  } else if (Array.isArray(body)) for (const v of body) invisibleIn(v, out, samples);
+  else if (body && typeof body === 'object') for (const [k, v] of Object.entries(body)) invisibleIn([k, v], out, samples);
+}
+
+/** A URL as Slack would store it, without its fragment: deep links into one document are one document. */
+const withoutFragment = (u: string) => {
+  let href = u;
+  try {
+    href = new URL(u).href;
+  } catch {
+    // compared as written
+  }
+  return href.replace(/#.*$/, '').replace(/[<>| ]/g, (c) => encodeURIComponent(c));
+};
+
+function createOutgoingChecks() {
+  const allowed: (string | RegExp | (() => (string | RegExp)[]))[] = [];
+  const strayLinks: StrayLink[] = [];
+  const strayInvisible: StrayInvisible[] = [];
+  const isAllowed = (url: string) =>
+    allowed.flatMap((a) => (typeof a === 'function' ? a() : [a])).some((a) => (typeof a === 'string' ? withoutFragment(a) === withoutFragment(url) : a.test(url)));
+  return {
+    strayLinks,
+    strayInvisible,
+    allowLinks(...urls: (string | RegExp | (() => (string | RegExp)[]))[]) {
+      allowed.push(...urls);
+    },
+    check(method: string, body: Record<string, unknown>) {
+      for (const l of findMaskedLinks(body)) if (!isAllowed(l.url)) strayLinks.push({ method, ...l });
+      const chars = new Set<string>();
+      const samples: string[] = [];
+      invisibleIn(body, chars, samples);
+      if (chars.size) strayInvisible.push({ method, chars: [...chars], sample: samples.join(' ') });
+    },
+    assertClean() {
+      if (strayLinks.length) {
+        const list = strayLinks.slice(0, 5).map((l) => `${l.method}: <${l.url}|${l.text}>`).join('; ');
+        throw new Error(`fake Slack: labbot posted ${strayLinks.length} masked link(s) to URLs no test allowed as a cited document's: ${list}`);
+      }
+      if (strayInvisible.length) {
+        const list = strayInvisible.slice(0, 5).map((x) => `${x.method}: ${x.chars.join(',')} in ${x.sample}`).join('; ');
+        throw new Error(`fake Slack: labbot posted control or invisible characters: ${list}`);
+      }
+    },
+  };
+}
+
+/** conversations.info as Slack answers it: the conversation object, its type from the id, a test's flags. */
+function conversationInfo(conversations: Map<string, ConversationInfo>, body: Record<string, unknown>): Record<string, unknown> {
+  const id = body.channel;
+  if (typeof id !== 'string' || !/^[CGD][A-Z0-9]+$/.test(id)) return { ok: false, error: 'channel_not_found' };
+  const set = conversations.get(id) ?? {};
+  if (set.error) return { ok: false, error: set.error };
+  const { error: _e, ...flags } = set;
+  if (id.startsWith('D')) return { ok: true, channel: { id, is_im: true, is_org_shared: false, user: 'UASKER', ...flags } };
+  return {
+    ok: true,
+    channel: {
+      id,
+      name: id.toLowerCase(),
+      is_channel: id.startsWith('C'),
+      is_group: id.startsWith('G'),
+      is_im: false,
+      is_mpim: false,
+      is_private: id.startsWith('G'),
+      is_shared: false,
+      is_ext_shared: false,
+      is_org_shared: false,
+      is_pending_ext_shared: false,
+      pending_shared: [],
+      pending_connected_team_ids: [],
+      shared_team_ids: ['T0LAB'],
+      is_member: true,
+      ...flags,
+    },
+  };
 }

@@ -1,5 +1,6 @@
 // One Slack integration set-up: the fake Slack, an App (shared test Chroma, real Redis) whose Slack
 // points at the fake, its first source indexed, and the bot; closed in reverse order.
+import { citationLink } from '../../src/answer/cite.ts';
 import type { App } from '../../src/app.ts';
 import { openTestApp } from './app.ts';
 import { chatEnv, startFakeOpenAI, type FakeOpenAI } from './fake-openai.ts';
@@ -13,6 +14,21 @@ export interface SlackHarness {
   close(): Promise<void>;
 }
 
+/**
+ * The URLs a masked link may go to: each indexed document's own (its DOI link or URL, any deep-link
+ * fragment) and labbot's signed document view. Read at each check, so documents indexed later count.
+ */
+export function documentLinks(app: App): (string | RegExp)[] {
+  const out: (string | RegExp)[] = [];
+  for (const d of app.catalog.docs()) {
+    const link = citationLink(d);
+    if (link) out.push(link);
+  }
+  const view = app.config.docLinks?.baseUrl;
+  if (view) out.push(new RegExp(`^${view.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/doc\\?`));
+  return out;
+}
+
 export async function startSlackHarness(opts: {
   fileConfig: Record<string, unknown>;
   /** More environment for the app (a model endpoint, say). */
@@ -23,6 +39,7 @@ export async function startSlackHarness(opts: {
 }): Promise<SlackHarness> {
   const fake = await startFakeSlack();
   const app = await openTestApp({ fileConfig: opts.fileConfig, env: slackEnv(fake.apiUrl, opts.env) });
+  fake.allowLinks(() => documentLinks(app));
   if (opts.ingest !== false) await app.ingestSource(app.config.sources[0]);
   const bot = await startTestBot(app, opts.bot);
   return {

@@ -309,3 +309,11 @@ export function appContextChangedEnvelope(o: { user: string; channel: string; vi
     undefined,
   );
 }
+
+/** channel_shared / channel_unshared: a channel was shared with (or unshared from) another organisation. */
+export function channelSharingEnvelope(o: { type: 'channel_shared' | 'channel_unshared'; channel: string; team?: string }): Record<string, unknown> {
+  const event: Record<string, unknown> = { type: o.type, channel: o.channel, event_ts: String(Date.now() / 1000) };
+  if (o.type === 'channel_shared') event.connected_team_id = o.team ?? 'TOTHERORG';
+  else Object.assign(event, { previously_connected_team_id: o.team ?? 'TOTHERORG', is_ext_shared: false });
+  return callbackEnvelope(event, undefined);
+}

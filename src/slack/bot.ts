@@ -17,7 +17,8 @@ import { fastEventAck, type FastEventAck } from './fast-ack.ts';
 import { createQuestionRunner } from './conversation.ts';
 import { conversationText, SUGGESTED_PROMPTS } from './conversation-texts.ts';
 import { detectLanguage } from '../search/tokenize.ts';
-import { handleSlashCommand } from './slash.ts';
+import { handleSlashCommand, routeSlashCommand, searchingAck } from './slash.ts';
+import { slackToPlain } from './slack-text.ts';
 import { routeMessage, type MessageEventFields } from './message-events.ts';
 import { createThreadTracker } from './threads.ts';
 import { createShareStore, SHARE_ACTION, shareAnswer } from './share.ts';
@@ -184,15 +185,18 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   });
 
   bolt.command('/labbot', async ({ ack, command, respond, client }) => {
-    await ack();
+    // A question is acknowledged at once with a private "Searching…" (in the ack itself: shown at
+    // once, no response_url post spent). Other subcommands answer within moments.
+    const route = routeSlashCommand(slackToPlain(command.text));
+    const asking = route.kind === 'ask' && route.question !== '';
+    await ack(asking ? searchingAck(route.question, limit.position()) : undefined);
     // Only answers wait their turn; help, status and reindex (which only queues) never wait behind them.
-    const sub = command.text.trim().split(/\s+/)[0]?.toLowerCase();
     const dm = async (user: string, mrkdwn: string) => {
       // A user id as channel posts in the app's direct conversation with that user.
       await client.chat.postMessage({ channel: user, ...noticeMessage(mrkdwn) });
     };
     const work = () => handleSlashCommand(handlerDeps, command, respond, { dm, client });
-    await runner.track(sub === 'ask' ? limit(work) : work());
+    await runner.track(route.kind === 'ask' ? limit(work) : work());
   });
 
   const votes: [string, Vote][] = [

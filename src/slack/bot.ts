@@ -13,6 +13,7 @@ import { handleFeedback } from './feedback.ts';
 import { FEEDBACK_DOWN, FEEDBACK_UP, noticeMessage, type SlackMessage } from './format.ts';
 import type { Reindexer } from './reindexer.ts';
 import { createLimiter } from './limiter.ts';
+import { createChannelPacer } from './pacer.ts';
 import { fastEventAck, type FastEventAck } from './fast-ack.ts';
 import { createQuestionRunner } from './conversation.ts';
 import { conversationText, SUGGESTED_PROMPTS } from './conversation-texts.ts';
@@ -93,6 +94,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   };
 
   const limit = createLimiter(deps.concurrency ?? 4);
+  const pacer = createChannelPacer();
 
   let bolt: BoltApp;
   let router: express.Router | undefined;
@@ -257,10 +259,9 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     if (action.type !== 'button') return;
     const refusedIn = async (channel: string) =>
       deps.config.slackConnect === 'refuse' && (await handlerDeps.threads.isShared(channel)) ? conversationText('en').connectRefused : undefined;
-    const postToChannel = async (channel: string, m: SlackMessage) => {
-      await client.chat.postMessage({ channel, text: m.text, blocks: m.blocks, unfurl_links: false });
-    };
-    await runner.track(shareAnswer(handlerDeps.shares, action.value ?? '', body.user.id, respond, log, refusedIn, postToChannel));
+    const post = async (channel: string, m: SlackMessage, threadTs?: string) =>
+      (await pacer.run(channel, () => client.chat.postMessage({ channel, thread_ts: threadTs, text: m.text, blocks: m.blocks, unfurl_links: false }))).ts;
+    await runner.track(shareAnswer({ store: handlerDeps.shares, log, respond, refusedIn, post }, action.value ?? '', body.user.id));
   });
 
   bolt.error(async (err) => {

@@ -380,12 +380,14 @@ export interface AnswerView {
 
 /**
  * The answer as one or more Slack messages: answer sections, a Sources list, a context line
- * naming the model, and (when a record id is given) 👍/👎 buttons carrying that id.
+ * naming the model, and (when a record id is given) 👍/👎 buttons carrying that id; `lead`
+ * blocks (labbot's own mrkdwn) go first.
  */
-export function answerMessages(result: AnswerView | AskResult, opts: { recordId?: string } = {}): SlackMessage[] {
+export function answerMessages(result: AnswerView | AskResult, opts: { recordId?: string; lead?: Block[] } = {}): SlackMessage[] {
   const lang = result.language;
   const mrkdwn = markdownToMrkdwn(result.answer);
-  const body: Block[] = sections(mrkdwn);
+  // `lead` (a shared answer's attribution) is packed with the answer, so it counts against the budget.
+  const body: Block[] = [...(opts.lead ?? []), ...sections(mrkdwn)];
   const tail: Block[] = [];
   if (!result.refused && result.citations.length > 0) tail.push({ type: 'divider' }, ...sourcesBlocks(result.citations, lang));
   tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(modelNote(result.model, lang)) }] });

@@ -40,8 +40,12 @@ export interface RunningBot {
   close(): Promise<void>;
 }
 
-export async function startTestBot(app: App, opts: { config?: Config; reindexer?: Reindexer; concurrency?: number; drainMs?: number } = {}): Promise<RunningBot> {
-  const prefix = uniquePrefix();
+export async function startTestBot(
+  app: App,
+  /** `prefix`: another bot's, to run this one as a second replica of the same app. */
+  opts: { config?: Config; reindexer?: Reindexer; concurrency?: number; drainMs?: number; prefix?: string } = {},
+): Promise<RunningBot> {
+  const prefix = opts.prefix ?? uniquePrefix();
   const redis = connectRedis(app.config.redisUrl, { name: 'labbot-slack-test' });
   const activity = createActivityStore(redis, prefix);
   const reindexer = opts.reindexer ?? createBackgroundReindexer(app, { throttleMs: 0 });

@@ -68,3 +68,34 @@ export function shownText(m: Pick<FakeMessage, 'blocks' | 'text'>): string {
   }
   return out.length ? out.join('\n') : (m.text ?? '');
 }
+
+/**
+ * A channel as its people see it, for reports: top-level messages in order with their thread
+ * replies indented, then what `user` alone sees (ephemeral), and what was deleted.
+ */
+export function renderConversation(fake: FakeSlack, channel: string, opts: { user?: string; wrap?: number } = {}): string {
+  const wrap = opts.wrap ?? 2000;
+  const cut = (s: string) => (s.length > wrap ? `${s.slice(0, wrap)}… [${s.length - wrap} more characters]` : s);
+  const indent = (s: string, pad: string) => s.split('\n').map((l) => `${pad}${l}`).join('\n');
+  const buttons = (m: FakeMessage) => {
+    const ids = ((m.blocks ?? []) as { type?: string; elements?: Element[] }[]).filter((b) => b.type === 'actions').flatMap((b) => (b.elements ?? []).map((e) => e.action_id));
+    return ids.length ? ` [buttons: ${ids.join(', ')}]` : '';
+  };
+  const head = (m: FakeMessage) => `(${m.via}${m.versions.length > 1 ? `, edited ${m.versions.length - 1}×` : ''}, ${shownText(m).length} chars)${buttons(m)}`;
+  const out: string[] = [`#${channel}, as everyone sees it:`];
+  const top = fake.visible(channel).filter((m) => !m.threadTs || m.threadTs === m.ts);
+  if (!top.length) out.push('  (nothing)');
+  for (const m of top) {
+    out.push(`  ${head(m)}`, indent(cut(shownText(m)), '  | '));
+    for (const r of fake.visible(channel, { thread: m.ts }).filter((x) => x.ts !== m.ts)) out.push(`    ↳ in thread ${head(r)}`, indent(cut(shownText(r)), '    | '));
+  }
+  if (opts.user) {
+    out.push(`Only visible to ${opts.user}:`);
+    const mine = fake.ephemeralFor(opts.user, channel);
+    if (!mine.length) out.push('  (nothing)');
+    for (const m of mine) out.push(`  ${head(m)}`, indent(cut(shownText(m)), '  | '));
+    const gone = fake.messages.filter((m) => m.channel === channel && m.deleted && m.ephemeralTo === opts.user);
+    for (const m of gone) out.push(`  deleted: ${head(m)} ${JSON.stringify(shownText(m).slice(0, 80))}…`);
+  }
+  return out.join('\n');
+}

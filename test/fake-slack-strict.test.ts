@@ -94,6 +94,12 @@ describe('fake Slack strictness', () => {
     expect(fake.ephemeralFor('UASKER', 'CKEEP').map((m) => m.text)).toEqual(['only you']);
     expect(await errorOf(client.chat.update({ channel: 'CKEEP', ts: eph.message_ts!, text: 'x' }))).toBe('message_not_found');
     expect(await errorOf(client.chat.delete({ channel: 'CKEEP', ts: eph.message_ts! }))).toBe('message_not_found');
+    // A user id posts in the app's DM with that user; edits then need the DM's id.
+    const dm = await client.chat.postMessage({ channel: 'UDMME', text: 'progress' });
+    expect(dm.channel).toBe('DDMME');
+    expect(await errorOf(client.chat.update({ channel: 'UDMME', ts: dm.ts!, text: 'x' }))).toBe('channel_not_found');
+    await client.chat.update({ channel: dm.channel!, ts: dm.ts!, text: 'done' });
+    expect(fake.visible('DDMME').map((m) => m.text)).toEqual(['done']);
     await client.chat.delete({ channel: 'CKEEP', ts: posted.ts! });
     expect(fake.visible('CKEEP')).toEqual([]);
     expect(await errorOf(client.chat.delete({ channel: 'CKEEP', ts: posted.ts! }))).toBe('message_not_found');

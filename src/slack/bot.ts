@@ -1,7 +1,7 @@
 // The Slack bot: Bolt over the Events API (an express Router at POST /slack/events, mounted by the
 // server before its JSON parser) or Socket Mode when SLACK_APP_TOKEN is set. Handlers live in
 // mentions.ts, slash.ts and feedback.ts; this file wires them to Bolt.
-import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Logger as BoltLogger, type MessageShortcut } from '@slack/bolt';
+import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Logger as BoltLogger, type MessageShortcut, type webApi } from '@slack/bolt';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -10,10 +10,11 @@ import type { Config } from '../config.ts';
 import type { ActivityStore, Vote } from '../store/activity.ts';
 import { createDeduper } from './dedupe.ts';
 import { handleFeedback } from './feedback.ts';
-import { FEEDBACK_DOWN, FEEDBACK_UP, noticeMessage, type SlackMessage } from './format.ts';
+import { FEEDBACK_DOWN, FEEDBACK_UP, type SlackMessage } from './format.ts';
 import type { Reindexer } from './reindexer.ts';
 import { createLimiter } from './limiter.ts';
 import { createChannelPacer } from './pacer.ts';
+import { createProgressMessage } from './progress-message.ts';
 import { fastEventAck, type FastEventAck } from './fast-ack.ts';
 import { createQuestionRunner } from './conversation.ts';
 import { conversationText, SUGGESTED_PROMPTS } from './conversation-texts.ts';
@@ -40,6 +41,8 @@ export interface SlackBotDeps {
   concurrency?: number;
   /** At stop, how long acknowledged questions may take to be answered (default 20 s). */
   drainMs?: number;
+  /** Re-sync progress message: the least time between two edits (default 3 s; Slack's chat.update is Tier 3, 50+ a minute). */
+  progressEditMs?: number;
 }
 
 export interface SlackBot {
@@ -120,6 +123,19 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   }
 
   const runner = createQuestionRunner(handlerDeps, limit);
+  /** Re-sync progress as one message in the admin's DM with labbot, edited at most every progressEditMs. */
+  const reindexProgress = (client: webApi.WebClient, user: string) =>
+    createProgressMessage(
+      {
+        // A user id as channel posts in the app's direct conversation with that user; edits need the conversation's id.
+        post: async (m) => {
+          const r = await client.chat.postMessage({ channel: user, text: m.text, blocks: m.blocks });
+          return r.channel && r.ts ? { channel: r.channel, ts: r.ts } : undefined;
+        },
+        update: async (at, m) => void (await client.chat.update({ channel: at.channel, ts: at.ts, text: m.text, blocks: m.blocks })),
+      },
+      { intervalMs: deps.progressEditMs ?? 3000, log },
+    );
   /** The envelope's Slack Connect flag, remembered for the ways in that do not carry it. */
   const extShared = async (body: unknown, channel: string) => {
     const flag = (body as { is_ext_shared_channel?: unknown }).is_ext_shared_channel;
@@ -193,11 +209,8 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     const asking = route.kind === 'ask' && route.question !== '';
     await ack(asking ? searchingAck(route.question, limit.position()) : undefined);
     // Only answers wait their turn; help, status and reindex (which only queues) never wait behind them.
-    const dm = async (user: string, mrkdwn: string) => {
-      // A user id as channel posts in the app's direct conversation with that user.
-      await client.chat.postMessage({ channel: user, ...noticeMessage(mrkdwn) });
-    };
-    const work = () => handleSlashCommand(handlerDeps, command, respond, { dm, client });
+    const progressTo = (user: string) => reindexProgress(client, user);
+    const work = () => handleSlashCommand(handlerDeps, command, respond, { progressTo, client });
     await runner.track(route.kind === 'ask' ? limit(work) : work());
   });
 

@@ -14,6 +14,8 @@ import { slackText } from './messages.ts';
 import { slackToPlain } from './slack-text.ts';
 import { conversationText } from './conversation-texts.ts';
 import { withShareButton } from './share.ts';
+import type { ProgressMessage } from './progress-message.ts';
+import type { ReindexUpdate } from './reindexer.ts';
 import type { HandlerDeps } from './types.ts';
 import { usersInfoLookup } from './user-names.ts';
 
@@ -123,16 +125,26 @@ async function ask(deps: HandlerDeps, command: SlashCommand, reply: PrivateRepli
   }
 }
 
-/** What slash handlers may need beyond respond(): a direct message to the user who ran the command. */
+/** What slash handlers may need beyond respond(). */
 export interface SlashExtras {
-  dm?: (user: string, mrkdwn: string) => Promise<void>;
+  /** A message in the user's direct messages with labbot that shows progress, edited in place (progress-message.ts). */
+  progressTo?: (user: string) => ProgressMessage;
   /** The Web API client: names of mentioned users, and the part of a long answer response_url cannot take. */
   client?: webApi.WebClient;
 }
 
+/** The re-sync's lines, one per source in the order queued, under a heading. */
+function reindexMessage(lang: Language, heading: string, lines: Map<string, string>, seconds?: number): SlackMessage {
+  const head = `*${escapeMrkdwn(heading)}*${seconds === undefined ? '' : ` · ${seconds} s`}`;
+  return noticeMessage([head, ...[...lines.values()].map((l) => `• ${escapeMrkdwn(l)}`)].join('\n'));
+}
+
 /**
- * A response_url takes at most 5 posts within 30 minutes: it gets the "queued" line and, once
- * every queued source is done, one summary. Progress goes to the admin by direct message.
+ * A response_url takes at most 5 posts within 30 minutes, so it gets only the "queued" line and,
+ * once every queued source is done, the summary (privately, in the channel where the command
+ * ran). Progress is one message in the admin's direct messages with labbot, edited as sources
+ * move on (at most every few seconds) and ending as the same summary, which stays there when a
+ * re-sync outlasts the response_url's 30 minutes.
  */
 async function reindex(deps: HandlerDeps, command: SlashCommand, reply: PrivateReplies, target: string, extras: SlashExtras): Promise<void> {
   const lang = detectLanguage(command.text);
@@ -140,30 +152,32 @@ async function reindex(deps: HandlerDeps, command: SlashCommand, reply: PrivateR
     deps.log.warn({ user: command.user_id }, 'non-admin tried /labbot reindex');
     return notice(reply, slackText(lang).reindexAdminsOnly);
   }
-  const results: string[] = [];
-  let expected = Number.POSITIVE_INFINITY;
+  const t0 = Date.now();
+  const lines = new Map<string, string>();
+  const finals = new Set<string>();
+  const progress = extras.progressTo?.(command.user_id);
+  let expected: string[] | undefined;
   let queuedPosted: Promise<void> = Promise.resolve();
   let summarised = false;
+  const elapsed = () => Math.round((Date.now() - t0) / 1000);
   const summarise = () => {
-    if (summarised || results.length < expected) return;
+    if (summarised || !expected || !expected.every((s) => finals.has(s))) return;
     summarised = true;
-    const text = [`*${escapeMrkdwn(conversationText(lang).reindexDone)}*`, ...results.map((r) => `• ${escapeMrkdwn(r)}`)].join('\n');
-    void queuedPosted.then(() => notice(reply, text));
+    const summary = reindexMessage(lang, conversationText(lang).reindexDone, lines, elapsed());
+    void progress?.finish(summary);
+    void queuedPosted.then(() => reply.send(summary));
   };
-  const progress = (line: string) => {
-    if (!extras.dm) return;
-    extras.dm(command.user_id, `${escapeMrkdwn(conversationText(lang).reindexProgressByDm)}: ${escapeMrkdwn(line)}`).catch((err: Error) =>
-      deps.log.warn({ err: err.message }, 'reindex progress DM failed'),
-    );
+  const onUpdate = (u: ReindexUpdate) => {
+    if (finals.has(u.source)) return;
+    lines.set(u.source, u.text);
+    if (u.final) finals.add(u.source);
+    if (!summarised) progress?.set(reindexMessage(lang, conversationText(lang).reindexProgressByDm, lines, elapsed()));
+    summarise();
   };
   try {
-    const { queued, message } = await deps.reindexer.reindex(target || 'all', command.user_id, (text, final) => {
-      if (!final) return progress(text);
-      results.push(text);
-      summarise();
-    });
+    const { queued, message } = await deps.reindexer.reindex(target || 'all', command.user_id, onUpdate);
     queuedPosted = notice(reply, escapeMrkdwn(message));
-    expected = queued.length;
+    expected = queued;
     summarise();
     await queuedPosted;
   } catch (err) {

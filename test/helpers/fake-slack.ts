@@ -315,7 +315,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const missing = method === 'chat.update' ? convo.change('chat.update', body) : undefined;
         if (missing) return { ok: false, error: missing };
         const ts = method === 'chat.update' ? String(body.ts) : nextTs();
-        return { ok: true, channel, ts, message: { text: body.text, ts, bot_id: 'BBOT', user: 'UBOT' } };
+        // A user id as channel posts in the app's DM with that user; Slack answers with the DM's id.
+        return { ok: true, channel: method === 'chat.postMessage' ? dmChannel(channel) : channel, ts, message: { text: body.text, ts, bot_id: 'BBOT', user: 'UBOT' } };
       }
       case 'chat.postEphemeral': {
         const bad = validateMessage(body);
@@ -667,6 +668,11 @@ function surfaceMethod(method: string, body: Record<string, unknown>, state: Sur
 // guaranteed"), beyond it 429 with Retry-After: 1, as the Web API answers.
 const POST_INTERVAL_MS = 1000;
 
+/** The conversation a chat.postMessage `channel` names: a user id (U…/W…) is the app's DM with them (D…). */
+export function dmChannel(channel: string): string {
+  return /^[UW][A-Z0-9]+$/.test(channel) ? `D${channel.slice(1)}` : channel;
+}
+
 type UrlContext = { kind: 'command'; channel: string; user: string } | { kind: 'action'; channel: string; user: string; original: FakeMessage };
 
 export function createConversationState(nextTs: () => string, now: () => number) {
@@ -689,14 +695,14 @@ export function createConversationState(nextTs: () => string, now: () => number)
     messages,
     /** 429 seconds when a chat.postMessage to this channel comes too soon after the last accepted one. */
     rateLimit(body: Record<string, unknown>): number | undefined {
-      const channel = String(body.channel ?? '');
+      const channel = dmChannel(String(body.channel ?? ''));
       const last = lastPost.get(channel);
       if (last !== undefined && now() - last < POST_INTERVAL_MS) return 1;
       return undefined;
     },
     posted(method: string, body: Record<string, unknown>, result: Record<string, unknown>) {
       if (result.ok !== true) return;
-      const channel = String(body.channel ?? '');
+      const channel = method === 'chat.postMessage' ? dmChannel(String(body.channel ?? '')) : String(body.channel ?? '');
       if (method === 'chat.postMessage') {
         lastPost.set(channel, now());
         add({ channel, ts: String(result.ts), threadTs: thread(body), text: body.text as string | undefined, blocks: body.blocks as unknown[] | undefined, via: 'chat.postMessage' });
@@ -708,6 +714,8 @@ export function createConversationState(nextTs: () => string, now: () => number)
     },
     /** chat.update / chat.delete on a message Slack would not find (unknown, deleted or ephemeral). */
     change(method: 'chat.update' | 'chat.delete', body: Record<string, unknown>): string | undefined {
+      // These take the conversation's id: a user id is not one (only chat.postMessage resolves it).
+      if (dmChannel(String(body.channel ?? '')) !== String(body.channel ?? '')) return 'channel_not_found';
       const m = find(body.channel, body.ts);
       if (!m || m.ephemeralTo) return 'message_not_found';
       if (method === 'chat.delete') m.deleted = true;

@@ -118,8 +118,11 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
     slack,
     dashboardRefused,
     async close() {
-      // Stop taking events first, then let in-flight jobs finish or be released.
+      // Stop taking Slack events and drain the answers (SHUTDOWN_BUDGET, src/shutdown.ts) while
+      // the queue worker finishes its running job, both at once; then everything else.
+      const worker = queue?.worker?.close().catch((err: Error) => log.warn({ err: err.message }, 'queue worker did not close cleanly'));
       await slack?.stop().catch(() => undefined);
+      await worker;
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       await closed;

@@ -17,6 +17,7 @@ import { createChannelPacer } from './pacer.ts';
 import { createProgressMessage } from './progress-message.ts';
 import { fastEventAck, type FastEventAck } from './fast-ack.ts';
 import { createQuestionRunner } from './conversation.ts';
+import { SHUTDOWN_BUDGET } from '../shutdown.ts';
 import { conversationText, SUGGESTED_PROMPTS } from './conversation-texts.ts';
 import { detectLanguage } from '../search/tokenize.ts';
 import { handleSlashCommand, routeSlashCommand, searchingAck } from './slash.ts';
@@ -39,7 +40,7 @@ export interface SlackBotDeps {
   keyPrefix?: string;
   /** Questions answered at once by this process; more wait their turn (default 4). */
   concurrency?: number;
-  /** At stop, how long acknowledged questions may take to be answered (default 20 s). */
+  /** At stop, how long acknowledged questions may take to be answered (default SHUTDOWN_BUDGET.answerDrainMs, src/shutdown.ts). */
   drainMs?: number;
   /** Re-sync progress message: the least time between two edits (default 3 s; Slack's chat.update is Tier 3, 50+ a minute). */
   progressEditMs?: number;
@@ -51,7 +52,10 @@ export interface SlackBot {
   mode: 'http' | 'socket';
   /** Socket Mode: opens the WebSocket. HTTP mode: nothing to do (the server owns the port). */
   start(): Promise<void>;
-  /** Stops taking events and drains acknowledged questions (bounded by drainMs). */
+  /**
+   * Stops taking events and drains acknowledged questions: answers may finish within drainMs,
+   * then every one still running tells its asker labbot is restarting (within interruptNoticeMs).
+   */
   stop(): Promise<void>;
 }
 
@@ -210,8 +214,9 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     await ack(asking ? searchingAck(route.question, limit.position()) : undefined);
     // Only answers wait their turn; help, status and reindex (which only queues) never wait behind them.
     const progressTo = (user: string) => reindexProgress(client, user);
-    const work = () => handleSlashCommand(handlerDeps, command, respond, { progressTo, client });
-    await runner.track(route.kind === 'ask' ? limit(work) : work());
+    const work = () => handleSlashCommand(handlerDeps, command, respond, { progressTo, client, interrupts: runner.interrupts });
+    // A question still queued when the drain gave up is skipped: its asker was told labbot is restarting.
+    await runner.track(route.kind === 'ask' ? limit(async () => (runner.abandoned() ? undefined : work())) : work());
   });
 
   const votes: [string, Vote][] = [
@@ -295,7 +300,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       if (acker) void runner.track(acker.flush());
       // Socket Mode: close the socket first; events not yet acknowledged are redelivered by Slack.
       if (slack.appToken) await bolt.stop();
-      const outcome = await runner.drain(deps.drainMs ?? 20_000);
+      const outcome = await runner.drain({ answerMs: deps.drainMs ?? SHUTDOWN_BUDGET.answerDrainMs, noticeMs: SHUTDOWN_BUDGET.interruptNoticeMs });
       if (!outcome.drained) log.warn(outcome, 'Slack answers did not finish in the drain time');
     },
   };

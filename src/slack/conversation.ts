@@ -1,11 +1,12 @@
 // How one question goes through the bot: the Slack Connect rule, the "Searching…" placeholder
 // (posted before the answer limiter, with the queue position in busy moments), the limiter, and
 // the bookkeeping that lets shutdown drain what was acknowledged instead of leaving placeholders
-// behind.
+// behind: every answer in flight registers its interrupt notice (in-flight.ts).
 import type { webApi } from '@slack/bolt';
 import { detectLanguage } from '../search/tokenize.ts';
 import { conversationText } from './conversation-texts.ts';
 import { noticeMessage } from './format.ts';
+import { createInFlightAnswers, type InFlightAnswers } from './in-flight.ts';
 import type { Limiter } from './limiter.ts';
 import { answerSlackQuestion, postPlaceholder, questionText, type SlackQuestion } from './mentions.ts';
 import type { HandlerDeps } from './types.ts';
@@ -19,11 +20,16 @@ export interface QuestionRunner {
   track<T>(work: Promise<T>): Promise<T>;
   /** Work running or waiting. */
   inFlight(): number;
+  /** Where every answer in flight (mentions, DMs, slash asks, …) registers how to tell its asker it was interrupted. */
+  interrupts: InFlightAnswers;
+  /** True once the drain gave up waiting: work still queued is skipped (its asker was told). */
+  abandoned(): boolean;
   /**
-   * Waits up to timeoutMs for every acknowledged question to be answered. Whatever is left then
-   * is abandoned: its placeholder says labbot is restarting, and queued work is skipped.
+   * Waits up to answerMs for every acknowledged question to be answered. Whatever is left then
+   * is abandoned: queued work is skipped, and every registered answer's asker is told labbot is
+   * restarting, within noticeMs.
    */
-  drain(timeoutMs: number): Promise<{ drained: boolean; abandoned: number }>;
+  drain(deadlines: { answerMs: number; noticeMs: number }): Promise<{ drained: boolean; abandoned: number; notified: number }>;
 }
 
 /** Sets the assistant thread status; false when Slack refused (then a placeholder message is used). */
@@ -38,8 +44,7 @@ async function setStatus(client: WebClient, q: SlackQuestion, status: string): P
 
 export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): QuestionRunner {
   const running = new Set<Promise<unknown>>();
-  /** Placeholders posted whose answer has not replaced them yet. */
-  const open = new Map<string, { client: WebClient; channel: string; ts: string | undefined; threadTs: string | undefined; question: string }>();
+  const interrupts = createInFlightAnswers((err) => deps.log.warn({ err: slackErr(err) }, 'could not tell an asker labbot is restarting'));
   let abandoned = false;
 
   const track = <T>(work: Promise<T>): Promise<T> => {
@@ -70,15 +75,14 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
       ? await setStatus(client, q, conversationText(lang).status(position))
       : false;
     const placeholderTs = status ? undefined : await postPlaceholder(client, deps, q, position);
-    const key = `${q.channel}:${placeholderTs ?? q.eventTs}`;
-    if (placeholderTs || status) open.set(key, { client, channel: q.channel, ts: placeholderTs, threadTs: q.threadTs, question: questionText(q) });
+    const answered = placeholderTs || status ? interrupts.register(restartingNotice(client, q, placeholderTs)) : () => undefined;
     try {
       await limit(async () => {
         if (abandoned) return;
         await answerSlackQuestion(client, deps, q, placeholderTs);
       });
     } finally {
-      open.delete(key);
+      answered();
     }
   }
 
@@ -86,10 +90,12 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
     ask: (client, q, ctx) => track(ask(client, q, ctx)),
     track,
     inFlight: () => running.size,
-    async drain(timeoutMs) {
+    interrupts,
+    abandoned: () => abandoned,
+    async drain({ answerMs, noticeMs }) {
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((r) => {
-        timer = setTimeout(() => r('timeout'), timeoutMs);
+        timer = setTimeout(() => r('timeout'), answerMs);
       });
       // New work may join while waiting (an event handed over at the last moment): loop until none is left.
       let outcome: 'done' | 'timeout' = 'done';
@@ -97,18 +103,24 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
         outcome = await Promise.race([Promise.allSettled([...running]).then(() => 'done' as const), timedOut]);
       }
       clearTimeout(timer);
-      if (outcome === 'done') return { drained: true, abandoned: 0 };
+      if (outcome === 'done') return { drained: true, abandoned: 0, notified: 0 };
       abandoned = true;
-      const left = [...open.values()];
-      open.clear();
-      await Promise.allSettled(
-        left.map((p) => {
-          const note = noticeMessage(conversationText(detectLanguage(p.question)).restarting);
-          return p.ts ? p.client.chat.update({ channel: p.channel, ts: p.ts, ...note }) : p.client.chat.postMessage({ channel: p.channel, thread_ts: p.threadTs, ...note });
-        }),
-      );
-      deps.log.warn({ abandoned: left.length, inFlight: running.size }, 'shutdown: answers still running after the drain time were abandoned');
-      return { drained: false, abandoned: left.length };
+      const left = interrupts.size();
+      const told = await interrupts.interruptAll(noticeMs);
+      deps.log.warn({ abandoned: left, ...told, inFlight: running.size }, 'shutdown: answers still running after the drain time were abandoned; their askers were told');
+      return { drained: false, abandoned: left, notified: told.notified };
     },
   };
+}
+
+const slackErr = (err: unknown) => (err as { data?: { error?: string } }).data?.error ?? (err as Error).message;
+
+/**
+ * A mention's or DM's interrupt notice: the placeholder says labbot is restarting; without one
+ * (an assistant status), or where it is gone (a stream replaced it), a note in the thread does.
+ */
+function restartingNotice(client: WebClient, q: SlackQuestion, placeholderTs: string | undefined): () => Promise<unknown> {
+  const note = noticeMessage(conversationText(detectLanguage(questionText(q))).restarting);
+  const inThread = () => client.chat.postMessage({ channel: q.channel, thread_ts: q.threadTs, ...note });
+  return () => (placeholderTs ? client.chat.update({ channel: q.channel, ts: placeholderTs, ...note }).catch(inThread) : inThread());
 }

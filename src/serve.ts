@@ -56,7 +56,11 @@ export interface ServeOptions {
 export async function startServe(config: Config, log: Logger, opts: ServeOptions = {}): Promise<Running> {
   const redis = await tryConnectRedis(config.redisUrl);
   if (!redis) log.warn({ redis: redactUrls(config.redisUrl) }, 'Redis is not reachable: no queue, webhooks or wiki freshness; sources are indexed once at start');
-  const app = await openApp(config, log, { redis });
+  // A start that fails (Chroma refused or unreachable) must not leave Redis holding the process open.
+  const app = await openApp(config, log, { redis }).catch(async (err: unknown) => {
+    if (redis) await closeRedis(redis).catch(() => undefined);
+    throw err;
+  });
   const stored = await app.store.storedVersion();
   const versionChanged = stored !== undefined && stored !== app.version;
 

@@ -20,7 +20,7 @@ import { createQuestionRunner } from './conversation.ts';
 import { SHUTDOWN_BUDGET } from '../shutdown.ts';
 import { conversationText, SUGGESTED_PROMPTS } from './conversation-texts.ts';
 import { detectLanguage } from '../search/tokenize.ts';
-import { handleSlashCommand, routeSlashCommand, searchingAck } from './slash.ts';
+import { handleSlashCommand, restartingReply, routeSlashCommand, searchingAck } from './slash.ts';
 import { slackToPlain } from './slack-text.ts';
 import { routeMessage, type MessageEventFields } from './message-events.ts';
 import { createThreadTracker } from './threads.ts';
@@ -214,9 +214,15 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     await ack(asking ? searchingAck(route.question, limit.position()) : undefined);
     // Only answers wait their turn; help, status and reindex (which only queues) never wait behind them.
     const progressTo = (user: string) => reindexProgress(client, user);
-    const work = () => handleSlashCommand(handlerDeps, command, respond, { progressTo, client, interrupts: runner.interrupts });
-    // A question still queued when the drain gave up is skipped: its asker was told labbot is restarting.
-    await runner.track(route.kind === 'ask' ? limit(async () => (runner.abandoned() ? undefined : work())) : work());
+    const work = () => handleSlashCommand(handlerDeps, command, respond, { progressTo, client });
+    // In flight from the acknowledgement on (queued ones too): a restart tells the asker, and a
+    // question still queued when the drain gave up is skipped.
+    const answered = asking ? runner.interrupts.register(() => respond(restartingReply(route.question))) : () => undefined;
+    try {
+      await runner.track(route.kind === 'ask' ? limit(async () => (runner.abandoned() ? undefined : work())) : work());
+    } finally {
+      answered();
+    }
   });
 
   const votes: [string, Vote][] = [

@@ -15,7 +15,6 @@ import { slackToPlain } from './slack-text.ts';
 import { conversationText } from './conversation-texts.ts';
 import { withShareButton } from './share.ts';
 import type { ProgressMessage } from './progress-message.ts';
-import type { InFlightAnswers } from './in-flight.ts';
 import type { ReindexUpdate } from './reindexer.ts';
 import type { HandlerDeps } from './types.ts';
 import { usersInfoLookup } from './user-names.ts';
@@ -132,8 +131,6 @@ export interface SlashExtras {
   progressTo?: (user: string) => ProgressMessage;
   /** The Web API client: names of mentioned users, and the part of a long answer response_url cannot take. */
   client?: webApi.WebClient;
-  /** Where a question in flight registers how to tell its asker labbot restarted (the drain at shutdown). */
-  interrupts?: InFlightAnswers;
 }
 
 /** The re-sync's lines, one per source in the order queued, under a heading. */
@@ -229,6 +226,11 @@ export function routeSlashCommand(plain: string): SlashRoute {
   return { kind: 'ask', question: text };
 }
 
+/** A /labbot question cut short by a restart: its asker hears so privately, under their "Searching…". */
+export function restartingReply(question: string): { response_type: 'ephemeral'; replace_original: false; text: string; blocks: SlackMessage['blocks'] } {
+  return { response_type: 'ephemeral', replace_original: false, ...noticeMessage(escapeMrkdwn(conversationText(detectLanguage(question)).restarting)) };
+}
+
 /**
  * The private "Searching…" a question is acknowledged with: the question itself (a command is not
  * echoed anywhere else, and this message stays above the answer) and, in busy moments, the queue
@@ -245,16 +247,8 @@ export async function handleSlashCommand(deps: HandlerDeps, command: SlashComman
   const text = slackToPlain(command.text, names).trim();
   const route = routeSlashCommand(text);
   switch (route.kind) {
-    case 'ask': {
-      const reply = privateReplies(respond, deps);
-      // Cut short by a restart, the asker hears so privately, under their "Searching…".
-      const answered = route.question ? extras.interrupts?.register(() => notice(reply, escapeMrkdwn(conversationText(detectLanguage(route.question)).restarting))) : undefined;
-      try {
-        return await ask(deps, command, reply, route.question, extras.client);
-      } finally {
-        answered?.();
-      }
-    }
+    case 'ask':
+      return ask(deps, command, privateReplies(respond, deps), route.question, extras.client);
     case 'reindex':
       return reindex(deps, command, privateReplies(respond, deps), route.target, extras);
     case 'status':

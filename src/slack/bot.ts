@@ -82,6 +82,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   if (!slack) throw new Error('Slack is not configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN).');
   const log = deps.log.child({ component: 'slack' });
   const logger = boltLogger(deps.log);
+  const pacer = createChannelPacer();
   const handlerDeps: HandlerDeps = {
     app: deps.app,
     config: deps.config,
@@ -91,6 +92,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     threads: createThreadTracker(deps.redis, deps.keyPrefix ?? 'labbot:', { log }),
     shares: createShareStore(deps.redis, deps.keyPrefix ?? 'labbot:', log),
     userNames: createUserDirectory({ log }),
+    pacer,
     log,
   };
   const clientOptions = {
@@ -101,7 +103,6 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   };
 
   const limit = createLimiter(deps.concurrency ?? 4);
-  const pacer = createChannelPacer();
 
   let bolt: BoltApp;
   let router: express.Router | undefined;

@@ -157,6 +157,9 @@ async function rewrite(deps: HandlerDeps, question: string, history: HistoryTurn
   }
 }
 
+/** A post that waits its turn in the channel (1 message per second; pacer.ts) when the deps have a pacer. */
+const paced = <T>(deps: Pick<HandlerDeps, 'pacer'>, channel: string, post: () => Promise<T>): Promise<T> => (deps.pacer ? deps.pacer.run(channel, post) : post());
+
 /** Posts (or, when there is a placeholder, updates to) the messages; falls back to plain text on a platform error. */
 export async function deliver(
   client: WebClient,
@@ -169,7 +172,7 @@ export async function deliver(
     const update = i === 0 && where.placeholderTs !== undefined;
     try {
       if (update) await client.chat.update({ channel: where.channel, ts: where.placeholderTs!, text: m.text, blocks: m.blocks });
-      else await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text: m.text, blocks: m.blocks, unfurl_links: false });
+      else await paced(deps, where.channel, () => client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text: m.text, blocks: m.blocks, unfurl_links: false }));
     } catch (err) {
       const smaller = resplitIfTooLong(err, m); // Slack counted more than we did: post it in smaller parts, never truncated
       if (smaller) { msgs.splice(i--, 1, ...smaller); continue; }
@@ -177,7 +180,7 @@ export async function deliver(
       // Never silent: the blocks were refused (or the update failed), so send the text alone.
       const text = splitText(m.blocks.map((b) => (b.type === 'section' ? b.text.text : '')).join('\n\n') || m.text)[0] ?? m.text;
       try {
-        await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text });
+        await paced(deps, where.channel, () => client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text }));
       } catch (err2) {
         deps.log.error({ eventId: where.eventId, err: slackError(err2) }, 'could not post even a plain-text reply');
         await where.undeliverable?.(m).catch((err3: Error) => deps.log.error({ eventId: where.eventId, err: err3.message }, 'no way left to reach the asker'));

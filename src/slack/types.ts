@@ -8,6 +8,7 @@ import type { Reindexer } from './reindexer.ts';
 import type { ThreadTracker } from './threads.ts';
 import type { ShareStore } from './share.ts';
 import type { UserDirectory } from './user-names.ts';
+import type { ChannelPacer } from './pacer.ts';
 
 export interface HandlerDeps {
   app: App;
@@ -19,5 +20,7 @@ export interface HandlerDeps {
   shares: ShareStore;
   /** Names of mentioned users (users.info), cached. */
   userNames: UserDirectory;
+  /** Posts to one channel at Slack's 1 message per second (a long answer's parts, a shared answer's thread). */
+  pacer?: ChannelPacer;
   log: Logger;
 }

@@ -1,7 +1,7 @@
 // The Slack bot: Bolt over the Events API (an express Router at POST /slack/events, mounted by the
 // server before its JSON parser) or Socket Mode when SLACK_APP_TOKEN is set. Handlers live in
 // mentions.ts, slash.ts and feedback.ts; this file wires them to Bolt.
-import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Logger as BoltLogger, type MessageShortcut, type webApi } from '@slack/bolt';
+import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type AllMiddlewareArgs, type Logger as BoltLogger, type MessageShortcut, type SlackCommandMiddlewareArgs, type webApi } from '@slack/bolt';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -12,11 +12,11 @@ import { createDeduper } from './dedupe.ts';
 import { handleFeedback } from './feedback.ts';
 import { FEEDBACK_DOWN, FEEDBACK_UP, type SlackMessage } from './format.ts';
 import type { Reindexer } from './reindexer.ts';
-import { createLimiter } from './limiter.ts';
+import { createLimiter, type Limiter } from './limiter.ts';
 import { createChannelPacer } from './pacer.ts';
 import { createProgressMessage } from './progress-message.ts';
 import { fastEventAck, type FastEventAck } from './fast-ack.ts';
-import { createQuestionRunner } from './conversation.ts';
+import { createQuestionRunner, type QuestionRunner } from './conversation.ts';
 import { SHUTDOWN_BUDGET } from '../shutdown.ts';
 import { conversationText, SUGGESTED_PROMPTS } from './conversation-texts.ts';
 import { detectLanguage } from '../search/tokenize.ts';
@@ -77,6 +77,44 @@ function boltLogger(log: Logger): BoltLogger {
   };
 }
 
+/** Re-sync progress as one message in a user's DM with labbot, edited at most every intervalMs. */
+function dmProgress(client: webApi.WebClient, user: string, intervalMs: number, log: Logger) {
+  return createProgressMessage(
+    {
+      // A user id as channel posts in the app's direct conversation with that user; edits need the conversation's id.
+      post: async (m) => {
+        const r = await client.chat.postMessage({ channel: user, text: m.text, blocks: m.blocks });
+        return r.channel && r.ts ? { channel: r.channel, ts: r.ts } : undefined;
+      },
+      update: async (at, m) => void (await client.chat.update({ channel: at.channel, ts: at.ts, text: m.text, blocks: m.blocks })),
+    },
+    { intervalMs, log },
+  );
+}
+
+/** `/labbot`: acknowledged at once (a question with its "Searching…"), then answered, in flight until done. */
+function slashListener(ctx: { handlerDeps: HandlerDeps; runner: QuestionRunner; limit: Limiter; progressEditMs: number; log: Logger }) {
+  const { handlerDeps, runner, limit } = ctx;
+  return async ({ ack, command, respond, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    // A question is acknowledged at once with a private "Searching…" (in the ack itself: shown at
+    // once, no response_url post spent). Other subcommands answer within moments.
+    const route = routeSlashCommand(slackToPlain(command.text));
+    const asking = route.kind === 'ask' && route.question !== '';
+    await ack(asking ? searchingAck(route.question, limit.position()) : undefined);
+    // Only answers wait their turn; help, status and reindex (which only queues) never wait behind them.
+    const progressTo = (user: string) => dmProgress(client, user, ctx.progressEditMs, ctx.log);
+    const work = () => handleSlashCommand(handlerDeps, command, respond, { progressTo, client });
+    // In flight from the acknowledgement on (queued ones too): a restart tells the asker, and a
+    // question still queued when the drain gave up is skipped.
+    const answered = asking ? runner.interrupts.register(() => respond(restartingReply(route.question))) : () => undefined;
+    try {
+      await runner.track(route.kind === 'ask' ? limit(async () => (runner.abandoned() ? undefined : work())) : work());
+    } finally {
+      answered();
+    }
+  };
+}
+
 export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   const slack = deps.config.slack;
   if (!slack) throw new Error('Slack is not configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN).');
@@ -128,19 +166,6 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   }
 
   const runner = createQuestionRunner(handlerDeps, limit);
-  /** Re-sync progress as one message in the admin's DM with labbot, edited at most every progressEditMs. */
-  const reindexProgress = (client: webApi.WebClient, user: string) =>
-    createProgressMessage(
-      {
-        // A user id as channel posts in the app's direct conversation with that user; edits need the conversation's id.
-        post: async (m) => {
-          const r = await client.chat.postMessage({ channel: user, text: m.text, blocks: m.blocks });
-          return r.channel && r.ts ? { channel: r.channel, ts: r.ts } : undefined;
-        },
-        update: async (at, m) => void (await client.chat.update({ channel: at.channel, ts: at.ts, text: m.text, blocks: m.blocks })),
-      },
-      { intervalMs: deps.progressEditMs ?? 3000, log },
-    );
   /** The envelope's Slack Connect flag, remembered for the ways in that do not carry it. */
   const extShared = async (body: unknown, channel: string) => {
     const flag = (body as { is_ext_shared_channel?: unknown }).is_ext_shared_channel;
@@ -207,24 +232,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     }, { extShared: await extShared(body, e.channel) });
   });
 
-  bolt.command('/labbot', async ({ ack, command, respond, client }) => {
-    // A question is acknowledged at once with a private "Searching…" (in the ack itself: shown at
-    // once, no response_url post spent). Other subcommands answer within moments.
-    const route = routeSlashCommand(slackToPlain(command.text));
-    const asking = route.kind === 'ask' && route.question !== '';
-    await ack(asking ? searchingAck(route.question, limit.position()) : undefined);
-    // Only answers wait their turn; help, status and reindex (which only queues) never wait behind them.
-    const progressTo = (user: string) => reindexProgress(client, user);
-    const work = () => handleSlashCommand(handlerDeps, command, respond, { progressTo, client });
-    // In flight from the acknowledgement on (queued ones too): a restart tells the asker, and a
-    // question still queued when the drain gave up is skipped.
-    const answered = asking ? runner.interrupts.register(() => respond(restartingReply(route.question))) : () => undefined;
-    try {
-      await runner.track(route.kind === 'ask' ? limit(async () => (runner.abandoned() ? undefined : work())) : work());
-    } finally {
-      answered();
-    }
-  });
+  bolt.command('/labbot', slashListener({ handlerDeps, runner, limit, progressEditMs: deps.progressEditMs ?? 3000, log }));
 
   const votes: [string, Vote][] = [
     [FEEDBACK_UP, 'up'],

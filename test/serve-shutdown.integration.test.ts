@@ -157,6 +157,10 @@ describe('a start never runs a second Chroma on a data dir', () => {
     expect(isAlive(orphan.pid)).toBe(false);
     expect(p.logs().some((l) => /stopping a Chroma server left on this data dir/.test(String(l.msg)) && l.pid === orphan.pid)).toBe(true);
     expect(JSON.parse(readFileSync(path.join(dataDir, 'chroma.json'), 'utf8'))).toMatchObject({ ownerPid: p.pid, chromaPid: now[0] });
+    // A CLI command beside it shares that server (its owner lives) and leaves it running.
+    const cli = startLabbot(['status', '--json'], env);
+    expect((await cli.exited).code).toBe(0);
+    expect(serving(chromaDir)).toEqual(now);
     p.child.kill('SIGTERM');
     await p.exited;
     await noneLeft(chromaDir);

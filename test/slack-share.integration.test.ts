@@ -154,6 +154,10 @@ describe('Share in channel: once, the private copy deleted, long answers threade
       // Paced at Slack's 1 message per second per channel: no 429 on the way.
       expect(fake.rateLimited.filter((c) => c.body.channel === 'CLONG')).toEqual([]);
       await fake.waitFor(() => !fake.ephemeralFor('ULONG', 'CLONG').some((m) => m.ts === priv.ts));
+      if (process.env.LABBOT_TRANSCRIPTS) {
+        mkdirSync(process.env.LABBOT_TRANSCRIPTS, { recursive: true });
+        writeFileSync(path.join(process.env.LABBOT_TRANSCRIPTS, 'share-long-answer.txt'), `${renderConversation(fake, 'CLONG', { user: 'ULONG', wrap: 240 })}\n`);
+      }
     } finally {
       openai.reply = (messages) => `${passageLine(messages, 'S1')} [S1]`;
     }

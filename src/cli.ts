@@ -14,6 +14,7 @@ import { openApp, type App } from './app.ts';
 import { ConfigError, groupsForChannel, loadConfig, type Config } from './config.ts';
 import { createLogger, redactUrls } from './log.ts';
 import { startServe } from './serve.ts';
+import { SHUTDOWN_BUDGET } from './shutdown.ts';
 import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { describeOutcome, followSync, waitForJob } from './queue/progress.ts';
 import type { RebuildResult } from './queue/rebuild.ts';
@@ -357,10 +358,11 @@ function onShutdown(log: Logger, close: () => Promise<void>): void {
     if (closing) return;
     closing = true;
     log.info({ signal }, 'shutting down');
+    // The whole budget (src/shutdown.ts): every part of close() has a deadline inside it.
     const forced = setTimeout(() => {
-      log.warn('shutdown took over 20 s; exiting anyway');
+      log.warn({ afterMs: SHUTDOWN_BUDGET.forcedExitMs }, 'shutdown did not finish in time; exiting anyway');
       process.exit(1);
-    }, 20_000);
+    }, SHUTDOWN_BUDGET.forcedExitMs);
     forced.unref();
     try {
       await close();

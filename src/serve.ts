@@ -60,7 +60,11 @@ export interface ServeOptions {
 export async function startServe(config: Config, log: Logger, opts: ServeOptions = {}): Promise<Running> {
   const redis = await tryConnectRedis(config.redisUrl);
   if (!redis) log.warn({ redis: redactUrls(config.redisUrl) }, 'Redis is not reachable: no queue, webhooks or wiki freshness; sources are indexed once at start');
-  const app = await openApp(config, log, { redis });
+  // A start that fails (Chroma refused or unreachable) must not leave Redis holding the process open.
+  const app = await openApp(config, log, { redis }).catch(async (err: unknown) => {
+    if (redis) await closeRedis(redis).catch(() => undefined);
+    throw err;
+  });
   const stored = await app.store.storedVersion();
   const versionChanged = stored !== undefined && stored !== app.version;
 
@@ -130,9 +134,12 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
     slack,
     dashboardRefused,
     async close() {
-      // Stop taking events first, then let in-flight jobs finish or be released.
+      // Stop taking Slack events and drain the answers (SHUTDOWN_BUDGET, src/shutdown.ts) while
+      // the queue worker finishes its running job, both at once; then everything else.
+      const worker = queue?.worker?.close().catch((err: Error) => log.warn({ err: err.message }, 'queue worker did not close cleanly'));
       await slack?.stop().catch(() => undefined);
       recheck?.stop();
+      await worker;
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       await closed;

@@ -8,6 +8,7 @@ import { startFakeSlack, type FakeSlack, type SlackCall } from './helpers/fake-s
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { channelMessageEnvelope, eventRequest, mentionEnvelope, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
 import { documentLinks } from './helpers/slack-harness.ts';
+import { runSlash } from './helpers/slack-interact.ts';
 
 const LAB = path.resolve('examples/lab');
 const fileConfig = {
@@ -171,5 +172,20 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     // The note is a reply, so Slack has cleared the status line of the queued question.
     expect(fake.conversation.statuses.has(`CSTUCK2:${(queued.event as { ts: string }).ts}`)).toBe(false);
     release();
+  });
+
+  it('bounds the drain for /labbot questions too: one queued behind a stuck answer is told privately, and not answered after', async () => {
+    const b = await bot({ concurrency: 1, drainMs: 300 });
+    const release = fake.hold('chat.update', (body) => body.channel === 'CSTUCK3' && !String(body.text).includes('restarting'));
+    await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CSTUCK3' })));
+    await fake.waitFor(() => inChannel(fake, 'chat.update', 'CSTUCK3')[0]);
+    const run = await runSlash(fake, b.url, { text: 'How do I book the confocal microscope?', channel: 'CSLASHQ', user: 'USLASHQ' });
+    await b.bot.stop();
+    const seen = fake.ephemeralFor('USLASHQ', 'CSLASHQ').map((m) => JSON.stringify(m.blocks));
+    expect(seen).toHaveLength(2); // "Searching…", then the note; never the answer
+    expect(seen[1]).toMatch(/labbot is restarting/);
+    release();
+    await sleep(300);
+    expect(fake.responses.filter((r) => r.id === run.id)).toHaveLength(1);
   });
 });

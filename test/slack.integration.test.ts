@@ -211,7 +211,8 @@ describe('Slack bot over HTTP (Events API)', () => {
     expect(JSON.stringify(reply.body.blocks)).toContain('labbot_feedback_up');
 
     const help = fake.responseUrl('help1');
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'frobnicate', responseUrl: help }));
+    // An empty command is the help (any other text is a question: test/slack-slash.integration.test.ts).
+    await post(bot.url, slashRequest(SIGNING_SECRET, { text: '', responseUrl: help }));
     const h = await fake.waitFor(() => fake.responses.find((r) => r.id === 'help1'));
     expect(String(h.body.text)).toContain('/labbot ask');
 

@@ -6,8 +6,7 @@ import { sourcesFor, type Reindexer } from '../slack/reindexer.ts';
 import { enqueueSync } from './jobs.ts';
 import { describeOutcome, followSync } from './progress.ts';
 
-export function createQueueReindexer(app: App, queue: Queue, opts: { throttleMs?: number } = {}): Reindexer {
-  const throttleMs = opts.throttleMs ?? 5000;
+export function createQueueReindexer(app: App, queue: Queue): Reindexer {
   return {
     async reindex(target, requestedBy, onUpdate) {
       const chosen = sourcesFor(app.config.sources, target);
@@ -15,17 +14,16 @@ export function createQueueReindexer(app: App, queue: Queue, opts: { throttleMs?
       for (const s of chosen) {
         const jobId = await enqueueSync(queue, { source: s.id, reason: `/labbot reindex by ${requestedBy}` });
         queued.push(s.id);
-        let last = Date.now();
+        onUpdate({ source: s.id, text: `${s.id}: waiting for a worker…`, final: false });
+        // Every change is passed on: the Slack side shows them as one message, edited at a bounded rate.
         void followSync(queue, jobId, s.id, (o) => {
-          // Slack's response_url takes only a few posts: progress is throttled hard.
-          if (Date.now() - last < throttleMs || o.done === o.total) return;
-          last = Date.now();
-          onUpdate(`${s.id}: ${o.done}/${o.total} changed documents done…`);
+          if (o.done === o.total && o.total > 0) return; // the result line follows
+          onUpdate({ source: s.id, text: o.total ? `${s.id}: ${o.done}/${o.total} changed documents done…` : `${s.id}: comparing with the last sync…`, final: false });
         })
-          .then((o) => onUpdate(describeOutcome(o), true))
-          .catch((err: Error) => onUpdate(`${s.id}: could not follow the sync: ${err.message}`, true));
+          .then((o) => onUpdate({ source: s.id, text: describeOutcome(o), final: true }))
+          .catch((err: Error) => onUpdate({ source: s.id, text: `${s.id}: could not follow the sync: ${err.message}`, final: true }));
       }
-      return { queued, message: `Queued a re-sync of ${queued.join(', ')}; I will post the result here.` };
+      return { queued, message: `Queued a re-sync of ${queued.join(', ')}. I will post the result here; progress is in your direct messages with labbot, in one message that updates.` };
     },
     async status() {
       const lastSync: Record<string, string> = {};

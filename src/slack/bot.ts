@@ -1,7 +1,7 @@
 // The Slack bot: Bolt over the Events API (an express Router at POST /slack/events, mounted by the
 // server before its JSON parser) or Socket Mode when SLACK_APP_TOKEN is set. Handlers live in
 // mentions.ts, slash.ts and feedback.ts; this file wires them to Bolt.
-import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Logger as BoltLogger, type MessageShortcut } from '@slack/bolt';
+import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type AllMiddlewareArgs, type Logger as BoltLogger, type MessageShortcut, type SlackCommandMiddlewareArgs, type webApi } from '@slack/bolt';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -12,12 +12,16 @@ import { createDeduper } from './dedupe.ts';
 import { handleFeedback, parseFeedbackValue } from './feedback.ts';
 import { FEEDBACK_DOWN, FEEDBACK_NATIVE, FEEDBACK_UP, noticeMessage, type SlackMessage } from './format.ts';
 import type { Reindexer } from './reindexer.ts';
-import { createLimiter } from './limiter.ts';
+import { createLimiter, type Limiter } from './limiter.ts';
+import { createChannelPacer } from './pacer.ts';
+import { createProgressMessage } from './progress-message.ts';
 import { fastEventAck, type FastEventAck } from './fast-ack.ts';
-import { createQuestionRunner } from './conversation.ts';
+import { createQuestionRunner, type QuestionRunner } from './conversation.ts';
+import { SHUTDOWN_BUDGET } from '../shutdown.ts';
 import { conversationText } from './conversation-texts.ts';
 import { detectLanguage } from '../search/tokenize.ts';
-import { handleSlashCommand } from './slash.ts';
+import { handleSlashCommand, restartingReply, routeSlashCommand, searchingAck } from './slash.ts';
+import { slackToPlain } from './slack-text.ts';
 import { routeMessage, type MessageEventFields } from './message-events.ts';
 import { createThreadTracker } from './threads.ts';
 import { createShareStore, SHARE_ACTION, shareAnswer, type SharedAnswer } from './share.ts';
@@ -43,8 +47,10 @@ export interface SlackBotDeps {
   keyPrefix?: string;
   /** Questions answered at once by this process; more wait their turn (default 4). */
   concurrency?: number;
-  /** At stop, how long acknowledged questions may take to be answered (default 20 s). */
+  /** At stop, how long acknowledged questions may take to be answered (default SHUTDOWN_BUDGET.answerDrainMs, src/shutdown.ts). */
   drainMs?: number;
+  /** Re-sync progress message: the least time between two edits (default 3 s; Slack's chat.update is Tier 3, 50+ a minute). */
+  progressEditMs?: number;
 }
 
 export interface SlackBot {
@@ -53,7 +59,10 @@ export interface SlackBot {
   mode: 'http' | 'socket';
   /** Socket Mode: opens the WebSocket. HTTP mode: nothing to do (the server owns the port). */
   start(): Promise<void>;
-  /** Stops taking events and drains acknowledged questions (bounded by drainMs). */
+  /**
+   * Stops taking events and drains acknowledged questions: answers may finish within drainMs,
+   * then every one still running tells its asker labbot is restarting (within interruptNoticeMs).
+   */
   stop(): Promise<void>;
 }
 
@@ -75,11 +84,50 @@ function boltLogger(log: Logger): BoltLogger {
   };
 }
 
+/** Re-sync progress as one message in a user's DM with labbot, edited at most every intervalMs. */
+function dmProgress(client: webApi.WebClient, user: string, intervalMs: number, log: Logger) {
+  return createProgressMessage(
+    {
+      // A user id as channel posts in the app's direct conversation with that user; edits need the conversation's id.
+      post: async (m) => {
+        const r = await client.chat.postMessage({ channel: user, text: m.text, blocks: m.blocks });
+        return r.channel && r.ts ? { channel: r.channel, ts: r.ts } : undefined;
+      },
+      update: async (at, m) => void (await client.chat.update({ channel: at.channel, ts: at.ts, text: m.text, blocks: m.blocks })),
+    },
+    { intervalMs, log },
+  );
+}
+
+/** `/labbot`: acknowledged at once (a question with its "Searching…"), then answered, in flight until done. */
+function slashListener(ctx: { handlerDeps: HandlerDeps; runner: QuestionRunner; limit: Limiter; progressEditMs: number; log: Logger }) {
+  const { handlerDeps, runner, limit } = ctx;
+  return async ({ ack, command, respond, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    // A question is acknowledged at once with a private "Searching…" (in the ack itself: shown at
+    // once, no response_url post spent). Other subcommands answer within moments.
+    const route = routeSlashCommand(slackToPlain(command.text));
+    const asking = route.kind === 'ask' && route.question !== '';
+    await ack(asking ? searchingAck(route.question, limit.position()) : undefined);
+    // Only answers wait their turn; help, status and reindex (which only queues) never wait behind them.
+    const progressTo = (user: string) => dmProgress(client, user, ctx.progressEditMs, ctx.log);
+    const work = () => handleSlashCommand(handlerDeps, command, respond, { progressTo, client });
+    // In flight from the acknowledgement on (queued ones too): a restart tells the asker, and a
+    // question still queued when the drain gave up is skipped.
+    const answered = asking ? runner.interrupts.register(() => respond(restartingReply(route.question))) : () => undefined;
+    try {
+      await runner.track(route.kind === 'ask' ? limit(async () => (runner.abandoned() ? undefined : work())) : work());
+    } finally {
+      answered();
+    }
+  };
+}
+
 export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
   const slack = deps.config.slack;
   if (!slack) throw new Error('Slack is not configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN).');
   const log = deps.log.child({ component: 'slack' });
   const logger = boltLogger(deps.log);
+  const pacer = createChannelPacer();
   const handlerDeps: HandlerDeps = {
     app: deps.app,
     config: deps.config,
@@ -92,6 +140,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     userNames: createUserDirectory({ log }),
     answers: createAnswerMap(deps.redis, deps.keyPrefix ?? 'labbot:', log),
     statusSupport: createStatusSupport(),
+    pacer,
     log,
   };
   const clientOptions = {
@@ -191,17 +240,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     }, { envelopeShared: envelopeShared(body) });
   });
 
-  bolt.command('/labbot', async ({ ack, command, respond, client }) => {
-    await ack();
-    // Only answers wait their turn; help, status and reindex (which only queues) never wait behind them.
-    const sub = command.text.trim().split(/\s+/)[0]?.toLowerCase();
-    const dm = async (user: string, mrkdwn: string) => {
-      // A user id as channel posts in the app's direct conversation with that user.
-      await client.chat.postMessage({ channel: user, ...noticeMessage(mrkdwn) });
-    };
-    const work = () => handleSlashCommand(handlerDeps, command, respond, { dm, client });
-    await runner.track(sub === 'ask' ? limit(work) : work());
-  });
+  bolt.command('/labbot', slashListener({ handlerDeps, runner, limit, progressEditMs: deps.progressEditMs ?? 3000, log }));
 
   const votes: [string, Vote][] = [
     [FEEDBACK_UP, 'up'],
@@ -256,10 +295,9 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
     await ack();
     if (action.type !== 'button') return;
     const refusedIn = (shared: SharedAnswer) => shareRefusal(handlerDeps, client, shared);
-    const postToChannel = async (channel: string, m: SlackMessage) => {
-      await client.chat.postMessage({ channel, text: m.text, blocks: m.blocks, unfurl_links: false });
-    };
-    await runner.track(shareAnswer(handlerDeps.shares, action.value ?? '', body.user.id, respond, log, refusedIn, postToChannel));
+    const post = async (channel: string, m: SlackMessage, threadTs?: string) =>
+      (await pacer.run(channel, () => client.chat.postMessage({ channel, thread_ts: threadTs, text: m.text, blocks: m.blocks, unfurl_links: false }))).ts;
+    await runner.track(shareAnswer({ store: handlerDeps.shares, log, respond, refusedIn, post }, action.value ?? '', body.user.id));
   });
 
   bolt.error(async (err) => {
@@ -280,7 +318,7 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       if (acker) void runner.track(acker.flush());
       // Socket Mode: close the socket first; events not yet acknowledged are redelivered by Slack.
       if (slack.appToken) await bolt.stop();
-      const outcome = await runner.drain(deps.drainMs ?? 20_000);
+      const outcome = await runner.drain({ answerMs: deps.drainMs ?? SHUTDOWN_BUDGET.answerDrainMs, noticeMs: SHUTDOWN_BUDGET.interruptNoticeMs });
       if (!outcome.drained) log.warn(outcome, 'Slack answers did not finish in the drain time');
     },
   };

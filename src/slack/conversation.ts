@@ -2,13 +2,13 @@
 // answer limiter, with the queue position in busy moments), the limiter, what happened to the
 // question meanwhile (edited: answered again in place; deleted: its answer goes too), the thread's
 // follow-up window, and the bookkeeping that lets shutdown drain what was acknowledged: every
-// answer in flight registers how to tell its asker it was cut short (interrupts.ts).
+// answer in flight registers how to tell its asker it was cut short (in-flight.ts).
 import type { webApi } from '@slack/bolt';
 import { detectLanguage } from '../search/tokenize.ts';
 import { conversationText } from './conversation-texts.ts';
 import { connectPolicy, connectRefusal } from './connect.ts';
 import { noticeMessage } from './format.ts';
-import { createInterrupts } from './interrupts.ts';
+import { createInFlightAnswers, type InFlightAnswers } from './in-flight.ts';
 import type { Limiter } from './limiter.ts';
 import { answerSlackQuestion, questionText, type SlackQuestion } from './mentions.ts';
 import { createProgress } from './progress.ts';
@@ -26,16 +26,21 @@ export interface QuestionRunner {
   track<T>(work: Promise<T>): Promise<T>;
   /** Work running or waiting. */
   inFlight(): number;
+  /** Where every answer in flight (mentions, DMs, slash asks, …) registers how to tell its asker it was interrupted. */
+  interrupts: InFlightAnswers;
+  /** True once the drain gave up waiting: work still queued is skipped (its asker was told). */
+  abandoned(): boolean;
   /**
-   * Waits up to timeoutMs for every acknowledged question to be answered. Whatever is left then
-   * is abandoned: its asker is told labbot is restarting, and queued work is skipped.
+   * Waits up to answerMs for every acknowledged question to be answered. Whatever is left then
+   * is abandoned: queued work is skipped, and every registered answer's asker is told labbot is
+   * restarting, within noticeMs.
    */
-  drain(timeoutMs: number): Promise<{ drained: boolean; abandoned: number }>;
+  drain(deadlines: { answerMs: number; noticeMs: number }): Promise<{ drained: boolean; abandoned: number; notified: number }>;
 }
 
 export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): QuestionRunner {
   const running = new Set<Promise<unknown>>();
-  const interrupts = createInterrupts((err) => deps.log.warn({ err: err.message }, 'could not tell an asker that labbot is restarting'));
+  const interrupts = createInFlightAnswers((err) => deps.log.warn({ err: slackErr(err) }, 'could not tell an asker labbot is restarting'));
   let abandoned = false;
 
   const track = <T>(work: Promise<T>): Promise<T> => {
@@ -111,10 +116,12 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
     ask: (client, q, ctx) => track(ask(client, q, ctx)),
     track,
     inFlight: () => running.size,
-    async drain(timeoutMs) {
+    interrupts,
+    abandoned: () => abandoned,
+    async drain({ answerMs, noticeMs }) {
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((r) => {
-        timer = setTimeout(() => r('timeout'), timeoutMs);
+        timer = setTimeout(() => r('timeout'), answerMs);
       });
       // New work may join while waiting (an event handed over at the last moment): loop until none is left.
       let outcome: 'done' | 'timeout' = 'done';
@@ -122,11 +129,12 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
         outcome = await Promise.race([Promise.allSettled([...running]).then(() => 'done' as const), timedOut]);
       }
       clearTimeout(timer);
-      if (outcome === 'done') return { drained: true, abandoned: 0 };
+      if (outcome === 'done') return { drained: true, abandoned: 0, notified: 0 };
       abandoned = true;
-      const told = await interrupts.tellAll();
-      deps.log.warn({ abandoned: told, inFlight: running.size }, 'shutdown: answers still running after the drain time were abandoned');
-      return { drained: false, abandoned: told };
+      const left = interrupts.size();
+      const told = await interrupts.interruptAll(noticeMs);
+      deps.log.warn({ abandoned: left, ...told, inFlight: running.size }, 'shutdown: answers still running after the drain time were abandoned; their askers were told');
+      return { drained: false, abandoned: left, notified: told.notified };
     },
   };
 }
@@ -138,3 +146,5 @@ export async function deleteAnswer(client: WebClient, deps: HandlerDeps, channel
   }
   await deps.answers.forget(channel, questionTs);
 }
+
+const slackErr = (err: unknown) => (err as { data?: { error?: string } }).data?.error ?? (err as Error).message;

@@ -474,13 +474,15 @@ export function feedbackBlock(recordId: string, lang: Language, native: boolean)
 /**
  * The answer as one or more Slack messages: answer sections, a Sources list, a context line
  * naming the model, and (when a record id is given) 👍/👎 carrying that id: Slack's native
- * feedback buttons with `nativeFeedback` (answers posted in conversations), else classic buttons.
+ * feedback buttons with `nativeFeedback` (answers posted in conversations), else classic buttons;
+ * `lead` blocks (labbot's own mrkdwn) go first.
  */
-export function answerMessages(result: AnswerView | AskResult, opts: { recordId?: string; nativeFeedback?: boolean } = {}): SlackMessage[] {
+export function answerMessages(result: AnswerView | AskResult, opts: { recordId?: string; nativeFeedback?: boolean; lead?: Block[] } = {}): SlackMessage[] {
   const lang = result.language;
   // Links in the answer text only to the documents it cites; the text came from a model or a document.
   const mrkdwn = markdownToMrkdwn(result.answer, result.refused ? NO_LINKS : citedLinks(result.citations));
-  const body: Block[] = sections(mrkdwn, { verbatim: true });
+  // `lead` (a shared answer's attribution) is packed with the answer, so it counts against the budget.
+  const body: Block[] = [...(opts.lead ?? []), ...sections(mrkdwn, { verbatim: true })];
   const tail: Block[] = [];
   if (!result.refused && result.citations.length > 0) tail.push({ type: 'divider' }, ...sourcesBlocks(result.citations, lang));
   tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(modelNote(result.model, lang)) }] });

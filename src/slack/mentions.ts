@@ -142,6 +142,9 @@ async function rewrite(deps: HandlerDeps, question: string, history: HistoryTurn
   }
 }
 
+/** A post that waits its turn in the channel (1 message per second; pacer.ts) when the deps have a pacer. */
+const paced = <T>(deps: Pick<HandlerDeps, 'pacer'>, channel: string, post: () => Promise<T>): Promise<T> => (deps.pacer ? deps.pacer.run(channel, post) : post());
+
 /**
  * Posts the messages (the first replaces `placeholderTs` when given: a streamed preview or an
  * earlier answer); falls back to plain text on a platform error. Returns the ts of every message
@@ -162,7 +165,7 @@ export async function deliver(
         await client.chat.update({ channel: where.channel, ts: where.placeholderTs!, text: m.text, blocks: m.blocks });
         shown.push(where.placeholderTs!);
       } else {
-        const res = await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text: m.text, blocks: m.blocks, unfurl_links: false });
+        const res = await paced(deps, where.channel, () => client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text: m.text, blocks: m.blocks, unfurl_links: false }));
         if (res.ts) shown.push(res.ts);
       }
     } catch (err) {
@@ -205,7 +208,7 @@ async function postPlainText(client: WebClient, deps: HandlerDeps, where: Parame
   const posted: string[] = [];
   try {
     for (const text of pieces) {
-      const res = await client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text, unfurl_links: false });
+      const res = await paced(deps, where.channel, () => client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text, unfurl_links: false }));
       if (res.ts) posted.push(res.ts);
     }
   } catch (err2) {

@@ -4,12 +4,20 @@ import type { App } from '../app.ts';
 import type { IngestSummary, ProgressEvent } from '../../ingest/pipeline.ts';
 import type { SourceConfig } from '../config.ts';
 
+/** One source's progress line (final: false, as often as it changes) or its result line (final: true, once). */
+export interface ReindexUpdate {
+  source: string;
+  text: string;
+  final: boolean;
+}
+
 export interface Reindexer {
   /**
    * Queues (or starts) a re-sync; returns at once with a human line of what was queued. onUpdate
-   * gets progress lines (final false) and then one result line per queued source (final true).
+   * gets every progress line and then one result line per queued source; whoever shows them
+   * decides how often (Slack: one message edited at most every few seconds).
    */
-  reindex(target: string /* source id or 'all' */, requestedBy: string, onUpdate: (text: string, final?: boolean) => void): Promise<{ queued: string[]; message: string }>;
+  reindex(target: string /* source id or 'all' */, requestedBy: string, onUpdate: (u: ReindexUpdate) => void): Promise<{ queued: string[]; message: string }>;
   status(): Promise<{ lastSync: Record<string, string /*ISO*/>; queue?: Record<string, number> }>;
 }
 
@@ -35,35 +43,30 @@ export function summaryLine(id: string, s: IngestSummary, ms: number): string {
  * Runs app.ingestSource in this process, one sync at a time per source: a request for a source
  * that is already syncing is chained after the running one (a change may have landed mid-run).
  */
-export function createBackgroundReindexer(app: App, opts: { throttleMs?: number } = {}): Reindexer {
-  const throttleMs = opts.throttleMs ?? 5000;
+export function createBackgroundReindexer(app: App): Reindexer {
   const tails = new Map<string, Promise<void>>();
   const running = new Set<string>();
   const waiting = new Map<string, number>();
   const lastSync: Record<string, string> = {};
 
-  async function run(source: SourceConfig, requestedBy: string, onUpdate: (text: string, final?: boolean) => void): Promise<void> {
+  async function run(source: SourceConfig, requestedBy: string, onUpdate: (u: ReindexUpdate) => void): Promise<void> {
     waiting.set(source.id, (waiting.get(source.id) ?? 1) - 1);
     running.add(source.id);
     const t0 = performance.now();
-    let lastUpdate = 0;
+    const update = (text: string, final = false) => onUpdate({ source: source.id, text, final });
     const progress = (e: ProgressEvent) => {
-      const now = performance.now();
-      // Slack's response_url allows few posts (5 per 30 min): progress is throttled hard.
-      if (now - lastUpdate < throttleMs) return;
-      lastUpdate = now;
-      if (e.phase === 'file') onUpdate(`${source.id}: ${e.done}/${e.total} files…`);
-      else if (e.phase === 'embed') onUpdate(`${source.id}: embedding ${e.done}/${e.total} chunks…`);
+      if (e.phase === 'file') update(`${source.id}: ${e.done}/${e.total} files…`);
+      else if (e.phase === 'embed') update(`${source.id}: embedding ${e.done}/${e.total} chunks…`);
     };
-    lastUpdate = performance.now();
     try {
       app.log.info({ source: source.id, requestedBy }, 'reindex started');
+      update(`${source.id}: started…`);
       const summary = await app.ingestSource(source, progress);
       lastSync[source.id] = new Date().toISOString();
-      onUpdate(summaryLine(source.id, summary, performance.now() - t0), true);
+      update(summaryLine(source.id, summary, performance.now() - t0), true);
     } catch (err) {
       app.log.error({ err, source: source.id }, 'reindex failed');
-      onUpdate(`${source.id}: failed: ${(err as Error).message}`, true);
+      update(`${source.id}: failed: ${(err as Error).message}`, true);
     } finally {
       running.delete(source.id);
     }
@@ -88,7 +91,7 @@ export function createBackgroundReindexer(app: App, opts: { throttleMs?: number 
       const message =
         `Re-sync queued for ${queued.join(', ')}` +
         (behind.length ? ` (${behind.join(', ')} will start after the sync already running)` : '') +
-        '. I will post the result here; progress comes by direct message.';
+        '. I will post the result here; progress is in your direct messages with labbot, in one message that updates.';
       return { queued, message };
     },
     async status() {

@@ -1,5 +1,8 @@
-// `/labbot ask|reindex|status|help`. Bolt's ack() is called before anything else (Slack gives 3 s);
-// answers and progress then go to the command's response_url via respond().
+// `/labbot <question>`, `/labbot ask|reindex|status|help`. Bolt's ack() is called before anything
+// else (Slack gives 3 s); a question is acknowledged with a private "Searching…" that repeats it
+// (the ack's own body: shown at once, costing none of response_url's 5 posts). Slack cannot
+// replace or delete a command's acknowledgement, so it stays above the answer as the question
+// asked. Answers, notices and progress go to the command's response_url via respond().
 import type { RespondFn, SlashCommand, webApi } from '@slack/bolt';
 import { messages, type Language } from '../answer/messages.ts';
 import { detectLanguage } from '../search/tokenize.ts';
@@ -14,18 +17,29 @@ import { connectPolicy, connectRefusal } from './connect.ts';
 import { groupsForChannel } from '../config.ts';
 import { withShareButton } from './share.ts';
 import { withDocLinks } from './source-links.ts';
+import type { ProgressMessage } from './progress-message.ts';
+import type { ReindexUpdate } from './reindexer.ts';
 import type { HandlerDeps } from './types.ts';
 import { usersInfoLookup } from './user-names.ts';
 
-async function ephemeral(respond: RespondFn, deps: HandlerDeps, msg: SlackMessage): Promise<void> {
-  try {
-    await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });
-  } catch (err) {
-    deps.log.error({ err: (err as Error).message }, 'response_url post failed');
-  }
+/** Private replies on the command's response_url (each a new ephemeral message; Slack takes 5). */
+export interface PrivateReplies {
+  send(msg: SlackMessage): Promise<void>;
 }
 
-const notice = (respond: RespondFn, deps: HandlerDeps, mrkdwn: string) => ephemeral(respond, deps, noticeMessage(mrkdwn));
+export function privateReplies(respond: RespondFn, deps: HandlerDeps): PrivateReplies {
+  return {
+    async send(msg) {
+      try {
+        await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });
+      } catch (err) {
+        deps.log.error({ err: (err as Error).message }, 'response_url post failed');
+      }
+    },
+  };
+}
+
+const notice = (reply: PrivateReplies, mrkdwn: string) => reply.send(noticeMessage(mrkdwn));
 
 /** Channels decide access; in a DM with the bot (channel id D…) the user's own grants apply. */
 function accessFor(command: SlashCommand): { channel?: string; user?: string } {
@@ -41,15 +55,15 @@ const RESPONSE_URL_POSTS = 5;
  * Where that fails (labbot is not in the channel, a DM between people) the rest goes to the
  * asker's direct messages with labbot, and the fifth response_url post says so.
  */
-async function answerPrivately(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, client: webApi.WebClient | undefined, msgs: SlackMessage[], lang: Language): Promise<void> {
+async function answerPrivately(deps: HandlerDeps, command: SlashCommand, reply: PrivateReplies, client: webApi.WebClient | undefined, msgs: SlackMessage[], lang: Language): Promise<void> {
   if (msgs.length <= RESPONSE_URL_POSTS || !client) {
     if (msgs.length > RESPONSE_URL_POSTS) deps.log.error({ messages: msgs.length }, 'no Web API client: a private answer longer than response_url takes loses its tail');
-    for (const m of msgs) await ephemeral(respond, deps, m);
+    for (const m of msgs) await reply.send(m);
     return;
   }
   const viaUrl = msgs.slice(0, RESPONSE_URL_POSTS - 1);
   let rest = msgs.slice(RESPONSE_URL_POSTS - 1);
-  for (const m of viaUrl) await ephemeral(respond, deps, m);
+  for (const m of viaUrl) await reply.send(m);
   while (rest.length) {
     try {
       await client.chat.postEphemeral({ channel: command.channel_id, user: command.user_id, text: rest[0].text, blocks: rest[0].blocks });
@@ -70,19 +84,19 @@ async function answerPrivately(deps: HandlerDeps, command: SlashCommand, respond
   let lost = false;
   const where = { channel: command.user_id, threadTs: undefined, placeholderTs: undefined, eventId: `slash:${command.trigger_id}` };
   await deliver(client, deps, { ...where, undeliverable: async () => void (lost = true) }, rest);
-  await notice(respond, deps, escapeMrkdwn(lost ? conversationText(lang).restUndeliverable : conversationText(lang).restByDm));
+  await notice(reply, escapeMrkdwn(lost ? conversationText(lang).restUndeliverable : conversationText(lang).restByDm));
 }
 
-async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, question: string, client?: webApi.WebClient): Promise<void> {
+async function ask(deps: HandlerDeps, command: SlashCommand, reply: PrivateReplies, question: string, client?: webApi.WebClient): Promise<void> {
   const { app } = deps;
   let lang: Language = detectLanguage(question);
-  if (!question) return notice(respond, deps, escapeMrkdwn(messages(lang).emptyQuestion));
-  if (app.catalog.chunkCount === 0) return notice(respond, deps, slackText(lang).indexEmpty);
+  if (!question) return notice(reply, escapeMrkdwn(messages(lang).emptyQuestion));
+  if (app.catalog.chunkCount === 0) return notice(reply, slackText(lang).indexEmpty);
   // Slack Connect, decided by the one guard (connect.ts) for this conversation: the rule of mentions.
   let access = accessFor(command);
   const verdict = client ? await deps.connect.verdict(client, command.channel_id) : ({ shared: true, checked: false } as const);
   const policy = connectPolicy(verdict, deps.config.slackConnect);
-  if (policy.kind === 'refuse') return notice(respond, deps, connectRefusal(policy, lang));
+  if (policy.kind === 'refuse') return notice(reply, connectRefusal(policy, lang));
   if (policy.kind === 'public-only') access = {};
   const t0 = performance.now();
   try {
@@ -107,59 +121,71 @@ async function ask(deps: HandlerDeps, command: SlashCommand, respond: RespondFn,
         deps.log.warn({ err: (err as Error).message }, 'could not keep the answer for sharing; no Share button');
       }
     }
-    await answerPrivately(deps, command, respond, client, msgs, lang);
+    await answerPrivately(deps, command, reply, client, msgs, lang);
   } catch (err) {
     const down = err instanceof ChromaUnavailableError;
     deps.log.error({ err, command: command.command, trigger: command.trigger_id }, 'slash ask failed');
-    await notice(respond, deps, down ? slackText(lang).chromaDown : escapeMrkdwn(messages(lang).error));
+    await notice(reply, down ? slackText(lang).chromaDown : escapeMrkdwn(messages(lang).error));
   }
 }
 
-/** What slash handlers may need beyond respond(): a direct message to the user who ran the command. */
+/** What slash handlers may need beyond respond(). */
 export interface SlashExtras {
-  dm?: (user: string, mrkdwn: string) => Promise<void>;
+  /** A message in the user's direct messages with labbot that shows progress, edited in place (progress-message.ts). */
+  progressTo?: (user: string) => ProgressMessage;
   /** The Web API client: names of mentioned users, and the part of a long answer response_url cannot take. */
   client?: webApi.WebClient;
 }
 
+/** The re-sync's lines, one per source in the order queued, under a heading. */
+function reindexMessage(lang: Language, heading: string, lines: Map<string, string>, seconds?: number): SlackMessage {
+  const head = `*${escapeMrkdwn(heading)}*${seconds === undefined ? '' : ` · ${seconds} s`}`;
+  return noticeMessage([head, ...[...lines.values()].map((l) => `• ${escapeMrkdwn(l)}`)].join('\n'));
+}
+
 /**
- * A response_url takes at most 5 posts within 30 minutes: it gets the "queued" line and, once
- * every queued source is done, one summary. Progress goes to the admin by direct message.
+ * A response_url takes at most 5 posts within 30 minutes, so it gets only the "queued" line and,
+ * once every queued source is done, the summary (privately, in the channel where the command
+ * ran). Progress is one message in the admin's direct messages with labbot, edited as sources
+ * move on (at most every few seconds) and ending as the same summary, which stays there when a
+ * re-sync outlasts the response_url's 30 minutes.
  */
-async function reindex(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, target: string, extras: SlashExtras): Promise<void> {
+async function reindex(deps: HandlerDeps, command: SlashCommand, reply: PrivateReplies, target: string, extras: SlashExtras): Promise<void> {
   const lang = detectLanguage(command.text);
   if (!deps.config.admins.includes(command.user_id)) {
     deps.log.warn({ user: command.user_id }, 'non-admin tried /labbot reindex');
-    return notice(respond, deps, slackText(lang).reindexAdminsOnly);
+    return notice(reply, slackText(lang).reindexAdminsOnly);
   }
-  const results: string[] = [];
-  let expected = Number.POSITIVE_INFINITY;
+  const t0 = Date.now();
+  const lines = new Map<string, string>();
+  const finals = new Set<string>();
+  const progress = extras.progressTo?.(command.user_id);
+  let expected: string[] | undefined;
   let queuedPosted: Promise<void> = Promise.resolve();
   let summarised = false;
+  const elapsed = () => Math.round((Date.now() - t0) / 1000);
   const summarise = () => {
-    if (summarised || results.length < expected) return;
+    if (summarised || !expected || !expected.every((s) => finals.has(s))) return;
     summarised = true;
-    const text = [`*${escapeMrkdwn(conversationText(lang).reindexDone)}*`, ...results.map((r) => `• ${escapeMrkdwn(r)}`)].join('\n');
-    void queuedPosted.then(() => notice(respond, deps, text));
+    const summary = reindexMessage(lang, conversationText(lang).reindexDone, lines, elapsed());
+    void progress?.finish(summary);
+    void queuedPosted.then(() => reply.send(summary));
   };
-  const progress = (line: string) => {
-    if (!extras.dm) return;
-    extras.dm(command.user_id, `${escapeMrkdwn(conversationText(lang).reindexProgressByDm)}: ${escapeMrkdwn(line)}`).catch((err: Error) =>
-      deps.log.warn({ err: err.message }, 'reindex progress DM failed'),
-    );
+  const onUpdate = (u: ReindexUpdate) => {
+    if (finals.has(u.source)) return;
+    lines.set(u.source, u.text);
+    if (u.final) finals.add(u.source);
+    if (!summarised) progress?.set(reindexMessage(lang, conversationText(lang).reindexProgressByDm, lines, elapsed()));
+    summarise();
   };
   try {
-    const { queued, message } = await deps.reindexer.reindex(target || 'all', command.user_id, (text, final) => {
-      if (!final) return progress(text);
-      results.push(text);
-      summarise();
-    });
-    queuedPosted = notice(respond, deps, escapeMrkdwn(message));
-    expected = queued.length;
+    const { queued, message } = await deps.reindexer.reindex(target || 'all', command.user_id, onUpdate);
+    queuedPosted = notice(reply, escapeMrkdwn(message));
+    expected = queued;
     summarise();
     await queuedPosted;
   } catch (err) {
-    await notice(respond, deps, escapeMrkdwn((err as Error).message));
+    await notice(reply, escapeMrkdwn((err as Error).message));
   }
 }
 
@@ -181,19 +207,57 @@ export async function statusText(deps: HandlerDeps): Promise<string> {
   return lines.join('\n');
 }
 
+/** What a `/labbot` command asks for. */
+export type SlashRoute = { kind: 'help' } | { kind: 'status' } | { kind: 'reindex'; target: string } | { kind: 'ask'; question: string };
+
+/**
+ * The one rule for reading `/labbot <text>` (documented in docs/slack.md): `ask …` is always a
+ * question; a first word `help` or `status` (any case, trailing ?!. allowed) is that subcommand
+ * only when nothing follows it; `reindex` only when at most one word follows (a source id or
+ * `all`). Anything else is a question, so "status of the TP53 antibody order?" or "help me
+ * plan a qPCR" are answered; empty text is the help. A question that must start with one of those
+ * words alone ("/labbot status?") can be asked as `/labbot ask status?`.
+ */
+export function routeSlashCommand(plain: string): SlashRoute {
+  const text = plain.trim();
+  if (!text) return { kind: 'help' };
+  const [first = '', ...rest] = text.split(/\s+/);
+  const word = first.toLowerCase();
+  if (word === 'ask') return { kind: 'ask', question: rest.join(' ').trim() };
+  const bare = word.replace(/[?!.]+$/, '');
+  if (rest.length === 0 && (bare === 'help' || bare === 'status')) return { kind: bare };
+  if (word === 'reindex' && rest.length <= 1) return { kind: 'reindex', target: rest[0] ?? '' };
+  return { kind: 'ask', question: text };
+}
+
+/** A /labbot question cut short by a restart: its asker hears so privately, under their "Searching…". */
+export function restartingReply(question: string): { response_type: 'ephemeral'; replace_original: false; text: string; blocks: SlackMessage['blocks'] } {
+  return { response_type: 'ephemeral', replace_original: false, ...noticeMessage(escapeMrkdwn(conversationText(detectLanguage(question)).restarting)) };
+}
+
+/**
+ * The private "Searching…" a question is acknowledged with: the question itself (a command is not
+ * echoed anywhere else, and this message stays above the answer) and, in busy moments, the queue
+ * position.
+ */
+export function searchingAck(question: string, position: number): { response_type: 'ephemeral'; text: string; blocks: SlackMessage['blocks'] } {
+  const lang = detectLanguage(question);
+  const working = escapeMrkdwn(messages(lang).working) + (position > 0 ? ` ${escapeMrkdwn(conversationText(lang).queued(position))}` : '');
+  return { response_type: 'ephemeral', ...noticeMessage(`>${escapeMrkdwn(question.replace(/\s+/g, ' '))}\n${working}`) };
+}
+
 export async function handleSlashCommand(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, extras: SlashExtras = {}): Promise<void> {
   const names = extras.client ? await deps.userNames.namesFor([command.text], usersInfoLookup(extras.client)) : undefined;
   const text = slackToPlain(command.text, names).trim();
-  const [sub = '', ...rest] = text.split(/\s+/);
-  const arg = rest.join(' ').trim();
-  switch (sub.toLowerCase()) {
+  const route = routeSlashCommand(text);
+  switch (route.kind) {
     case 'ask':
-      return ask(deps, command, respond, arg, extras.client);
+      return ask(deps, command, privateReplies(respond, deps), route.question, extras.client);
     case 'reindex':
-      return reindex(deps, command, respond, arg, extras);
+      return reindex(deps, command, privateReplies(respond, deps), route.target, extras);
     case 'status':
-      return notice(respond, deps, await statusText(deps));
+      return notice(privateReplies(respond, deps), await statusText(deps));
     default:
-      return notice(respond, deps, slackText(detectLanguage(text)).help);
+      return notice(privateReplies(respond, deps), slackText(detectLanguage(text)).help);
   }
 }

@@ -11,6 +11,7 @@ import type { Reindexer } from './reindexer.ts';
 import type { ThreadTracker } from './threads.ts';
 import type { ShareStore } from './share.ts';
 import type { UserDirectory } from './user-names.ts';
+import type { ChannelPacer } from './pacer.ts';
 
 export interface HandlerDeps {
   app: App;
@@ -28,5 +29,7 @@ export interface HandlerDeps {
   answers: AnswerMap;
   /** Where Slack refused a status line (then a reaction shows labbot at work). */
   statusSupport: StatusSupport;
+  /** Posts to one channel at Slack's 1 message per second (a long answer's parts, a shared answer's thread). */
+  pacer?: ChannelPacer;
   log: Logger;
 }

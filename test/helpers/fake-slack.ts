@@ -4,7 +4,11 @@
 // Block Kit limits, so a bot that breaks them gets the same ok:false invalid_blocks Slack sends.
 // It is as strict as Slack on what labbot could otherwise only learn in production: the cumulative
 // text budget of one message (msg_blocks_too_long), the `text` length (msg_too_long), response_url's
-// 5 posts / 30 minutes, and any mention token (<!here>, <@U…>, …) in what labbot posts.
+// 5 posts / 30 minutes, and any mention token (<!here>, <@U…>, …) in what labbot posts. It keeps
+// the conversation as Slack would show it (section "conversation state" below): messages by
+// channel and thread, edits, deletions, ephemeral messages (which chat.update and chat.delete
+// cannot touch), what response_url's replace_original / delete_original act on, and
+// chat.postMessage's 1 message per second per channel (429 with Retry-After).
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -74,7 +78,38 @@ export interface FakeSlack {
   users: Map<string, FakeUser>;
   /** What labbot's messages look like now (posted, updated, streamed, deleted), and its status lines, reactions and prompts. */
   conversation: ConversationState;
+  /** Every message as Slack holds it (see FakeMessage), in the order posted. */
+  messages: FakeMessage[];
+  /** Messages everyone in the channel sees now (not ephemeral, not deleted), oldest first; `thread` picks one thread's replies. */
+  visible(channel: string, opts?: { thread?: string }): FakeMessage[];
+  /** Ephemeral messages `user` still sees in `channel` (not deleted or replaced away). */
+  ephemeralFor(user: string, channel: string): FakeMessage[];
+  /**
+   * A response_url for a slash command (`command`: who ran it where) or for an interaction on a
+   * message (`original`): what its ephemeral posts, replace_original and delete_original act on.
+   */
+  commandUrl(id: string, command: { channel: string; user: string }): string;
+  actionUrl(id: string, original: FakeMessage, user: string): string;
+  /** A slash command's HTTP response body: Slack shows it to the user as an ephemeral message. */
+  recordAck(id: string, httpBody: string): void;
+  /** chat.postMessage calls refused with 429 (1 per second per channel), not counted in `calls`. */
+  rateLimited: SlackCall[];
   close(): Promise<void>;
+}
+
+/** A message as Slack holds it. */
+export interface FakeMessage {
+  channel: string;
+  ts: string;
+  threadTs?: string;
+  text?: string;
+  blocks?: unknown[];
+  /** Only this user sees it (response_url ephemeral, chat.postEphemeral, a command's acknowledgement). */
+  ephemeralTo?: string;
+  via: 'chat.postMessage' | 'chat.postEphemeral' | 'response_url' | 'ack' | 'chat.startStream';
+  deleted: boolean;
+  /** Every version, oldest first: the post, then each chat.update or replace_original. */
+  versions: { text?: string; blocks?: unknown[]; at: number }[];
 }
 
 export interface FakeUser {
@@ -287,6 +322,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const users = new Map<string, FakeUser>();
   const conversations = new Map<string, ConversationInfo>();
   const outgoing = createOutgoingChecks();
+  const convo = createChannelState(() => nextTs(), now);
+  const rateLimited: SlackCall[] = [];
 
   const send = (res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -303,10 +340,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const bad = validateMessage(body);
         if (bad) return { ok: false, error: bad };
         if (!body.text && !body.blocks) return { ok: false, error: 'no_text' };
+        const missing = method === 'chat.update' ? convo.change('chat.update', body) : undefined;
+        if (missing) return { ok: false, error: missing };
         const ts = method === 'chat.update' ? String(body.ts) : nextTs();
-        const refused = conversation.record(method, channel, ts, body);
+        // A user id as channel posts in the app's DM with that user; Slack answers with the DM's id.
+        const where = method === 'chat.postMessage' ? dmChannel(channel) : channel;
+        const refused = conversation.record(method, where, ts, body);
         if (refused) return { ok: false, error: refused };
-        return { ok: true, channel, ts, message: { text: body.text, ts, bot_id: 'BBOT', user: 'UBOT' } };
+        return { ok: true, channel: where, ts, message: { text: body.text, ts, bot_id: 'BBOT', user: 'UBOT' } };
       }
       case 'chat.postEphemeral': {
         const bad = validateMessage(body);
@@ -327,6 +368,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return repliesPage(threads.get(`${channel}:${String(body.ts)}`) ?? [], body);
       case 'conversations.info':
         return conversationInfo(conversations, body);
+      case 'chat.delete': {
+        if (!str(body.channel) || !str(body.ts)) return { ok: false, error: 'invalid_arguments' };
+        const missing = convo.change('chat.delete', body) ?? conversation.record('chat.delete', channel, String(body.ts), body);
+        return missing ? { ok: false, error: missing } : { ok: true, channel: body.channel, ts: body.ts };
+      }
       case 'apps.connections.open':
         return { ok: true, url: `ws://127.0.0.1:${port}/ws?ticket=${randomUUID()}` };
       default:
@@ -348,7 +394,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const id = url.pathname.slice('/response/'.length);
       // Block Kit limits apply here too; the cumulative msg_blocks_too_long does not (slackapi/bolt-js#2867:
       // the same blocks that chat.postMessage refused went through respond()).
-      const refused = gate.check(id) ?? validateBlocks(body.blocks);
+      const refused = gate.check(id) ?? validateBlocks(body.blocks) ?? convo.respond(id, body);
       if (refused) {
         rejected.push({ method: 'response_url', error: refused, body });
         send(res, refused === 'invalid_blocks' ? 400 : 404, { ok: false, error: refused });
@@ -362,6 +408,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       return;
     }
     const method = url.pathname.replace(/^\/api\//, '');
+    if (method === 'chat.postMessage' && convo.rateLimit(body)) {
+      rateLimited.push({ method, body, at: performance.now() });
+      send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' });
+      notify();
+      return;
+    }
     calls.push({ method, body, at: performance.now() });
     flagMentions(method, body);
     outgoing.check(method, body);
@@ -375,6 +427,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     } else {
       const result = answer(method, body);
       if (result.ok === false) rejected.push({ method, error: String(result.error), body });
+      convo.posted(method, body, result);
       send(res, 200, result);
     }
     notify();
@@ -440,6 +493,30 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       gate.issue(id);
       return `http://127.0.0.1:${port}/response/${id}`;
     },
+    commandUrl(id, command) {
+      gate.issue(id);
+      convo.issue(id, { kind: 'command', ...command });
+      return `http://127.0.0.1:${port}/response/${id}`;
+    },
+    actionUrl(id, original, user) {
+      gate.issue(id);
+      convo.issue(id, { kind: 'action', channel: original.channel, user, original });
+      return `http://127.0.0.1:${port}/response/${id}`;
+    },
+    recordAck(id, httpBody) {
+      let body: Record<string, unknown> = {};
+      try {
+        body = httpBody ? (JSON.parse(httpBody) as Record<string, unknown>) : {};
+      } catch {
+        body = { text: httpBody };
+      }
+      flagMentions('ack', body);
+      convo.ack(id, body);
+    },
+    messages: convo.messages,
+    visible: (channel, opts) => convo.visible(channel, opts),
+    ephemeralFor: (user, channel) => convo.ephemeralFor(user, channel),
+    rateLimited,
     callsOf(method) {
       return calls.filter((c) => c.method === method);
     },
@@ -589,11 +666,6 @@ function surfaceMethod(method: string, body: Record<string, unknown>, state: Sur
     stream.text += text;
     conv.record(method, String(body.channel), String(body.ts), { markdown_text: stream.text, ...(method === 'chat.stopStream' && body.blocks ? { blocks: jsonArg(body.blocks) } : {}) });
     return { ok: true, channel: body.channel, ts: body.ts };
-  }
-  if (method === 'chat.delete') {
-    if (!str(body.channel) || !str(body.ts)) return { ok: false, error: 'invalid_arguments' };
-    const refused = conv.record(method, String(body.channel), String(body.ts), body);
-    return refused ? { ok: false, error: refused } : { ok: true, channel: body.channel, ts: body.ts };
   }
   // assistant.threads.*: channel_id and thread_ts always; a status (at most 10 loading messages),
   // or prompts each with a title and a message.
@@ -970,6 +1042,114 @@ function conversationInfo(conversations: Map<string, ConversationInfo>, body: Re
       shared_team_ids: ['T0LAB'],
       is_member: true,
       ...flags,
+    },
+  };
+}
+
+// --- channel state (kept apart so other fake changes merge cleanly) ---
+// What a channel shows: messages by ts, edited by chat.update, removed by chat.delete; ephemeral
+// messages, which only response_url can replace or delete (chat.update/delete answer
+// message_not_found, as Slack does for a message the method cannot see); and which message a
+// response_url's replace_original / delete_original acts on:
+//  - a slash command's URL: nothing. Its acknowledgement and posts cannot be replaced or deleted:
+//    replace_original is ignored and the message is posted as a new one (slackapi/bolt-js#2287,
+//    slackapi/bolt-python#1268), and delete_original has nothing to delete (message_not_found).
+//  - an interaction's URL: the message the button was on (ephemeral ones included); without
+//    replace_original: false a response replaces it (the documented default for interactive
+//    messages).
+// chat.postMessage: 1 message per second per channel (Slack's documented rate; bursts are "not
+// guaranteed"), beyond it 429 with Retry-After: 1, as the Web API answers.
+const POST_INTERVAL_MS = 1000;
+
+/** The conversation a chat.postMessage `channel` names: a user id (U…/W…) is the app's DM with them (D…). */
+export function dmChannel(channel: string): string {
+  return /^[UW][A-Z0-9]+$/.test(channel) ? `D${channel.slice(1)}` : channel;
+}
+
+type UrlContext = { kind: 'command'; channel: string; user: string } | { kind: 'action'; channel: string; user: string; original: FakeMessage };
+
+export function createChannelState(nextTs: () => string, now: () => number) {
+  const messages: FakeMessage[] = [];
+  const urls = new Map<string, UrlContext>();
+  const lastPost = new Map<string, number>();
+  const find = (channel: unknown, ts: unknown) => messages.find((m) => m.channel === channel && m.ts === ts && !m.deleted);
+  const add = (m: Omit<FakeMessage, 'deleted' | 'versions'>): FakeMessage => {
+    const msg: FakeMessage = { ...m, deleted: false, versions: [{ text: m.text, blocks: m.blocks, at: now() }] };
+    messages.push(msg);
+    return msg;
+  };
+  const edit = (m: FakeMessage, body: Record<string, unknown>) => {
+    m.text = typeof body.text === 'string' ? body.text : undefined;
+    m.blocks = Array.isArray(body.blocks) ? body.blocks : undefined;
+    m.versions.push({ text: m.text, blocks: m.blocks, at: now() });
+  };
+  const thread = (body: Record<string, unknown>) => (typeof body.thread_ts === 'string' && body.thread_ts ? body.thread_ts : undefined);
+  return {
+    messages,
+    /** 429 seconds when a chat.postMessage to this channel comes too soon after the last accepted one. */
+    rateLimit(body: Record<string, unknown>): number | undefined {
+      const channel = dmChannel(String(body.channel ?? ''));
+      const last = lastPost.get(channel);
+      if (last !== undefined && now() - last < POST_INTERVAL_MS) return 1;
+      return undefined;
+    },
+    posted(method: string, body: Record<string, unknown>, result: Record<string, unknown>) {
+      if (result.ok !== true) return;
+      const channel = method === 'chat.postMessage' ? dmChannel(String(body.channel ?? '')) : String(body.channel ?? '');
+      if (method === 'chat.postMessage') {
+        lastPost.set(channel, now());
+        add({ channel, ts: String(result.ts), threadTs: thread(body), text: body.text as string | undefined, blocks: body.blocks as unknown[] | undefined, via: 'chat.postMessage' });
+      } else if (method === 'chat.postEphemeral') {
+        add({ channel, ts: String(result.message_ts), threadTs: thread(body), text: body.text as string | undefined, blocks: body.blocks as unknown[] | undefined, ephemeralTo: String(body.user), via: 'chat.postEphemeral' });
+      } else if (method === 'chat.startStream') {
+        add({ channel, ts: String(result.ts), threadTs: thread(body), text: '', via: 'chat.startStream' });
+      }
+    },
+    /** chat.update / chat.delete on a message Slack would not find (unknown, deleted or ephemeral). */
+    change(method: 'chat.update' | 'chat.delete', body: Record<string, unknown>): string | undefined {
+      // These take the conversation's id: a user id is not one (only chat.postMessage resolves it).
+      if (dmChannel(String(body.channel ?? '')) !== String(body.channel ?? '')) return 'channel_not_found';
+      const m = find(body.channel, body.ts);
+      if (!m || m.ephemeralTo) return 'message_not_found';
+      if (method === 'chat.delete') m.deleted = true;
+      else edit(m, body);
+      return undefined;
+    },
+    issue(id: string, ctx: UrlContext) {
+      urls.set(id, ctx);
+    },
+    ack(id: string, body: Record<string, unknown>) {
+      const ctx = urls.get(id);
+      if (!ctx || ctx.kind !== 'command' || (!body.text && !body.blocks)) return;
+      const inChannel = body.response_type === 'in_channel';
+      add({ channel: ctx.channel, ts: nextTs(), text: body.text as string | undefined, blocks: body.blocks as unknown[] | undefined, ephemeralTo: inChannel ? undefined : ctx.user, via: 'ack' });
+    },
+    /** A response_url post: applies it and returns Slack's error, if any. URLs issued without a context only record. */
+    respond(id: string, body: Record<string, unknown>): string | undefined {
+      const ctx = urls.get(id);
+      if (!ctx) return undefined;
+      const original = ctx.kind === 'action' ? ctx.original : undefined;
+      const replace = ctx.kind === 'action' && body.replace_original !== false;
+      if (body.delete_original === true) {
+        if (!original || original.deleted) return 'message_not_found';
+        original.deleted = true;
+        return undefined;
+      }
+      if (replace) {
+        if (!original || original.deleted) return 'message_not_found';
+        edit(original, body);
+        return undefined;
+      }
+      if (!body.text && !body.blocks) return 'no_text';
+      const inChannel = body.response_type === 'in_channel';
+      add({ channel: ctx.channel, ts: nextTs(), threadTs: thread(body), text: body.text as string | undefined, blocks: body.blocks as unknown[] | undefined, ephemeralTo: inChannel ? undefined : ctx.user, via: 'response_url' });
+      return undefined;
+    },
+    visible(channel: string, opts: { thread?: string } = {}): FakeMessage[] {
+      return messages.filter((m) => m.channel === channel && !m.deleted && !m.ephemeralTo && (opts.thread === undefined || m.threadTs === opts.thread || m.ts === opts.thread));
+    },
+    ephemeralFor(user: string, channel: string): FakeMessage[] {
+      return messages.filter((m) => m.channel === channel && !m.deleted && m.ephemeralTo === user);
     },
   };
 }

@@ -40,12 +40,16 @@ export interface RunningBot {
   close(): Promise<void>;
 }
 
-export async function startTestBot(app: App, opts: { config?: Config; reindexer?: Reindexer; concurrency?: number; drainMs?: number } = {}): Promise<RunningBot> {
-  const prefix = uniquePrefix();
+export async function startTestBot(
+  app: App,
+  /** `prefix`: another bot's, to run this one as a second replica of the same app. */
+  opts: { config?: Config; reindexer?: Reindexer; concurrency?: number; drainMs?: number; prefix?: string; progressEditMs?: number } = {},
+): Promise<RunningBot> {
+  const prefix = opts.prefix ?? uniquePrefix();
   const redis = connectRedis(app.config.redisUrl, { name: 'labbot-slack-test' });
   const activity = createActivityStore(redis, prefix);
-  const reindexer = opts.reindexer ?? createBackgroundReindexer(app, { throttleMs: 0 });
-  const bot = await createSlackBot({ app, config: opts.config ?? app.config, redis, activity, reindexer, log: app.log, keyPrefix: prefix, concurrency: opts.concurrency, drainMs: opts.drainMs });
+  const reindexer = opts.reindexer ?? createBackgroundReindexer(app);
+  const bot = await createSlackBot({ app, config: opts.config ?? app.config, redis, activity, reindexer, log: app.log, keyPrefix: prefix, concurrency: opts.concurrency, drainMs: opts.drainMs, progressEditMs: opts.progressEditMs });
   let server: Server | undefined;
   let url = '';
   if (bot.router) {

@@ -22,6 +22,14 @@ describe('fake Slack strictness', () => {
     fake = await startFakeSlack();
     client = new webApi.WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
   });
+  /** A post, then the fake's clock past Slack's 1 message per second per channel (tests of other limits). */
+  const paced = async (args: Parameters<webApi.WebClient['chat']['postMessage']>[0]) => {
+    try {
+      return await client.chat.postMessage(args);
+    } finally {
+      fake.advanceClock(1000);
+    }
+  };
   afterEach(async () => {
     // each test asserts on them itself
     fake.strayMentions.length = 0;
@@ -150,31 +158,31 @@ describe('fake Slack strictness', () => {
 
   it('checks rich text and text objects the way Slack documents them', async () => {
     const quote = (elements: unknown[]) => [{ type: 'rich_text', elements: [{ type: 'rich_text_quote', elements }] }];
-    expect((await client.chat.postMessage({ channel: 'C1', text: 't', blocks: quote([{ type: 'text', text: 'as *written*', style: { italic: true } }]) })).ok).toBe(true);
+    expect((await paced({ channel: 'C1', text: 't', blocks: quote([{ type: 'text', text: 'as *written*', style: { italic: true } }]) })).ok).toBe(true);
     for (const bad of [quote([]), quote([{ type: 'text', text: '' }]), quote([{ type: 'text', text: 'x', style: { blink: true } }]), quote([{ type: 'marquee', text: 'x' }]), [{ type: 'rich_text', elements: [] }]]) {
-      expect(await errorOf(client.chat.postMessage({ channel: 'C1', text: 't', blocks: bad as never }))).toBe('invalid_blocks');
+      expect(await errorOf(paced({ channel: 'C1', text: 't', blocks: bad as never }))).toBe('invalid_blocks');
     }
-    expect(await errorOf(client.chat.postMessage({ channel: 'C1', text: 't', blocks: [{ type: 'section', text: { type: 'plain_text', text: 'x', verbatim: true } }] as never }))).toBe('invalid_blocks');
+    expect(await errorOf(paced({ channel: 'C1', text: 't', blocks: [{ type: 'section', text: { type: 'plain_text', text: 'x', verbatim: true } }] as never }))).toBe('invalid_blocks');
     // A rich-text mention element pings like a token; a text element saying "<!channel>" does not.
-    await client.chat.postMessage({ channel: 'C1', text: 't', blocks: quote([{ type: 'broadcast', range: 'channel' }, { type: 'text', text: '<!here>' }]) as never });
+    await paced({ channel: 'C1', text: 't', blocks: quote([{ type: 'broadcast', range: 'channel' }, { type: 'text', text: '<!here>' }]) as never });
     expect(fake.strayMentions.map((m) => m.token)).toEqual(['<!channel>']);
   });
 
   it('flags masked links to URLs no test allowed, in mrkdwn, rich text and streamed Markdown; a bare or escaped one is no masked link', async () => {
     fake.allowLinks('https://doi.org/10.5555/x', () => ['https://lab.example.org/p.pdf']);
-    await client.chat.postMessage({
+    await paced({
       channel: 'C1',
       text: 'see <https://evil.example/login|the portal>',
       blocks: [section('<https://doi.org/10.5555/x|ok> <https://lab.example.org/p.pdf#page=3|page 3> https://evil.example/bare <https://evil.example/shown>')],
     });
-    await client.chat.postMessage({ channel: 'C1', text: 't', blocks: [{ type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'link', url: 'https://evil.example/r', text: 'lab wiki' }] }] }] as never });
+    await paced({ channel: 'C1', text: 't', blocks: [{ type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'link', url: 'https://evil.example/r', text: 'lab wiki' }] }] }] as never });
     await fetch(fake.responseUrl('l'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ markdown_text: '[portal](https://evil.example/m) and \\[not](https://evil.example/escaped)' }) });
     expect(fake.strayLinks.map((l) => l.url).sort()).toEqual(['https://evil.example/login', 'https://evil.example/m', 'https://evil.example/r']);
   });
 
   it('flags control and invisible formatting characters anywhere in what is sent, not emoji joiners or tabs', async () => {
-    await client.chat.postMessage({ channel: 'C1', text: 'ok 👩‍🔬\ttab\nline', blocks: [section('FWD\u200b_p53')] });
-    await client.chat.postMessage({ channel: 'C1', text: '<https://x.org|\u00020\u0002>' });
+    await paced({ channel: 'C1', text: 'ok 👩‍🔬\ttab\nline', blocks: [section('FWD\u200b_p53')] });
+    await paced({ channel: 'C1', text: '<https://x.org|\u00020\u0002>' });
     expect(fake.strayInvisible.flatMap((x) => x.chars).sort()).toEqual(['U+0002', 'U+200B']);
     const other = await startFakeSlack();
     await new webApi.WebClient('xoxb-test', { slackApiUrl: other.apiUrl }).chat.postMessage({ channel: 'C1', text: 'bidi \u202e override' });

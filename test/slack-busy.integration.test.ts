@@ -176,9 +176,9 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
 
   it('bounds the drain for /labbot questions too: one queued behind a stuck answer is told privately, and not answered after', async () => {
     const b = await bot({ concurrency: 1, drainMs: 300 });
-    const release = fake.hold('chat.update', (body) => body.channel === 'CSTUCK3' && !String(body.text).includes('restarting'));
+    const release = fake.hold('chat.postMessage', (body) => body.channel === 'CSTUCK3' && !String(body.text).includes('restarting'));
     await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CSTUCK3' })));
-    await fake.waitFor(() => inChannel(fake, 'chat.update', 'CSTUCK3')[0]);
+    await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CSTUCK3')[0]);
     const run = await runSlash(fake, b.url, { text: 'How do I book the confocal microscope?', channel: 'CSLASHQ', user: 'USLASHQ' });
     await b.bot.stop();
     const seen = fake.ephemeralFor('USLASHQ', 'CSLASHQ').map((m) => JSON.stringify(m.blocks));

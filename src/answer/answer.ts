@@ -2,7 +2,9 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
 import { detectLanguage } from '../search/tokenize.ts';
-import type { RetrievalResult, RetrievedPassage } from '../search/retrieve.ts';
+import type { RetrievalResult } from '../search/retrieve.ts';
+import type { Passage } from '../types.ts';
+import { citablePassages } from './citable.ts';
 import { finalizeAnswer, type Citation } from './cite.ts';
 import { fitContext } from './context.ts';
 import { chanceWeight, extractiveAnswer, termWeightFromDf } from './extractive.ts';
@@ -52,8 +54,9 @@ export type HistoryTurn = { role: 'user' | 'assistant'; text: string };
 export async function answerQuestion(question: string, deps: AnswerDeps, history: HistoryTurn[] = []): Promise<AskResult> {
   const language = detectLanguage(question);
   const retrieval = await deps.retrieve(question);
-  // Only what fits the budget is labelled, prompted, extracted from and cited.
-  const passages: RetrievedPassage[] = fitContext(retrieval.passages, deps.contextChars);
+  // Only what fits the budget is labelled, prompted, extracted from and cited; a hit handed over
+  // with its neighbouring chunks is labelled chunk by chunk, so each sentence cites its own place.
+  const passages: Passage[] = citablePassages(fitContext(retrieval.passages, deps.contextChars));
   const asPassages = passages.map((p, i) => ({
     label: `S${i + 1}`,
     doc_id: p.docId,

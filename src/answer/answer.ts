@@ -8,7 +8,7 @@ import { citablePassages } from './citable.ts';
 import { finalizeAnswer, type Citation } from './cite.ts';
 import { fitContext } from './context.ts';
 import { chanceWeight, extractiveAnswer, termWeightFromDf } from './extractive.ts';
-import { namedSourceMissing, refusalText } from './messages.ts';
+import { namedSourceMissing, namedSourceUnmatched, refusalText } from './messages.ts';
 import { buildPrompt } from './prompt.ts';
 
 export interface AskPassage {
@@ -29,8 +29,12 @@ export interface AskResult {
   model: string;
   language: 'en' | 'es';
   timings: RetrievalResult['timings'] & { generateMs: number };
-  /** How the question's source names were read (author, year, journal, kind), if it names one. */
-  source?: { named: string[]; restricts: boolean; documents: number };
+  /**
+   * How the question's source names were read (author, year, journal, kind), if it names one;
+   * `unmatched`: names no document's metadata matched, `lifted` the documents ranked first because
+   * their first page or file name carries them.
+   */
+  source?: { named: string[]; restricts: boolean; documents: number; unmatched?: string; lifted?: number };
 }
 
 export interface AnswerDeps {
@@ -65,7 +69,13 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
     text: p.text,
     score: p.score,
   }));
-  const source = retrieval.source && { named: retrieval.source.named, restricts: retrieval.source.restricts, documents: retrieval.source.documents };
+  const named = retrieval.source;
+  const source = named && {
+    named: named.named,
+    restricts: named.restricts,
+    documents: named.documents,
+    ...(named.unmatched !== undefined ? { unmatched: named.unmatched, lifted: named.lifted.size } : {}),
+  };
   const base = { passages: asPassages, language, timings: { ...retrieval.timings, generateMs: 0 }, ...(source ? { source } : {}) };
 
   if (retrieval.source?.restricts && retrieval.source.documents === 0) {
@@ -117,5 +127,8 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
   }
   const final = finalizeAnswer({ answer: raw, passages, language });
   base.timings.generateMs = performance.now() - t0;
-  return { ...base, answer: final.answer, refused: final.refused, citations: final.citations, model };
+  // A name that matched no metadata did not silence the index; the answer says so (after the
+  // citation check: the note is labbot's, not a claim from a passage).
+  const answer = named?.unmatched !== undefined && !final.refused ? `${final.answer}\n\n${namedSourceUnmatched(language, named.unmatched, named.lifted.size > 0)}` : final.answer;
+  return { ...base, answer, refused: final.refused, citations: final.citations, model };
 }

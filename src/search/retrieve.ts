@@ -69,7 +69,7 @@ export async function retrieve(
     return { passages: [], source: named, terms: termStats, timings: { embedMs: 0, denseMs: 0, lexicalMs: 0, fuseMs: 0, rerankMs: 0, totalMs: performance.now() - t0 } };
   }
   // A named source's passages must be found even when other documents outrank them: search deeper.
-  const n = named?.restricts ? Math.max(settings.candidates, k, NAMED_POOL) : Math.max(settings.candidates, k);
+  const n = named?.restricts || named?.lifted.size ? Math.max(settings.candidates, k, NAMED_POOL) : Math.max(settings.candidates, k);
 
   const tEmbed = performance.now();
   // A failing embedding endpoint degrades to lexical-only retrieval instead of no answer.
@@ -127,6 +127,14 @@ export async function retrieve(
     for (const id of [...candidates.keys()]) if (!named.docIds.has(deps.catalog.chunkInfo(id)?.docId ?? '')) candidates.delete(id);
     for (const cid of named.chunkIds) if (!candidates.has(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
   }
+  // Documents that carry an unmatched name on their first page or in their file name compete with
+  // all their chunks, and go first (below).
+  for (const cid of named?.liftedChunkIds ?? []) if (!candidates.has(cid) && allowed(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
+  const liftedFirst = <T extends { id: string }>(list: T[]): T[] => {
+    if (!named?.lifted.size) return list;
+    const lifted = (id: string) => named.lifted.has(deps.catalog.chunkInfo(id)?.docId ?? '');
+    return [...list.filter((h) => lifted(h.id)), ...list.filter((h) => !lifted(h.id))];
+  };
   const top = fused[0]?.score ?? 1;
   const scored = [...candidates.values()].map((h) => {
     const exact = exactMatchFraction(deps.catalog.searchText(h.id) ?? '', matchers, exactWeights);
@@ -137,7 +145,7 @@ export async function retrieve(
 
   const tRerank = performance.now();
   const depth = Math.min(settings.rerankDepth, scored.length);
-  let ordered = scored.map((h) => ({ ...h, rerank: undefined as number | undefined }));
+  let ordered = liftedFirst(scored).map((h) => ({ ...h, rerank: undefined as number | undefined }));
   if (deps.reranker && depth > 1) {
     const head = ordered.slice(0, depth);
     const reranked = await deps.reranker.rerank(
@@ -159,6 +167,8 @@ export async function retrieve(
     const head = ordered.slice(0, 2 * k);
     ordered = [...head.filter((h) => fits(h.id)), ...head.filter((h) => !fits(h.id)), ...ordered.slice(2 * k)];
   }
+  // A name the document carries outweighs a kind word (kinds are detected, and can be wrong).
+  ordered = liftedFirst(ordered);
   const rerankMs = performance.now() - tRerank;
 
   const passages: RetrievedPassage[] = [];

@@ -394,6 +394,28 @@ function units(p: Passage): PassageUnits {
   return { sentences, context };
 }
 
+/**
+ * The sentences of a run of joined passages, each with the passage it is cited by and the terms
+ * of that passage's title and headings. Stemmed in the run's own language: a short Spanish step
+ * ("Centrifugar a 12.000 × g") has too few function words to be recognised alone.
+ */
+function readRun(run: number[], passages: Passage[]) {
+  const lang = detectLanguage(run.map((i) => passages[i].text).join('\n'));
+  const sentences: string[] = [];
+  const unitOf: number[] = [];
+  const contextOf: Set<string>[] = [];
+  for (const i of run) {
+    const u = units(passages[i]);
+    const terms = new Set(tokenize(u.context.join('\n'), { language: lang }));
+    for (const text of u.sentences) {
+      sentences.push(text);
+      unitOf.push(i);
+      contextOf.push(terms);
+    }
+  }
+  return { lang, sentences, unitOf, contextOf };
+}
+
 function cite(sentence: string, label: string): string {
   const m = sentence.match(/^(.*?)([.!?。]+["')\]]*)$/s);
   return m ? `${m[1]} [${label}]${m[2]}` : `${sentence} [${label}]`;
@@ -444,21 +466,7 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
   // The chunks of an expanded hit are read as one stretch of text (a sentence's window reaches
   // into the next chunk), each sentence keeping the chunk it is cited by.
   joinedRuns(input.passages).slice(0, MAX_PASSAGES).forEach((run, passage) => {
-    // Stem the passage in its own language: a short Spanish step ("Centrifugar a 12.000 × g")
-    // has too few function words to be recognised alone.
-    const lang = detectLanguage(run.map((i) => input.passages[i].text).join('\n'));
-    const sentences: string[] = [];
-    const unitOf: number[] = [];
-    const contextOf: Set<string>[] = [];
-    for (const i of run) {
-      const u = units(input.passages[i]);
-      const terms = new Set(tokenize(u.context.join('\n'), { language: lang }));
-      for (const text of u.sentences) {
-        sentences.push(text);
-        unitOf.push(i);
-        contextOf.push(terms);
-      }
-    }
+    const { lang, sentences, unitOf, contextOf } = readRun(run, input.passages);
     texts[passage] = sentences;
     unitsOf[passage] = unitOf;
     const termLists = sentences.map((text) => tokenize(text, { language: lang }));

@@ -111,6 +111,26 @@ export interface Passage {
   section: string;
   score: number;
   meta: PassageMeta;
+  /**
+   * A best hit handed over with its neighbouring chunks: each chunk's own piece of `text` (its
+   * header line, then its body as it appears in `text`) and place, in document order, the hit
+   * among them. Each is labelled and cited on its own (src/answer/citable.ts).
+   */
+  parts?: PassagePart[];
+  /** Set on a neighbour cited on its own: the chunk id of the best hit it was handed over with. */
+  joins?: string;
+}
+
+/** One chunk's piece of a passage that spans neighbouring chunks. */
+export interface PassagePart extends Pick<ChunkDraft, 'step' | 'slide' | 'page'> {
+  chunkId: string;
+  section: string;
+  /** The chunk's own header line ("<title> — <section>"). */
+  header: string;
+  /** Its body as it appears in the passage (the overlap with the chunk before it removed). */
+  body: string;
+  /** What joins it to the part before it in the passage's text: nothing (overlap removed) or a line break. */
+  sep: '' | '\n';
 }
 
 /** What a passage needs for its citation: the document's metadata and the chunk's location. */

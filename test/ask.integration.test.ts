@@ -116,7 +116,9 @@ describe('ask with an OpenAI-compatible model (fake server on 127.0.0.1)', () =>
     const content = JSON.stringify(chat.body.messages);
     expect(content).toContain('S1');
     expect(chat.body.model).toBe('fake-chat');
-    expect(r.answer).toContain('[S1]');
+    // Cited by the chunk that says it (S1 may be the neighbouring chunk handed over with it).
+    const label = /^Use ab32389 at 1:1000 \[(S\d+)\]\.$/.exec(r.answer)?.[1];
+    expect(r.passages.find((p) => p.label === label)?.text).toContain('ab32389');
     expect(r.answer).not.toContain('[S9]');
     expect(r.refused).toBe(false);
     expect(r.citations).toHaveLength(1);

@@ -1,6 +1,8 @@
 // Reading the source a question names ("the Zhang 2019 paper", "our Western blot protocol").
 import { describe, expect, it } from 'vitest';
+import { createCatalog } from '../src/search/catalog.ts';
 import { docMatches, knownSources, parseSourceQuery, readNamedSource, withoutSourceNames, type SourceDoc } from '../src/search/source-query.ts';
+import type { Chunk, LabDocument } from '../src/types.ts';
 
 const docs: Array<SourceDoc & { access: string; chunkIds: string[] }> = [
   { id: 'weber2020', kind: 'paper', authors: ['Weber, Jonas', 'Okafor, Adaeze'], year: 2020, journal: 'Journal of Cellular Stress Research', access: 'public', chunkIds: ['weber2020#0', 'weber2020#1'] },
@@ -73,8 +75,18 @@ describe('parseSourceQuery', () => {
   });
 });
 
+/** A real catalog holding these documents, each chunk a text (and a page, for PDFs). */
+function catalogOf(entries: Array<{ doc: SourceDoc & { access: string; path?: string }; chunks: Array<{ text: string; page?: number }> }>) {
+  const c = createCatalog();
+  for (const { doc, chunks } of entries) {
+    const lab: LabDocument = { source: 'lab', path: doc.path ?? `${doc.id}.md`, title: doc.id, contentHash: `h-${doc.id}`, ...doc };
+    c.putDocument(lab, chunks.map((ch, n): Chunk => ({ id: `${doc.id}#${n}`, docId: doc.id, text: ch.text, section: '', hash: `${doc.id}-${n}`, ...(ch.page ? { page: ch.page } : {}) })));
+  }
+  return c;
+}
+
 describe('readNamedSource', () => {
-  const catalog = { docs: () => docs };
+  const catalog = catalogOf(docs.map((d) => ({ doc: d, chunks: d.chunkIds.map((id) => ({ text: `${id} text about p53` })) })));
   it('only knows and matches documents the asker may read', () => {
     const pub = readNamedSource('In the Zhang 2019 paper, what is the budget?', ['public'], catalog)!;
     expect(pub.documents).toBe(0);
@@ -85,5 +97,73 @@ describe('readNamedSource', () => {
 
   it('is undefined when nothing is named', () => {
     expect(readNamedSource('How long do we block the membrane?', ['public'], catalog)).toBeUndefined();
+  });
+
+  // A shelf as labs keep it: PDFs without metadata, authors printed on page 1, Zotero file names.
+  const shelf = catalogOf([
+    {
+      doc: { id: 'kcnk5b', kind: 'paper', authors: [], access: 'public', path: 'Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf' },
+      chunks: [{ text: 'Loss of kcnk5b lengthens zebrafish fins\nAnika Sharma, Tomas Berg', page: 1 }, { text: 'Fins regenerated 34% longer.', page: 3 }],
+    },
+    {
+      doc: { id: 'scales', kind: 'paper', authors: [], access: 'public', path: 'scales.pdf' },
+      chunks: [{ text: 'Scale regeneration in medaka\nLea Novak, Ivan Petrov\nReceived 2019', page: 1 }, { text: 'As shown by Sharma et al. (2022), fins lengthen.', page: 4 }],
+    },
+  ]);
+
+  it('does not refuse a name no metadata matches when the index has no metadata to rule it out: it lifts the documents that carry it', () => {
+    const r = readNamedSource('In Sharma et al. (2022), what happened to fin length?', ['public'], shelf)!;
+    expect(r.restricts).toBe(false);
+    expect(r.unmatched).toBe('Sharma 2022');
+    // Its file name and page 1 carry the name; the other paper only cites it on page 4.
+    expect([...r.lifted]).toEqual(['kcnk5b']);
+    expect(r.liftedChunkIds).toEqual(['kcnk5b#0', 'kcnk5b#1']);
+    expect(r.named).toContain('author Sharma (in no document’s metadata)');
+  });
+
+  it('reads names and years glued together in a file name', () => {
+    const glued = catalogOf([
+      { doc: { id: 'a', kind: 'paper', authors: [], access: 'public', path: 'papers/sharma2022_kcnk5b-fins.pdf' }, chunks: [{ text: 'Fin size and potassium channels', page: 1 }] },
+      { doc: { id: 'b', kind: 'paper', authors: [], access: 'public', path: 'papers/sharmaville2022.pdf' }, chunks: [{ text: 'Fin rays', page: 1 }] },
+    ]);
+    expect([...readNamedSource('In Sharma et al. (2022), what happened to fin length?', ['public'], glued)!.lifted]).toEqual(['a']);
+  });
+
+  it('reads a byline with initials and affiliation marks, not a citation of the name on the same page', () => {
+    const cat = catalogOf([
+      { doc: { id: 'own', kind: 'paper', authors: [], access: 'public', path: 'a.pdf' }, chunks: [{ text: 'Loss of kcnk5b\nA. Sharma1, T. Berg2\nAvailable online 2 January 2022\nAbstract\nFins grew longer.', page: 1 }] },
+      { doc: { id: 'cites', kind: 'paper', authors: [], access: 'public', path: 'b.pdf' }, chunks: [{ text: 'Calcineurin and fins\nL. Novak1\nReceived 2023\nAbstract\nSharma and colleagues (2022) found longer fins (Sharma et al., 2022).', page: 1 }] },
+    ]);
+    expect([...readNamedSource('In Sharma et al. (2022), what happened to fin length?', ['public'], cat)!.lifted]).toEqual(['own']);
+  });
+
+  it('reads authors printed on page 1 when the file name says nothing', () => {
+    const r = readNamedSource('What did Novak et al. 2019 report on scales?', ['public'], shelf)!;
+    expect([...r.lifted]).toEqual(['scales']);
+  });
+
+  it('searches everything, saying so, when nothing carries the name and no metadata could rule it out', () => {
+    const r = readNamedSource('In Zhang et al. (2019), what happened to fin length?', ['public'], shelf)!;
+    expect(r).toMatchObject({ restricts: false, unmatched: 'Zhang 2019', documents: 0 });
+    expect(r.lifted.size).toBe(0);
+  });
+
+  it('still refuses a name the metadata of the index rules out', () => {
+    const mixed = catalogOf([
+      { doc: docs[0], chunks: [{ text: 'Weber hypoxia paper' }] },
+      { doc: { id: 'kcnk5b', kind: 'paper', authors: [], access: 'public', path: 'fins.pdf' }, chunks: [{ text: 'Loss of kcnk5b\nAnika Sharma', page: 1 }] },
+    ]);
+    expect(readNamedSource('In the Zhang 2019 paper, what is the budget?', ['public'], mixed)).toMatchObject({ restricts: true, documents: 0 });
+    // ... but not one a document without metadata carries on its first page, beside documents with metadata.
+    const sharma = readNamedSource('In Sharma et al. (2022), what happened to fin length?', ['public'], mixed)!;
+    expect(sharma.restricts).toBe(false);
+    expect([...sharma.lifted]).toEqual(['kcnk5b']);
+  });
+
+  it('does not lift a document whose own year disagrees with the one named', () => {
+    const wrongYear = catalogOf([
+      { doc: { id: 'old', kind: 'paper', authors: ['Anika Sharma'], year: 2019, access: 'public', path: 'old.pdf' }, chunks: [{ text: 'Fin rays\nAnika Sharma 2019', page: 1 }] },
+    ]);
+    expect(readNamedSource('In Sharma et al. (2022), what happened to fin length?', ['public'], wrongYear)).toMatchObject({ restricts: true, documents: 0 });
   });
 });

@@ -1,9 +1,10 @@
 // Which kind a document is, from its structure, when nobody said so.
 
 import type { Block, FileFormat, Kind } from '../../src/types.ts';
-import { MATERIALS_HEADING, STEP_MARKER, isMaterialsLabel } from './protocol.ts';
+import { MATERIALS_HEADING, isMaterialsLabel } from './protocol.ts';
 import { stripTrailingReferences } from './references.ts';
 import { canonicalSection } from './sections.ts';
+import { STEP_MARKER, procedureShape, readsAsProcedure } from './steps.ts';
 import { normalizeSpace } from './text.ts';
 
 export interface DetectInput {
@@ -42,13 +43,16 @@ function headingLike(blocks: Block[]): string[] {
   });
 }
 
-function paperSectionCount(blocks: Block[]): number {
+/** Sections that only a paper reports (a protocol's "Anticipated results" is not one). */
+const FINDINGS = new Set(['Results', 'Results and Discussion', 'Discussion', 'Conclusion']);
+
+function paperSections(blocks: Block[]): Set<string> {
   const names = new Set<string>();
   for (const h of headingLike(blocks)) {
     const c = canonicalSection(h);
     if (c) names.add(c);
   }
-  return names.size;
+  return names;
 }
 
 function hasSteps(blocks: Block[]): boolean {
@@ -88,10 +92,18 @@ export function detectKind(input: DetectInput): Kind {
   const { blocks, format } = input;
   if (format === 'pptx' || blocks.some((b) => b.type === 'slide')) return 'slides';
 
-  const sections = paperSectionCount(blocks);
-  // Three or more canonical sections is a paper even if its methods contain numbered steps.
-  if (sections >= 3) return 'paper';
+  const names = paperSections(blocks);
+  const sections = names.size;
+  const findings = [...names].some((n) => FINDINGS.has(n));
+  const shape = procedureShape(blocks);
+  // A paper reports findings; its Methods may number their steps like a protocol does. A long-form
+  // protocol (Abstract, Introduction, Materials, Procedure, References) has the sections of a paper
+  // but no findings.
+  if (sections >= 3 && (findings || !(readsAsProcedure(shape) && (hasMaterials(blocks) || shape.procedureHeading)))) return 'paper';
   if (hasSteps(blocks) && hasMaterials(blocks)) return 'protocol';
+  // Steps without a materials list: a bench procedure when its steps state quantities (a wiki
+  // page's "1. Collect your key card" list does not).
+  if (!findings && readsAsProcedure(shape)) return 'protocol';
   if (sections >= 2) return 'paper';
   const text = blocks.map(textOf).join('\n');
   if (text.length > LONG_TEXT && citesLikeAPaper(blocks, text)) return 'paper';

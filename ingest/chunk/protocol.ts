@@ -1,15 +1,12 @@
 // Protocols: one chunk per step (people ask "what is step 4?"), the materials list as one chunk,
 // and the other named sections (Notes, Safety, Troubleshooting...) by heading.
 
-import type { ChunkDraft, ChunkOptions } from '../../src/types.ts';
+import type { Block, ChunkDraft, ChunkOptions } from '../../src/types.ts';
 import { splitSections, type Section } from './sections.ts';
 import { makeChunk, normalizeSpace, packUnits, packWhole, sentenceUnits, type ParsedDoc, type Unit } from './text.ts';
+import { BARE_NUMBER_LINE, NUMBERED_LINE, STEP_MARKER } from './steps.ts';
 import { blocksToUnits } from './units.ts';
 
-/** "Step 3", "Paso 3", "Etapa 3" at the start of a heading, paragraph or line. */
-export const STEP_MARKER = /^\s*(?:step|paso|etapa)\s*(\d{1,3})\b\s*[:.)\-–]?\s*/i;
-/** "3. Centrifuge..." / "3) Centrifuge...": numbered lines in PDF text that lost its list structure. */
-const NUMBERED_LINE = /^\s*(\d{1,3})[.)]\s+(?=\S)/;
 export const MATERIALS_HEADING =
   /\b(materials?|reagents?|equipment|supplies|consumables|you will need|what you need|materiales?|reactivos?|equipos?|necesitar[áa]s?|insumos)\b/i;
 const NOT_MATERIALS = /\bmaterials? (?:and|&) methods\b|\bmateriales y m[ée]todos\b/i;
@@ -120,11 +117,18 @@ function procedureSection(
   add: (section: string, units: Unit[], step?: number) => void,
   flush: () => void,
 ): void {
-  const parents = s.path;
-  const label = parents.join(' > ');
+  let parents = s.path;
+  let label = parents.join(' > ');
   const lines = s.blocks.flatMap((b) => (b.type === 'paragraph' ? b.text.split(/\r?\n/) : []));
-  const numberedLines = lines.filter((l) => NUMBERED_LINE.test(l)).length;
+  const numberedLines = lines.filter((l) => NUMBERED_LINE.test(l) || BARE_NUMBER_LINE.test(l)).length;
   const procedureLike = numberedLines >= 2 || parents.some((p) => GENERIC_PROCEDURE.test(p));
+  /** A step number at the start of a line: "Step 3", "3." / "3)", or a bare "3" that counts on. */
+  const stepAt = (line: string, current: number | undefined): RegExpExecArray | null => {
+    const m = STEP_MARKER.exec(line) ?? (procedureLike ? NUMBERED_LINE.exec(line) : null);
+    if (m) return m;
+    const bare = procedureLike ? BARE_NUMBER_LINE.exec(line) : null;
+    return bare && Number(bare[1]) === (current ?? 0) + 1 ? bare : null;
+  };
 
   let page = s.page;
   let step: number | undefined;
@@ -163,6 +167,14 @@ function procedureSection(
         continue;
       }
       materials = false;
+      if (procedureLike && isGroupLabel(text, next, (l) => stepAt(l, step) !== null)) {
+        // "Anaesthesia", "Clipping": a protocols.io section name printed as a line between steps
+        // names the steps that follow, like a sub-heading would.
+        flush();
+        parents = [...s.path, text];
+        label = parents.join(' > ');
+        continue;
+      }
       let buffer: string[] = [];
       const flushBuffer = (): void => {
         const t = buffer.join(' ').trim();
@@ -174,7 +186,7 @@ function procedureSection(
       for (const raw of b.text.split(/\r?\n/)) {
         const line = normalizeSpace(raw);
         if (!line) continue;
-        const m = STEP_MARKER.exec(line) ?? (procedureLike ? NUMBERED_LINE.exec(line) : null);
+        const m = stepAt(line, step);
         if (m) {
           flushBuffer();
           step = Number(m[1]);
@@ -196,4 +208,12 @@ function procedureSection(
       flush();
     }
   }
+}
+
+/** A short title-like line, alone in its paragraph, right before a step. */
+function isGroupLabel(text: string, next: Block | undefined, startsStep: (line: string) => boolean): boolean {
+  if (text.length > 60 || text.includes('\n') || !/^\p{Lu}/u.test(text) || /[.:;,!?]$/.test(text) || text.split(/\s+/).length > 8) return false;
+  if (startsStep(text)) return false;
+  if (next?.type === 'list') return next.ordered;
+  return next?.type === 'paragraph' && startsStep(normalizeSpace(next.text.split(/\r?\n/)[0]));
 }

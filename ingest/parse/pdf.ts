@@ -35,8 +35,20 @@ const KNOWN_SECTIONS = new Set([
   'conflicts of interest', 'declaration of interests', 'declaration of competing interest',
   'ethics statement', 'abbreviations', 'figure legends', 'glossary',
 ]);
+// The named sections of a protocol. Only a line that is exactly one of these is a heading.
+const PROTOCOL_SECTIONS = new Set([
+  'materials', 'reagents', 'equipment', 'materials and reagents', 'reagents and equipment', 'materials and equipment',
+  'reagent setup', 'equipment setup', 'you will need', 'procedure', 'steps', 'notes', 'troubleshooting', 'safety',
+  'timing', 'anticipated results', 'expected results', 'before start', 'before you begin', 'guidelines',
+  'materiales', 'reactivos', 'equipos', 'procedimiento', 'pasos', 'notas', 'seguridad',
+]);
+const METHODS_SECTIONS = new Set([
+  'materials and methods', 'material and methods', 'methods and materials', 'methods', 'method', 'methodology',
+  'experimental procedures', 'experimental section', 'experimental', 'star methods', 'method details',
+]);
 const REFERENCE_SECTIONS = new Set(['references', 'bibliography', 'literature cited', 'references and notes', 'works cited']);
 
+const STEP_LINE = /^(?:step|paso|etapa)\s*\d{1,3}\b/i;
 const SENTENCE_END = /[.!?:;]["'\u201D\u2019)\]]*$/;
 const BULLET_START = /^([\u2022\u25AA\u25CF\u2023\u2043\u25E6*]|[-\u2013]\s|\(?\d{1,2}\)\s|\[\d{1,3}\])/;
 const PAGE_NUMBER = /^(?:page\s*)?[-\u2013\u2014]?\s*\d{1,4}\s*[-\u2013\u2014]?(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
@@ -64,7 +76,7 @@ function titleish(rest: string): boolean {
     /^[\p{Lu}\d]/u.test(rest) &&
     /\p{L}{2}/u.test(rest) &&
     wordCount(rest) <= 12 &&
-    !/[.;,]$/.test(rest) &&
+    !/[.;,:]$/.test(rest) &&
     (rest.match(/,/g) ?? []).length < 3 &&
     !/\bet al\b/i.test(rest) &&
     // "1 Control 0.52 0.31" is a table row, not a section.
@@ -72,10 +84,11 @@ function titleish(rest: string): boolean {
   );
 }
 
-function detectHeading(line: string, inReferences: boolean, continuesSentence: boolean): Heading | undefined {
+function detectHeading(line: string, inReferences: boolean, continuesSentence: boolean, inMethods = false): Heading | undefined {
   if (line.length > 80) return undefined;
   const key = sectionKey(line);
-  if (KNOWN_SECTIONS.has(key) && !/[.,;]$/.test(line.replace(/:$/, ''))) return { level: 1, text: line.replace(/[:\s]+$/, '') };
+  // Inside a paper's Methods, "Procedure" or "Reagents" name a part of the methods: kept as text.
+  if ((KNOWN_SECTIONS.has(key) || (PROTOCOL_SECTIONS.has(key) && !inMethods)) && !/[.,;]$/.test(line.replace(/:$/, ''))) return { level: 1, text: line.replace(/[:\s]+$/, '') };
 
   const inline = /^(abstract)\s*[:.\u2014\u2013]\s*(\S.*)$/i.exec(line);
   if (inline) return { level: 1, text: inline[1], rest: inline[2] };
@@ -128,11 +141,27 @@ function stripPageChrome(pages: string[][]): string[][] {
     line.length <= MAX_CHROME_LENGTH &&
     (counts.get(chromeKey(line)) ?? 0) >= threshold &&
     !KNOWN_SECTIONS.has(sectionKey(line));
-  return pages.map((lines) => {
+  // A bare number at a page's edge is a page number when it counts with the pages (on two pages
+  // at the same offset, or on the one page it numbers): a protocol's step "4" at the top of page 2
+  // is content.
+  const pageNumbers = (pick: (lines: string[]) => number[]) => {
+    const found = pages.flatMap((lines, p) =>
+      pick(lines)
+        .filter((i) => PAGE_NUMBER.test(lines[i]))
+        .map((i) => ({ page: p + 1, offset: Number(/\d+/.exec(lines[i])![0]) - (p + 1) })),
+    );
+    const byOffset = new Map<number, number>();
+    for (const f of found) byOffset.set(f.offset, (byOffset.get(f.offset) ?? 0) + 1);
+    const offsets = new Set([...byOffset].filter(([o, n]) => n >= 2 || (found.length === 1 && o === 0)).map(([o]) => o));
+    return (line: string, page: number) => PAGE_NUMBER.test(line) && offsets.has(Number(/\d+/.exec(line)![0]) - page);
+  };
+  const topNumber = pageNumbers((lines) => top(lines).filter((i) => i <= 1));
+  const bottomNumber = pageNumbers((lines) => bottom(lines).filter((i) => i >= lines.length - 2));
+  return pages.map((lines, p) => {
     const drop = new Set<number>();
-    for (const i of top(lines)) if (isChrome(lines[i], topCounts) || (i <= 1 && PAGE_NUMBER.test(lines[i]))) drop.add(i);
+    for (const i of top(lines)) if (isChrome(lines[i], topCounts) || (i <= 1 && topNumber(lines[i], p + 1))) drop.add(i);
     for (const i of bottom(lines)) {
-      if (isChrome(lines[i], bottomCounts) || (i >= lines.length - 2 && PAGE_NUMBER.test(lines[i]))) drop.add(i);
+      if (isChrome(lines[i], bottomCounts) || (i >= lines.length - 2 && bottomNumber(lines[i], p + 1))) drop.add(i);
     }
     return lines.filter((_, i) => !drop.has(i));
   });
@@ -195,6 +224,7 @@ function buildBlocks(pages: string[][], title: string | undefined): BuildResult 
   let lastLine = '';
   let breakAfterLast = false;
   let inReferences = false;
+  let inMethods = false;
 
   const flush = () => {
     if (para.trim()) blocks.push({ type: 'paragraph', text: para.trim() });
@@ -246,19 +276,23 @@ function buildBlocks(pages: string[][], title: string | undefined): BuildResult 
       const next = lines[i + 1] ?? '';
       const heading = /^\p{Ll}/u.test(next) && next !== '' && !KNOWN_SECTIONS.has(sectionKey(line))
         ? undefined
-        : detectHeading(line, inReferences, continuesSentence);
+        : detectHeading(line, inReferences, continuesSentence, inMethods);
       if (heading) {
         flush();
         blocks.push({ type: 'heading', level: heading.level, text: heading.text });
         const key = sectionKey(heading.text.replace(/^[\dIVX.]+\s+/, ''));
         inReferences = REFERENCE_SECTIONS.has(key);
+        inMethods = METHODS_SECTIONS.has(key);
         para = heading.rest ?? '';
         lastLine = heading.rest ?? '';
         continue;
       }
       // A numbered step after a short line is a new item, not the wrapped end of a sentence.
       const numberedItem = /^\d{1,3}[.)]\s+\p{Lu}/u.test(line) && (inReferences || SENTENCE_END.test(lastLine) || shortLine(lastLine));
-      const startsNew = BULLET_START.test(line) || numberedItem;
+      // "Step 4: ..." always starts a step; so does a bare step number on its own line before a
+      // capitalised line (protocols.io prints step numbers in a column of their own).
+      const stepLine = STEP_LINE.test(line) || (/^\d{1,3}$/.test(line) && /^\p{Lu}/u.test(next));
+      const startsNew = BULLET_START.test(line) || numberedItem || stepLine;
       if (para && (startsNew || (breakAfterLast && !/^\p{Ll}/u.test(line)))) flush();
       // An unnumbered subheading ("Cell culture and hypoxia") is a line far shorter than the
       // column between two sentences. It is kept as a paragraph of its own, not promoted to a

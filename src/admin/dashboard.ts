@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { App } from '../app.ts';
 import { groupsForChannel, type SourceConfig } from '../config.ts';
 import { enqueueRebuild, enqueueSync } from '../queue/jobs.ts';
+import type { RetrievedPassage } from '../search/retrieve.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor, type ActivityStore, type QuestionRecord } from '../store/activity.ts';
 import type { Redis } from '../store/redis.ts';
@@ -394,24 +395,9 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       // ones the answer used (retrieval is deterministic for a question and groups).
       const debug = await app.retrieve(question, groups, Math.max(config.retrieval.candidates, config.retrieval.k));
       const sent = new Map(result.passages.map((p) => [p.chunk_id, p.label]));
-      const passages = debug.passages.map((p, i) => ({
-        rank: i + 1,
-        label: sent.get(p.chunkId) ?? null,
-        doc_id: p.docId,
-        chunk_id: p.chunkId,
-        title: p.meta.title,
-        kind: p.meta.kind,
-        section: p.section,
-        text: p.text.length > 800 ? `${p.text.slice(0, 800)}…` : p.text,
-        dense_rank: p.debug.denseRank === undefined ? null : p.debug.denseRank + 1,
-        bm25_rank: p.debug.lexicalRank === undefined ? null : p.debug.lexicalRank + 1,
-        fused: p.debug.fused,
-        exact: p.debug.exact,
-        rerank: p.debug.rerank ?? null,
-        score: p.score,
-      }));
+      const passages = passageRows(debug.passages, sent);
       for (const p of result.passages) {
-        if (!debug.passages.some((d) => d.chunkId === p.chunk_id)) {
+        if (!passages.some((d) => d.chunk_id === p.chunk_id)) {
           passages.push({ rank: passages.length + 1, label: p.label, doc_id: p.doc_id, chunk_id: p.chunk_id, title: app.catalog.doc(p.doc_id)?.title ?? p.doc_id, kind: app.catalog.doc(p.doc_id)?.kind ?? 'note', section: p.section, text: p.text, dense_rank: null, bm25_rank: null, fused: p.score, exact: 0, rerank: null, score: p.score });
         }
       }
@@ -479,4 +465,34 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   });
 
   return router;
+}
+
+/**
+ * The ask box's rows: one per retrieved chunk, and a hit handed over with its neighbouring chunks
+ * one row per chunk (each is labelled and cited on its own) at the hit's rank; only the hit has
+ * dense and BM25 ranks of its own.
+ */
+function passageRows(passages: RetrievedPassage[], sent: Map<string, string>) {
+  return passages.flatMap((p, i) =>
+    (p.parts ?? [{ chunkId: p.chunkId, section: p.section, header: '', body: p.text, sep: '' as const }]).map((part) => {
+      const text = part.header ? `${part.header}\n${part.body}` : part.body;
+      const own = part.chunkId === p.chunkId;
+      return {
+        rank: i + 1,
+        label: sent.get(part.chunkId) ?? null,
+        doc_id: p.docId,
+        chunk_id: part.chunkId,
+        title: p.meta.title,
+        kind: p.meta.kind,
+        section: part.section,
+        text: text.length > 800 ? `${text.slice(0, 800)}…` : text,
+        dense_rank: own && p.debug.denseRank !== undefined ? p.debug.denseRank + 1 : null,
+        bm25_rank: own && p.debug.lexicalRank !== undefined ? p.debug.lexicalRank + 1 : null,
+        fused: p.debug.fused,
+        exact: p.debug.exact,
+        rerank: p.debug.rerank ?? null,
+        score: p.score,
+      };
+    }),
+  );
 }

@@ -2,11 +2,13 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
 import { detectLanguage } from '../search/tokenize.ts';
-import type { RetrievalResult, RetrievedPassage } from '../search/retrieve.ts';
+import type { RetrievalResult } from '../search/retrieve.ts';
+import type { Passage } from '../types.ts';
+import { citablePassages } from './citable.ts';
 import { finalizeAnswer, type Citation } from './cite.ts';
 import { fitContext } from './context.ts';
 import { chanceWeight, extractiveAnswer, termWeightFromDf } from './extractive.ts';
-import { namedSourceMissing, refusalText } from './messages.ts';
+import { namedSourceMissing, namedSourceUnmatched, refusalText } from './messages.ts';
 import { withNoticeNotes } from './notices.ts';
 import { buildPrompt } from './prompt.ts';
 
@@ -28,8 +30,12 @@ export interface AskResult {
   model: string;
   language: 'en' | 'es';
   timings: RetrievalResult['timings'] & { generateMs: number };
-  /** How the question's source names were read (author, year, journal, kind), if it names one. */
-  source?: { named: string[]; restricts: boolean; documents: number };
+  /**
+   * How the question's source names were read (author, year, journal, kind), if it names one;
+   * `unmatched`: names no document's metadata matched, `lifted` the documents ranked first because
+   * their first page or file name carries them.
+   */
+  source?: { named: string[]; restricts: boolean; documents: number; unmatched?: string; lifted?: number };
 }
 
 export interface AnswerDeps {
@@ -53,8 +59,9 @@ export type HistoryTurn = { role: 'user' | 'assistant'; text: string };
 export async function answerQuestion(question: string, deps: AnswerDeps, history: HistoryTurn[] = []): Promise<AskResult> {
   const language = detectLanguage(question);
   const retrieval = await deps.retrieve(question);
-  // Only what fits the budget is labelled, prompted, extracted from and cited.
-  const passages: RetrievedPassage[] = fitContext(retrieval.passages, deps.contextChars);
+  // Only what fits the budget is labelled, prompted, extracted from and cited; a hit handed over
+  // with its neighbouring chunks is labelled chunk by chunk, so each sentence cites its own place.
+  const passages: Passage[] = citablePassages(fitContext(retrieval.passages, deps.contextChars));
   const asPassages = passages.map((p, i) => ({
     label: `S${i + 1}`,
     doc_id: p.docId,
@@ -63,7 +70,13 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
     text: p.text,
     score: p.score,
   }));
-  const source = retrieval.source && { named: retrieval.source.named, restricts: retrieval.source.restricts, documents: retrieval.source.documents };
+  const named = retrieval.source;
+  const source = named && {
+    named: named.named,
+    restricts: named.restricts,
+    documents: named.documents,
+    ...(named.unmatched !== undefined ? { unmatched: named.unmatched, lifted: named.lifted.size } : {}),
+  };
   const base = { passages: asPassages, language, timings: { ...retrieval.timings, generateMs: 0 }, ...(source ? { source } : {}) };
 
   if (retrieval.source?.restricts && retrieval.source.documents === 0) {
@@ -115,6 +128,9 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
   }
   const final = finalizeAnswer({ answer: raw, passages, language });
   base.timings.generateMs = performance.now() - t0;
-  const answer = final.refused ? final.answer : withNoticeNotes(final.answer, final.citations, passages, language);
+  // A name that matched no metadata did not silence the index; the answer says so (after the
+  // citation check: the note is labbot's, not a claim from a passage).
+  const checked = final.refused ? final.answer : withNoticeNotes(final.answer, final.citations, passages, language);
+  const answer = named?.unmatched !== undefined && !final.refused ? `${checked}\n\n${namedSourceUnmatched(language, named.unmatched, named.lifted.size > 0)}` : checked;
   return { ...base, answer, refused: final.refused, citations: final.citations, model };
 }

@@ -6,6 +6,7 @@ import { detectLanguage, tokenize } from '../search/tokenize.ts';
 import type { EditorialNotice, Passage, PassageMeta } from '../types.ts';
 import { isRefusal, refusalText, type Language } from './messages.ts';
 import { letterVariants, onlyOtherVariants } from './variants.ts';
+import { joinedRuns } from './citable.ts';
 
 export interface CitationCheck {
   /** The answer with unknown labels removed and label groups written uniformly ("[S1, S3]"). */
@@ -284,6 +285,8 @@ export function checkSupport(answer: string, passages: Passage[]): { text: strin
     if (!t) sentenceTermsOf.set(i, (t = sentences(i).map((x) => new Set(tokenize(x, { language })))));
     return t;
   };
+  const runOf: number[][] = [];
+  for (const run of joinedRuns(passages)) for (const i of run) runOf[i] = run;
   const kept: string[] = [];
   for (const line of answer.split('\n')) {
     const out: string[] = [];
@@ -302,14 +305,17 @@ export function checkSupport(answer: string, passages: Passage[]): { text: strin
         const claim = s.slice(from, g.index).replace(LABEL_GROUP, '');
         const variants = letterVariants(claim);
         const good: string[] = [];
-        for (const label of g[1].split(', ')) {
-          const i = Number(label.slice(1)) - 1;
-          const p = passages[i];
-          if (!p) continue;
+        for (const cited of g[1].split(', ')) {
+          let i = Number(cited.slice(1)) - 1;
+          if (!passages[i]) continue;
           // Both stemmed in the passage's language: a short claim is too short to detect its own.
-          const language = detectLanguage(p.text);
+          const language = detectLanguage(passages[i].text);
           const terms = contentTerms(claim, language);
           if (terms.length === 0) continue;
+          i = ownChunk(i, terms, runOf[i], (j) => sentenceTerms(j, language));
+          const label = `S${i + 1}`;
+          const p = passages[i];
+          if (good.includes(label)) continue;
           const passageTerms = new Set(tokenize(p.text, { language }));
           const overlap = terms.filter((t) => passageTerms.has(t)).length;
           if (overlap === 0 || overlap / terms.length < MIN_OVERLAP) continue;
@@ -337,6 +343,34 @@ export function checkSupport(answer: string, passages: Passage[]): { text: strin
     if (joined !== '' && /[\p{L}\p{N}]/u.test(joined)) kept.push(joined);
   }
   return { text: kept.join('\n').trim(), quotes };
+}
+
+/** How many of the terms the passage's best-matching sentence holds. */
+function bestSentenceHits(terms: string[], sentences: Array<Set<string>>): number {
+  let best = 0;
+  for (const st of sentences) best = Math.max(best, terms.filter((t) => st.has(t)).length);
+  return best;
+}
+
+/**
+ * The chunk a claim comes from, among the chunks handed over together with the one it cites (a
+ * best hit and its neighbours, which were one passage before they were labelled apart). A claim
+ * none of whose cited chunk's sentences supports it, but a sentence of a neighbour does, is cited
+ * by that neighbour: "heat shock at 42 °C for 45 s" is step 4's, not step 3's, even when the
+ * model cited step 3, whose header shares the words "heat shock".
+ */
+function ownChunk(cited: number, terms: string[], run: number[] | undefined, sentenceTerms: (i: number) => Array<Set<string>>): number {
+  if (!run || run.length < 2) return cited;
+  const own = bestSentenceHits(terms, sentenceTerms(cited));
+  if (own / terms.length >= MIN_OVERLAP) return cited;
+  let best = cited;
+  let bestHits = own;
+  for (const j of run) {
+    if (j === cited) continue;
+    const hits = bestSentenceHits(terms, sentenceTerms(j));
+    if (hits > bestHits) [best, bestHits] = [j, hits];
+  }
+  return best;
 }
 
 function bestSentence(terms: string[], sentences: string[], language: Language): string | undefined {

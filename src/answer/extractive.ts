@@ -8,10 +8,11 @@ import { isInjectedInstruction } from './injection.ts';
 import { splitSentences } from '../../ingest/chunk/text.ts';
 import { extractExactTerms, isMeasure } from '../search/identifiers.ts';
 import { letterVariants, namesOtherVariant } from './variants.ts';
+import { joinedRuns } from './citable.ts';
 
 export interface ExtractiveInput {
   question: string;
-  /** Best first; passage i is cited as S(i+1). */
+  /** Best first; passage i is cited as S(i+1). Passages joined to one hit (citablePassages) are read as one text. */
   passages: Passage[];
   /** The question's language; detected from the question when absent. */
   language?: Language;
@@ -311,7 +312,10 @@ function queryTerms(question: string, termWeight?: (term: string) => number): Qu
 
 interface Scored {
   text: string;
+  /** The run of joined passages (see joinedRuns) it is read in, by rank. */
   passage: number;
+  /** The passage (chunk) it comes from and is cited by. */
+  unit: number;
   position: number;
   /** Weighted share of the question the sentence covers (header terms at partial credit). */
   coverage: number;
@@ -390,6 +394,28 @@ function units(p: Passage): PassageUnits {
   return { sentences, context };
 }
 
+/**
+ * The sentences of a run of joined passages, each with the passage it is cited by and the terms
+ * of that passage's title and headings. Stemmed in the run's own language: a short Spanish step
+ * ("Centrifugar a 12.000 × g") has too few function words to be recognised alone.
+ */
+function readRun(run: number[], passages: Passage[]) {
+  const lang = detectLanguage(run.map((i) => passages[i].text).join('\n'));
+  const sentences: string[] = [];
+  const unitOf: number[] = [];
+  const contextOf: Set<string>[] = [];
+  for (const i of run) {
+    const u = units(passages[i]);
+    const terms = new Set(tokenize(u.context.join('\n'), { language: lang }));
+    for (const text of u.sentences) {
+      sentences.push(text);
+      unitOf.push(i);
+      contextOf.push(terms);
+    }
+  }
+  return { lang, sentences, unitOf, contextOf };
+}
+
 function cite(sentence: string, label: string): string {
   const m = sentence.match(/^(.*?)([.!?。]+["')\]]*)$/s);
   return m ? `${m[1]} [${label}]${m[2]}` : `${sentence} [${label}]`;
@@ -436,13 +462,13 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
 
   const candidates: Scored[] = [];
   const texts: string[][] = [];
-  input.passages.slice(0, MAX_PASSAGES).forEach((p, passage) => {
-    // Stem the passage in its own language: a short Spanish step ("Centrifugar a 12.000 × g")
-    // has too few function words to be recognised alone.
-    const lang = detectLanguage(p.text);
-    const { sentences, context } = units(p);
-    const contextTerms = new Set(tokenize(context.join('\n'), { language: lang }));
+  const unitsOf: number[][] = [];
+  // The chunks of an expanded hit are read as one stretch of text (a sentence's window reaches
+  // into the next chunk), each sentence keeping the chunk it is cited by.
+  joinedRuns(input.passages).slice(0, MAX_PASSAGES).forEach((run, passage) => {
+    const { lang, sentences, unitOf, contextOf } = readRun(run, input.passages);
     texts[passage] = sentences;
+    unitsOf[passage] = unitOf;
     const termLists = sentences.map((text) => tokenize(text, { language: lang }));
     const termSets = termLists.map((terms) => new Set(terms));
     const phraseSets = termLists.map((terms) => pairsOf(terms, PHRASE_GAP));
@@ -484,10 +510,10 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
             direct++;
             met += q.weight;
           }
-        } else if (near(position, q) || (!q.type && contextTerms.has(q.term))) {
+        } else if (near(position, q) || (!q.type && contextOf[position].has(q.term))) {
           window += q.weight;
           if (!q.type) met += q.weight;
-          if (!q.type && contextTerms.has(q.term)) own += q.weight * HEADER_CREDIT;
+          if (!q.type && contextOf[position].has(q.term)) own += q.weight * HEADER_CREDIT;
         } else if (!q.type) {
           missing = Math.max(missing, q.weight);
         }
@@ -517,7 +543,7 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
           Math.min(1, 0.5 + novelty / (2 * MIN_NOVELTY)) *
           (answersType ? 1 : WITHOUT_VALUE) -
         RANK_DECAY * passage;
-      candidates.push({ text, passage, position, coverage, support, minSupport, score, covers });
+      candidates.push({ text, passage, unit: unitOf[position], position, coverage, support, minSupport, score, covers });
     });
   });
 
@@ -547,7 +573,7 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
     // measured the half-life. It was 38 ± 4 min."): quote that one too.
     const next = texts[best.passage][best.position + 1];
     if (next && types.some((q) => q.type!.sentence.test(next))) {
-      add({ ...best, text: next, position: best.position + 1, covers: new Set() });
+      add({ ...best, text: next, unit: unitsOf[best.passage][best.position + 1], position: best.position + 1, covers: new Set() });
     }
   } else if (chosen.length < 2) {
     // A lone good sentence may get one supporting sentence that brings a question term it lacks
@@ -572,7 +598,7 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
   const lines: string[] = [];
   let current = -1;
   for (const s of chosen) {
-    const text = cite(s.text, `S${s.passage + 1}`);
+    const text = cite(s.text, `S${s.unit + 1}`);
     if (s.passage === current) lines[lines.length - 1] += ` ${text}`;
     else lines.push(text);
     current = s.passage;

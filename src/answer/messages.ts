@@ -113,3 +113,20 @@ export function namedSourceMissing(language: Language, described: string): strin
     ? `No encontré «${what}» en el material del laboratorio, así que no respondo con otras fuentes.`
     : `I couldn't find "${what}" in the lab's material, so I won't answer from other sources.`;
 }
+
+/**
+ * Said under an answer to a question naming a source (author, year) that no document's metadata
+ * matches, when the index could not rule it out: which name was not matched, and what the answer
+ * rests on instead.
+ */
+export function namedSourceUnmatched(language: Language, described: string, lifted: boolean): string {
+  const what = described.trim() || (language === 'es' ? 'esa fuente' : 'that source');
+  if (language === 'es') {
+    return lifted
+      ? `Ningún documento tiene «${what}» en sus metadatos; respondo con los documentos que lo nombran en su primera página o en el nombre del archivo.`
+      : `Ningún documento tiene «${what}» en sus metadatos; respondo con todo el material del laboratorio.`;
+  }
+  return lifted
+    ? `No document's metadata matches "${what}"; answered from the documents that name it on their first page or in their file name.`
+    : `No document's metadata matches "${what}"; answered from all of the lab's material.`;
+}

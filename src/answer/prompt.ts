@@ -67,8 +67,12 @@ const NOTICE_WORDS: Record<EditorialNotice['kind'], string> = {
 };
 const noticeField = (n: EditorialNotice) => `${NOTICE_WORDS[n.kind]}${n.date ? ` (${n.date.slice(0, 4)})` : ''}; its findings are not established`;
 
-function passageBlock(p: Passage, index: number): string {
+function passageBlock(p: Passage, index: number, all: Passage[]): string {
   const m = p.meta;
+  // The neighbouring chunks of a best hit are passages of their own (each cited by its own place)
+  // that read on from one another: say so, so a procedure or argument is read in one piece.
+  const previous = all[index - 1];
+  const follows = p.joins !== undefined && previous?.joins === p.joins ? passageLabel(index - 1) : undefined;
   const fields: [string, string | number | undefined][] = [
     ['title', m.title],
     ['authors', m.authors.length ? m.authors.join(', ') : undefined],
@@ -80,6 +84,7 @@ function passageBlock(p: Passage, index: number): string {
     ['slide', m.slide],
     ['page', m.page],
     ['notice', m.notice && noticeField(m.notice)],
+    ['continues', follows],
   ];
   const lines = fields
     .filter((f): f is [string, string | number] => f[1] !== undefined && f[1] !== '')
@@ -117,7 +122,8 @@ function systemText(language: Language, labels: string[], hasNotice = false): st
     '',
     'Rules:',
     '1. Answer only from the passages. Do not add facts from general knowledge, even when you are sure of them.',
-    `2. After each claim, cite the passage it comes from by its label in square brackets, like [S2], or [S1, S3] for several. Valid labels: ${range}. Never invent a label.`,
+    `2. After each claim, cite the passage it comes from by its label in square brackets, like [S2], or [S1, S3] for several. Valid labels: ${range}. Never invent a label. ` +
+      'A passage marked "continues" is the text right after the one it names, in the same document: cite whichever of them the claim comes from, since each names its own step, slide or section.',
     `3. If the passages do not contain the answer, reply with exactly this sentence and nothing else: ${refusal}`,
     '4. When passages disagree, prefer the newest source (the latest year) and say so briefly, citing both the newer and the older passage.',
     `5. Answer in ${LANGUAGE_NAMES[language]}, the language of the question, even when the passages are in another language.`,
@@ -140,7 +146,7 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
   const parts = [
     'Passages, best match first:',
     '<passages>',
-    ...input.passages.map(passageBlock),
+    ...input.passages.map((p, i, all) => passageBlock(p, i, all)),
     '</passages>',
   ];
   const history = historyBlock(input.history ?? []);

@@ -2,7 +2,7 @@
 // allowed group) -> fusion -> exact-match boost -> rerank of the head -> top k passages.
 // Access is decided here, before anything is scored: only the allowed groups are ever searched.
 import type { Config } from '../config.ts';
-import type { Passage } from '../types.ts';
+import type { Chunk, Passage, PassagePart } from '../types.ts';
 import { chunkOrdinal, type Catalog } from './catalog.ts';
 import { fuseRrf, fuseWeighted, type Ranked } from './fuse.ts';
 import { exactMatchFraction, exactMatchers, extractExactTerms } from './identifiers.ts';
@@ -69,7 +69,7 @@ export async function retrieve(
     return { passages: [], source: named, terms: termStats, timings: { embedMs: 0, denseMs: 0, lexicalMs: 0, fuseMs: 0, rerankMs: 0, totalMs: performance.now() - t0 } };
   }
   // A named source's passages must be found even when other documents outrank them: search deeper.
-  const n = named?.restricts ? Math.max(settings.candidates, k, NAMED_POOL) : Math.max(settings.candidates, k);
+  const n = named?.restricts || named?.lifted.size ? Math.max(settings.candidates, k, NAMED_POOL) : Math.max(settings.candidates, k);
 
   const tEmbed = performance.now();
   // A failing embedding endpoint degrades to lexical-only retrieval instead of no answer.
@@ -127,6 +127,14 @@ export async function retrieve(
     for (const id of [...candidates.keys()]) if (!named.docIds.has(deps.catalog.chunkInfo(id)?.docId ?? '')) candidates.delete(id);
     for (const cid of named.chunkIds) if (!candidates.has(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
   }
+  // Documents that carry an unmatched name on their first page or in their file name compete with
+  // all their chunks, and go first (below).
+  for (const cid of named?.liftedChunkIds ?? []) if (!candidates.has(cid) && allowed(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
+  const liftedFirst = <T extends { id: string }>(list: T[]): T[] => {
+    if (!named?.lifted.size) return list;
+    const lifted = (id: string) => named.lifted.has(deps.catalog.chunkInfo(id)?.docId ?? '');
+    return [...list.filter((h) => lifted(h.id)), ...list.filter((h) => !lifted(h.id))];
+  };
   const top = fused[0]?.score ?? 1;
   const scored = [...candidates.values()].map((h) => {
     const exact = exactMatchFraction(deps.catalog.searchText(h.id) ?? '', matchers, exactWeights);
@@ -137,7 +145,7 @@ export async function retrieve(
 
   const tRerank = performance.now();
   const depth = Math.min(settings.rerankDepth, scored.length);
-  let ordered = scored.map((h) => ({ ...h, rerank: undefined as number | undefined }));
+  let ordered = liftedFirst(scored).map((h) => ({ ...h, rerank: undefined as number | undefined }));
   if (deps.reranker && depth > 1) {
     const head = ordered.slice(0, depth);
     const reranked = await deps.reranker.rerank(
@@ -159,6 +167,8 @@ export async function retrieve(
     const head = ordered.slice(0, 2 * k);
     ordered = [...head.filter((h) => fits(h.id)), ...head.filter((h) => !fits(h.id)), ...ordered.slice(2 * k)];
   }
+  // A name the document carries outweighs a kind word (kinds are detected, and can be wrong).
+  ordered = liftedFirst(ordered);
   const rerankMs = performance.now() - tRerank;
 
   const passages: RetrievedPassage[] = [];
@@ -172,8 +182,9 @@ export async function retrieve(
     // Small-to-big: the best hits carry their neighbouring chunks, so an answer that straddles a
     // chunk boundary still reaches the model; neighbours shown this way are not repeated later.
     if (passages.length < settings.expandTop) {
-      const { text, ids } = withNeighbours(h.id, deps.catalog);
+      const { text, ids, parts } = withNeighbours(h.id, deps.catalog);
       p.text = text;
+      if (parts.length > 1) p.parts = parts;
       for (const id of ids) used.add(id);
     }
     passages.push({
@@ -198,24 +209,50 @@ function identifierWeight(identifier: string, catalog: Catalog, groups: string[]
   return rarest > 0 ? Math.min(1, idf / rarest) : 1;
 }
 
-/** A chunk's text with the bodies of its previous and next chunks, overlaps removed. */
-function withNeighbours(chunkId: string, catalog: Catalog): { text: string; ids: string[] } {
+/**
+ * A chunk's text with the bodies of its previous and next chunks, overlaps removed, and each
+ * chunk's piece of it (so each can be cited by its own step, slide, section or page).
+ */
+function withNeighbours(chunkId: string, catalog: Catalog): { text: string; ids: string[]; parts: PassagePart[] } {
   const chunk = catalog.chunk(chunkId)!;
   const n = chunkOrdinal(chunkId);
+  // A neighbour may be one the hit before already brought (hits two chunks apart): it is repeated,
+  // so each hit is read with the text on both its sides.
   const prev = catalog.chunk(`${chunk.docId}#${n - 1}`);
   const next = catalog.chunk(`${chunk.docId}#${n + 1}`);
-  const body = (t: string) => t.slice(t.indexOf('\n') + 1);
-  const [header, ...rest] = chunk.text.split('\n');
-  let text = rest.join('\n');
-  if (prev) text = joinOverlapping(body(prev.text), text);
-  if (next) text = joinOverlapping(text, body(next.text));
-  return { text: `${header}\n${text}`, ids: [prev?.id, next?.id].filter((x): x is string => Boolean(x)) };
+  const split = (c: Chunk) => {
+    const at = c.text.indexOf('\n');
+    return at < 0 ? { header: c.text, body: '' } : { header: c.text.slice(0, at), body: c.text.slice(at + 1) };
+  };
+  const part = (c: Chunk, body: string, sep: PassagePart['sep']): PassagePart => {
+    const p: PassagePart = { chunkId: c.id, section: c.section, header: split(c).header, body, sep };
+    if (c.step !== undefined) p.step = c.step;
+    if (c.slide !== undefined) p.slide = c.slide;
+    if (c.page !== undefined) p.page = c.page;
+    return p;
+  };
+  const parts: PassagePart[] = [];
+  let text = '';
+  for (const c of [prev, chunk, next]) {
+    if (!c) continue;
+    const body = split(c).body;
+    if (parts.length === 0) {
+      parts.push(part(c, body, ''));
+      text = body;
+      continue;
+    }
+    const k = overlap(text, body);
+    const piece = k > 0 ? body.slice(k) : body;
+    parts.push(part(c, piece, k > 0 ? '' : '\n'));
+    text = k > 0 ? text + piece : `${text}\n${piece}`;
+  }
+  return { text: `${split(chunk).header}\n${text}`, ids: [prev?.id, next?.id].filter((x): x is string => Boolean(x)), parts };
 }
 
-/** Joins two texts where the second may start with the end of the first (chunk overlap). */
-function joinOverlapping(a: string, b: string): string {
+/** How many characters the second text repeats of the end of the first (chunk overlap), or 0. */
+function overlap(a: string, b: string): number {
   for (let k = Math.min(a.length, b.length, 600); k >= 20; k--) {
-    if (a.endsWith(b.slice(0, k))) return a + b.slice(k);
+    if (a.endsWith(b.slice(0, k))) return k;
   }
-  return `${a}\n${b}`;
+  return 0;
 }

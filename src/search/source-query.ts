@@ -5,6 +5,7 @@
 // name; kinds only lift passages of that kind (people say "the paper" of a protocol). Pure: the
 // documents to match against are passed in.
 import type { Kind } from '../types.ts';
+import { tokenize } from './tokenize.ts';
 
 /** What a document offers to be named by. */
 export interface SourceDoc {
@@ -184,19 +185,45 @@ export interface NamedSource extends SourceQuery {
   described: string;
   /** The question without its source names: what the answer must say. */
   topic: string;
+  /**
+   * Set when no document's metadata matches the names and the index cannot rule the source out
+   * (see readNamedSource): the names as described, which the answer says were not matched.
+   */
+  unmatched?: string;
+  /** Documents whose first page, file name or partial metadata carry the names: ranked first. */
+  lifted: Set<string>;
+  /** Chunks of the lifted documents when they are few enough to all compete; else empty. */
+  liftedChunkIds: string[];
 }
 
 /** Chunks of named documents added as candidates at most (a named source of a few papers). */
 const MAX_NAMED_CHUNKS = 400;
+/** Chunks holding a name that are looked at, at most (a name is rare; "2021" is not). */
+const NAME_LOOKUP_LIMIT = 20_000;
+/** Without pages, the chunks that make a document's first page: its first few. */
+const FRONT_CHUNKS = 2;
+
+type CatalogDoc = SourceDoc & { access: string; chunkIds: string[]; path?: string };
 
 /** What `readNamedSource` needs of the catalog. */
 export interface SourceCatalog {
-  docs(): Iterable<SourceDoc & { access: string; chunkIds: string[] }>;
+  docs(): Iterable<CatalogDoc>;
+  /** Chunks (in the groups searched) whose text holds an analysed term (see tokenize). */
+  idsWithTerm(groups: string[], term: string, limit: number): string[];
+  chunkInfo(chunkId: string): { docId: string; page?: number } | undefined;
+  /** A chunk with its text (read only for the first chunk of a document holding a name). */
+  chunk(chunkId: string): { text: string } | undefined;
 }
 
 /**
  * Reads the source names of a question against the documents the asker may read. Undefined when
- * the question names no source.
+ * the question names no source. Names restrict the answer to the documents whose metadata matches
+ * them. When none does, a name is not taken to mean the source is missing unless the index could
+ * say so: documents whose first page, file name or partial metadata carry the names are ranked
+ * first (a PDF with no metadata prints its authors on page 1; Zotero names files "Sharma et al. -
+ * 2022 - …"); failing those, the question is refused only when readable documents carry metadata
+ * of the kind named (authors, years) that disagrees, and otherwise searched as if unnamed. Either
+ * way the answer says which name was not matched.
  */
 export function readNamedSource(question: string, groups: string[], catalog: SourceCatalog): NamedSource | undefined {
   const allowed = new Set(groups);
@@ -205,15 +232,120 @@ export function readNamedSource(question: string, groups: string[], catalog: Sou
   const q = parseSourceQuery(question, known);
   if (q.named.length === 0) return undefined;
   const matching = q.restricts ? readable.filter((d) => docMatches(d, q)) : [];
-  const chunks = matching.reduce((s, d) => s + d.chunkIds.length, 0);
-  return {
-    ...q,
-    documents: matching.length,
-    docIds: new Set(matching.map((d) => d.id)),
-    chunkIds: chunks <= MAX_NAMED_CHUNKS ? matching.flatMap((d) => d.chunkIds) : [],
-    described: describeNamed(q, known),
-    topic: withoutSourceNames(question, q, known),
+  const described = describeNamed(q, known);
+  const base = { ...q, described, topic: withoutSourceNames(question, q, known), lifted: new Set<string>(), liftedChunkIds: [] as string[] };
+  const named = (docs: CatalogDoc[]) => {
+    const chunks = docs.reduce((n, d) => n + d.chunkIds.length, 0);
+    return { ids: new Set(docs.map((d) => d.id)), chunkIds: chunks <= MAX_NAMED_CHUNKS ? docs.flatMap((d) => d.chunkIds) : [] };
   };
+  if (!q.restricts || matching.length > 0) {
+    const m = named(matching);
+    return { ...base, documents: matching.length, docIds: m.ids, chunkIds: m.chunkIds };
+  }
+  const carrying = carryingNames(q, readable, groups, catalog);
+  if (carrying.length === 0 && canRuleOut(q, readable)) return { ...base, documents: 0, docIds: new Set(), chunkIds: [] };
+  const lifted = named(carrying);
+  return {
+    ...base,
+    named: q.named.map((n) => n.replace(' (not in the index)', ' (in no document’s metadata)')),
+    restricts: false,
+    documents: 0,
+    docIds: new Set(),
+    chunkIds: [],
+    unmatched: described,
+    lifted: lifted.ids,
+    liftedChunkIds: lifted.chunkIds,
+  };
+}
+
+/** Readable documents hold metadata of every kind the question names, so a name they lack is missing. */
+function canRuleOut(q: SourceQuery, readable: CatalogDoc[]): boolean {
+  if (q.authors.length && !readable.some((d) => d.authors.length > 0)) return false;
+  if (q.years.length && !readable.some((d) => d.year !== undefined)) return false;
+  return true;
+}
+
+const fold = (s: string): string =>
+  s
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
+
+/**
+ * The documents that carry the named authors and years. Best, where a document names its own:
+ * its metadata, its file name ("Sharma et al. - 2022 - …"), or its first chunk (a PDF's title
+ * block: title, byline, journal line) other than inside a citation ("Sharma et al., 2022"). Failing
+ * those, documents that carry the authors so and have no year of their own to disagree with the
+ * one named. Failing those, documents whose first page mentions the names (a paper that cites the
+ * named one and states its finding).
+ */
+function carryingNames(q: SourceQuery, readable: CatalogDoc[], groups: string[], catalog: SourceCatalog): CatalogDoc[] {
+  /** Documents with a chunk holding every analysed term of the name, and which chunks. */
+  const holding = (name: string): string[] => {
+    let ids: string[] | undefined;
+    for (const t of tokenize(name)) {
+      const hits = new Set(catalog.idsWithTerm(groups, t, NAME_LOOKUP_LIMIT));
+      ids = ids ? ids.filter((id) => hits.has(id)) : [...hits];
+    }
+    return ids ?? [];
+  };
+  const docsWith = (ids: string[], keep: (id: string) => boolean): Set<string> => new Set(ids.filter(keep).map((id) => catalog.chunkInfo(id)?.docId ?? ''));
+  const titles = new Map<string, string>();
+  const titleOf = (docId: string): string => {
+    let t = titles.get(docId);
+    if (t === undefined) titles.set(docId, (t = fold(titleBlock(catalog.chunk(`${docId}#0`)?.text ?? ''))));
+    return t;
+  };
+  // File names glue names and years together ("sharma2022_fins.pdf"): a name ends at a non-letter, a year at a non-digit.
+  const inFileName = (d: CatalogDoc, name: string): boolean => {
+    const n = escapeRegExp(fold(name));
+    const re = /^\d+$/.test(name) ? `(?<!\\p{N})${n}(?!\\p{N})` : `(?<!\\p{L})${n}(?!\\p{L})`;
+    return new RegExp(re, 'u').test(fold((d.path ?? '').split(/[\\/]/).pop() ?? ''));
+  };
+  // In the title block a name counts when it is not a citation ("Sharma et al.", "(Sharma, 2019)");
+  // affiliation marks may follow it ("Sharma1,2", which the index holds as one word, so every
+  // readable document's title block is read, not the index's postings). A year counts anywhere in
+  // it (the journal line, "Available online 2 January 2022").
+  const bylineAuthor = q.authors.map((a) => {
+    const own = new RegExp(`(?<![\\p{L}\\p{N}(])${escapeRegExp(fold(a))}(?!\\p{L})(?!\\s+et\\s+al)(?!,?\\s*\\(?\\d{4})(?!\\d{3})`, 'u');
+    return new Set(readable.filter((d) => own.test(titleOf(d.id))).map((d) => d.id));
+  });
+  const yearRe = q.years.map((y) => new RegExp(`(?<!\\p{N})${y}(?!\\p{N})`, 'u'));
+  const ownAuthors = (d: CatalogDoc) =>
+    q.authors.every((a, i) => d.authors.some((x) => familyOf(x).toLowerCase() === a) || inFileName(d, a) || bylineAuthor[i].has(d.id));
+  // Years are read only from documents that carry the authors (or from those whose first chunk
+  // holds the year, when only a year is named): a year is in thousands of documents.
+  const yearFirst = q.authors.length ? undefined : q.years.map((y) => docsWith(holding(String(y)), (id) => chunkOrdinal(id) === 0));
+  const ownYears = (d: CatalogDoc) =>
+    q.years.every((y, i) => d.year === y || inFileName(d, String(y)) || ((yearFirst?.[i].has(d.id) ?? true) && yearRe[i].test(titleOf(d.id))));
+  const authored = q.authors.length ? readable.filter(ownAuthors) : readable;
+  const own = authored.filter(ownYears);
+  if (own.length) return own;
+  const undated = q.authors.length ? authored.filter((d) => d.year === undefined) : [];
+  if (undated.length) return undated;
+  // Last: the first page mentions every name (a paper citing the named one, stating its finding).
+  const onFrontPage = (id: string) => {
+    const page = catalog.chunkInfo(id)?.page;
+    return page === 1 || (page === undefined && chunkOrdinal(id) < FRONT_CHUNKS);
+  };
+  const mentioned = [...q.authors, ...q.years.map(String)].map((n) => docsWith(holding(n), onFrontPage));
+  return readable.filter((d) => mentioned.every((m) => m.has(d.id)));
+}
+
+/** Where a paper prints its byline and journal line: the start of its first chunk, before its abstract. */
+const TITLE_BLOCK_CHARS = 800;
+const FIRST_SECTION = /\n\s*(?:\d\.?\s*)?(?:abstract|summary|introduction|background|resumen|introducci[oó]n)\b/i;
+function titleBlock(chunkText: string): string {
+  const body = chunkText.slice(chunkText.indexOf('\n') + 1, chunkText.indexOf('\n') + 1 + TITLE_BLOCK_CHARS);
+  const end = FIRST_SECTION.exec(body)?.index;
+  return end === undefined ? body : body.slice(0, end);
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function chunkOrdinal(chunkId: string): number {
+  const m = /#(\d+)$/.exec(chunkId);
+  return m ? Number(m[1]) : 0;
 }
 
 /**

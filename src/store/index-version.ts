@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { ChunkOptions } from '../types.ts';
 
 /** Bump when chunkers change what they emit for the same input. */
-export const CHUNKER_VERSION = 3;
+export const CHUNKER_VERSION = 4;
 
 export interface IndexVersionInput {
   embeddingProvider: string;

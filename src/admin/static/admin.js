@@ -46,7 +46,11 @@
         named.hidden = !r.source;
         named.textContent = r.source
           ? 'Source named in the question: ' + r.source.named.join(' · ') +
-            (r.source.restricts ? ' → ' + r.source.documents + ' matching document(s)' : ' (kind lifts passages, does not filter)')
+            (r.source.restricts
+              ? ' → ' + r.source.documents + ' matching document(s)'
+              : r.source.unmatched !== undefined
+                ? ' → no document’s metadata matches; ' + r.source.lifted + ' document(s) naming it on page 1 or in the file name ranked first'
+                : ' (kind lifts passages, does not filter)')
           : '';
         var answer = document.getElementById('ask-answer');
         answer.textContent = r.answer;

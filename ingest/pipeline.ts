@@ -8,10 +8,11 @@ import type { Logger } from 'pino';
 import type { Catalog } from '../src/search/catalog.ts';
 import type { VectorRecord, VectorStore } from '../src/store/chroma-store.ts';
 import { toChunkMetadata } from '../src/store/chunk-metadata.ts';
-import type { Chunk, ChunkOptions, Kind, LabDocument, ParsedFile } from '../src/types.ts';
+import type { Chunk, ChunkOptions, Kind, LabDocument } from '../src/types.ts';
 import { chunkDocument } from './chunk/index.ts';
 import { detectKind } from './chunk/detect-kind.ts';
 import { decideAccess } from './access.ts';
+import { documentLayers } from './metadata/document-layers.ts';
 import { accessClaims, resolveMeta, type MetaLayer } from './metadata/layers.ts';
 import { parseSidecar } from './metadata/sidecar.ts';
 import { ParseError, UnsupportedFormatError, isSupported, parseFile } from './parse/index.ts';
@@ -258,25 +259,6 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
 
 class FileError extends Error {}
 
-/** Names of a file's own metadata, per format, as the dashboard shows where a field came from. */
-const EMBEDDED_ORIGIN: Record<ParsedFile['format'], string> = {
-  markdown: 'front matter',
-  text: 'front matter',
-  pdf: 'PDF info',
-  pptx: 'document properties',
-  docx: 'document properties',
-  html: 'HTML meta tags',
-};
-
-/**
- * The metadata layers of a file, most trusted first. Front matter is written by the lab for this
- * very file and beats sidecars; sidecars beat what a PDF or Office file says about itself.
- */
-function metadataLayers(parsed: ParsedFile, sidecars: MetaLayer[]): MetaLayer[] {
-  const own: MetaLayer = { origin: EMBEDDED_ORIGIN[parsed.format], meta: parsed.meta };
-  return parsed.format === 'markdown' || parsed.format === 'text' ? [own, ...sidecars] : [...sidecars, own];
-}
-
 async function prepare(
   file: SourceFile,
   target: IngestTarget,
@@ -321,7 +303,7 @@ async function prepare(
   if (!early.ok) throw new FileError(early.reason);
   const parsed = await parseFile({ name: path.basename(file.path), bytes }, { maxBytes: settings.maxFileBytes });
   const warnings = [...parsed.warnings, ...sidecarLayers.flatMap((l) => l.warnings ?? [])];
-  const layers = metadataLayers(parsed, sidecarLayers);
+  const layers = documentLayers(parsed, sidecarLayers, [], path.basename(file.path));
   const access = decideAccess(accessClaims(layers), target.access, settings.defaultAccess);
   if (!access.ok) throw new FileError(access.reason);
   const { meta, from } = resolveMeta(layers);

@@ -12,11 +12,12 @@ import type { Chunk, ChunkOptions, Kind, LabDocument } from '../src/types.ts';
 import { chunkDocument } from './chunk/index.ts';
 import { detectKind } from './chunk/detect-kind.ts';
 import { decideAccess } from './access.ts';
-import { documentLayers } from './metadata/document-layers.ts';
+import { documentLayers, fileDoiOf } from './metadata/document-layers.ts';
 import { accessClaims, resolveMeta, type MetaLayer } from './metadata/layers.ts';
 import { parseSidecar } from './metadata/sidecar.ts';
 import { ParseError, UnsupportedFormatError, isSupported, parseFile } from './parse/index.ts';
 import { checkPath, listFolder, readInside, type SourceFile } from './sources/folder.ts';
+import { libraryLoader, matchInScope, type LibraryLoader } from './sources/libraries.ts';
 import { titleFromBlocks } from './title.ts';
 
 export interface IngestTarget {
@@ -52,6 +53,8 @@ export interface IndexedDoc {
   chunkIds: string[];
   /** Text hash of each chunk, in chunkIds order. */
   chunkHashes: string[];
+  /** The DOI the file itself carries: library entries matched by DOI count in the content hash. */
+  fileDoi?: string;
 }
 
 /**
@@ -134,9 +137,13 @@ const sha256 = (parts: (string | Uint8Array)[]) => {
 /** Files flushed per write: big enough to amortise Chroma round trips, small enough to bound memory. */
 const FLUSH_CHUNKS = 2000;
 
-/** The hash that decides whether a file changed: its bytes, its sidecars and what the source imposes. */
-export function fileContentHash(bytes: Uint8Array, sidecars: { name: string; text: string }[], target: Pick<IngestTarget, 'kind' | 'access'>, defaultAccess: string): string {
-  return sha256([bytes, ...sidecars.flatMap((s) => [s.name, s.text]), JSON.stringify([target.kind ?? null, target.access ?? null, defaultAccess])]);
+/**
+ * The hash that decides whether a file changed: its bytes, its sidecars, what the source imposes
+ * and (`libraries`, a match's signature) the library entries that describe it, so editing one
+ * entry of a library changes the hash of its documents only.
+ */
+export function fileContentHash(bytes: Uint8Array, sidecars: { name: string; text: string }[], target: Pick<IngestTarget, 'kind' | 'access'>, defaultAccess: string, libraries = ''): string {
+  return sha256([bytes, ...sidecars.flatMap((s) => [s.name, s.text]), JSON.stringify([target.kind ?? null, target.access ?? null, defaultAccess]), ...(libraries ? ['\0libraries\0', libraries] : [])]);
 }
 
 /** Removes an indexed document: chunks from the store, then the catalog entry, then hooks. */
@@ -207,12 +214,13 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
   };
 
   let done = 0;
+  const libraries = libraryLoader(target.root, settings.maxFileBytes);
   for (const file of files) {
     deps.onProgress?.({ phase: 'file', done, total: files.length, file: file.rel });
     done += 1;
     seen.add(file.rel);
     try {
-      const outcome = await prepare(file, target, settings, lookup);
+      const outcome = await prepare(file, target, settings, lookup, libraries);
       if ('status' in outcome) {
         if (outcome.status === 'unchanged') summary.documents.unchanged += 1;
         record(outcome);
@@ -264,6 +272,7 @@ async function prepare(
   target: IngestTarget,
   settings: IngestSettings,
   lookup: IndexLookup,
+  libraries: LibraryLoader,
 ): Promise<Prepared | FileOutcome> {
   if (!isSupported(file.path)) throw new UnsupportedFormatError(`unsupported format "${path.extname(file.path) || '(no extension)'}"`);
   if (file.size > settings.maxFileBytes) {
@@ -287,8 +296,11 @@ async function prepare(
   }
   if (bytes.length > settings.maxFileBytes) throw new FileError(`file grew over the size limit while being read`);
 
-  const contentHash = fileContentHash(bytes, sidecars, target, settings.defaultAccess);
   const existing = await lookup.atPath(target.sourceId, file.rel);
+  // The DOI the file carried when it was indexed stands for the file's DOI while its bytes (part
+  // of the hash) are the same; when they are not, the document is parsed and matched again below.
+  let library = await matchInScope(file, existing?.fileDoi, libraries);
+  let contentHash = fileContentHash(bytes, sidecars, target, settings.defaultAccess, library.signature);
   if (existing && existing.contentHash === contentHash) {
     return { path: file.path, status: 'unchanged', docId: existing.id, kind: existing.kind, chunks: existing.chunkIds.length };
   }
@@ -296,14 +308,19 @@ async function prepare(
   // A sidecar that cannot be read may be the one saying who may read the document: the access
   // rule refuses before anything is parsed or stored.
   const sidecarLayers: MetaLayer[] = sidecars.map((s) => {
-    const r = parseSidecar(s.name, s.text);
+    const r = parseSidecar(s.name, s.text, path.basename(file.path));
     return { origin: s.name, meta: r.meta, unreadable: r.unreadable, warnings: r.warnings.map((w) => `${s.name}: ${w}`) };
   });
-  const early = decideAccess(accessClaims(sidecarLayers), target.access, settings.defaultAccess);
+  const early = decideAccess(accessClaims([...sidecarLayers, ...library.layers]), target.access, settings.defaultAccess);
   if (!early.ok) throw new FileError(early.reason);
   const parsed = await parseFile({ name: path.basename(file.path), bytes }, { maxBytes: settings.maxFileBytes });
-  const warnings = [...parsed.warnings, ...sidecarLayers.flatMap((l) => l.warnings ?? [])];
-  const layers = documentLayers(parsed, sidecarLayers, [], path.basename(file.path));
+  const fileDoi = fileDoiOf(parsed);
+  if (fileDoi !== existing?.fileDoi) {
+    library = await matchInScope(file, fileDoi, libraries);
+    contentHash = fileContentHash(bytes, sidecars, target, settings.defaultAccess, library.signature);
+  }
+  const warnings = [...parsed.warnings, ...sidecarLayers.flatMap((l) => l.warnings ?? []), ...library.layers.flatMap((l) => l.warnings ?? [])];
+  const layers = documentLayers(parsed, sidecarLayers, library.layers, path.basename(file.path));
   const access = decideAccess(accessClaims(layers), target.access, settings.defaultAccess);
   if (!access.ok) throw new FileError(access.reason);
   const { meta, from } = resolveMeta(layers);
@@ -328,6 +345,8 @@ async function prepare(
     access: access.group,
     metaFrom: from,
     contentHash,
+    ...(fileDoi ? { fileDoi } : {}),
+    ...(library.notes.length ? { metaNotes: library.notes } : {}),
   };
   const conflict = await lookup.byId(docId);
   if (conflict && (conflict.source !== doc.source || conflict.path !== doc.path)) {

@@ -92,6 +92,10 @@ export interface LabDocument {
   contentHash: string;
   /** Where each bibliographic field came from ("front matter", "library.bib", "PDF info", "text", "file name"). */
   metaFrom?: Partial<Record<string, string>>;
+  /** The DOI the file itself carries (its text or embedded metadata): how library entries find it by DOI. */
+  fileDoi?: string;
+  /** What an admin should know about the metadata: matched by two library entries, entries unreadable. */
+  metaNotes?: string[];
 }
 
 /** A chunk as stored: the unit of retrieval. */

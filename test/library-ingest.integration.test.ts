@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
+import { libraryParseCount } from '../ingest/metadata/library.ts';
 import { enqueueSync } from '../src/queue/jobs.ts';
 import type { SyncResult } from '../src/queue/sync-source.ts';
 import { startServe, type Running } from '../src/serve.ts';
@@ -321,6 +322,19 @@ describe('library changes through the queue: folder webhooks and git pushes', ()
     await syncResult('lab', { changed: ['papers/library.bib'] });
     await settle();
     expect((await running.app.records!.problems('lab')).filter((p) => p.path.startsWith('papers/'))).toEqual([]);
+  });
+
+  it('a 5,000-entry library is parsed once for a sync and all the document jobs it makes, not once per document', async () => {
+    const big: LibraryPaper[] = Array.from({ length: 5000 }, (_, i) => ({ key: `big${i}`, title: `Entry number ${i} of a large lab library`, authors: [['Ana', `Family${i}`]], year: 2000 + (i % 24), journal: 'J', file: `big-${i}.md` }));
+    mkdirSync(path.join(folder, 'big'));
+    for (let i = 0; i < 12; i++) writeFileSync(path.join(folder, 'big', `big-${i * 400}.md`), `The BIGLIB${i} note.\n`);
+    writeFileSync(path.join(folder, 'big', 'library.bib'), betterBibtex(big));
+    const before = libraryParseCount();
+    const r = await syncResult('lab', { changed: ['big/library.bib'] });
+    expect(r.index).toBe(12);
+    await settle();
+    expect(libraryParseCount() - before).toBe(1);
+    expect(docAt(running.app, 'big/big-400.md')).toMatchObject({ title: 'Entry number 400 of a large lab library', authors: ['Ana Family400'] });
   });
 
   it('a git push that changes only the library re-indexes the document whose entry changed', async () => {

@@ -3,7 +3,7 @@
 // still read, and the caller decides whether the file as a whole may be trusted.
 import bibtex, { type BibValue } from 'bibtex-parse';
 import type { DocMeta } from '../../src/types.ts';
-import { readAccessFields } from '../access.ts';
+import { ACCESS_KEYS, readAccessFields } from '../access.ts';
 import { describeValue } from './describe-value.ts';
 import { coerceKeywords, coerceYear, firstLine, normalizeAuthorName, normalizeDoi, type MetaResult } from './coerce.ts';
 import { extraFieldRecords } from './extra-field.ts';
@@ -192,7 +192,7 @@ export function bibEntryMeta(entry: BibEntry): MetaResult {
   if (keywords?.length) meta.keywords = keywords;
   if (PAPER_TYPES.has(entry.type)) meta.kind = 'paper';
   // Zotero's own BibTeX export keeps the Extra field as `note`: its "access: x" lines count too.
-  const own = Object.fromEntries(Object.entries(f).map(([k, v]) => [k, delatex(v)]));
+  const own = Object.fromEntries(Object.entries(f).filter(([k]) => (ACCESS_KEYS as readonly string[]).includes(k)).map(([k, v]) => [k, delatex(v)]));
   const access = readAccessFields([own, ...extraFieldRecords(f.note ? delatex(f.note) : undefined), ...extraFieldRecords(f.extra ? delatex(f.extra) : undefined)]);
   if (access.access) meta.access = access.access;
   if (access.invalidAccess !== undefined) {

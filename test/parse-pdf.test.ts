@@ -94,12 +94,22 @@ describe('a research paper PDF', () => {
 
 describe('PDF variants', () => {
   it('splits a BibTeX-style info author and guesses a missing title from page 1', async () => {
-    const bytes = await makePaperPdf({ infoAuthor: 'Smith, Jane and Lee, Kim', infoTitle: null, doi: '10.5555/other.7' });
+    const bytes = await makePaperPdf({ authors: ['Jane Smith', 'Kim Lee'], infoAuthor: 'Smith, Jane and Lee, Kim', infoTitle: null, doi: '10.5555/other.7' });
     const r = await parseFile({ name: 'p.pdf', bytes });
     expect(r.meta.authors).toEqual(['Jane Smith', 'Kim Lee']);
     expect(r.meta.title).toBeUndefined();
     expect(r.textLayers?.find((l) => l.inferred)?.meta.title).toBe(PAPER_TITLE);
     expect(r.textLayers?.find((l) => !l.inferred)?.meta.doi).toBe('10.5555/other.7');
+  });
+
+  it('drops an info Author that is the account or publisher that wrote the file, not the printed byline', async () => {
+    for (const infoAuthor of ['ibm', 'Cambridge Journals', 'Rahul Patel']) {
+      const r = await parseFile({ name: 'p.pdf', bytes: await makePaperPdf({ infoAuthor }) });
+      expect(r.meta.authors, infoAuthor).toBeUndefined();
+      expect(r.textLayers?.find((l) => l.inferred)?.meta.authors).toEqual(PAPER_AUTHORS);
+    }
+    expect((await parseFile({ name: 'p.pdf', bytes: await makePaperPdf({ infoTitle: 'doi:' }) })).meta.title).toBeUndefined();
+    expect((await parseFile({ name: 'p.pdf', bytes: await makePaperPdf({ infoTitle: 'OECS12_abstract_Muller1' }) })).meta.title).toBeUndefined();
   });
 
   it('reads subject keywords from the info dictionary, leaving a DOI listed there out', async () => {

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFile } from '../ingest/parse/index.ts';
-import { parseAuthorLine } from '../ingest/parse/pdf-front-page.ts';
-import { itemsToLines } from '../ingest/parse/pdf-layout.ts';
+import { frontPageMeta, parseAuthorLine } from '../ingest/parse/pdf-front-page.ts';
+import { itemsToLines, joinAccents, type LayoutLine } from '../ingest/parse/pdf-layout.ts';
 import type { App } from '../src/app.ts';
 import { DEV_MIX, generatePapers, renderPaperPdf, type AuthorStyle, type GeneratedPaper, type PaperLayout } from './fixtures/papers.ts';
 import { openTestApp } from './helpers/app.ts';
@@ -103,6 +103,33 @@ describe('reading a first page', () => {
     expect(meta.title).toBe(SHARMA.title);
     expect(meta.authors?.[0]).toBe('Ana Sharma');
     expect(meta.year).toBe(2022);
+  });
+
+  it('reads layouts seen in real papers: a big masthead, a byline cut mid-name, glued initials, capital family names, a citation line mid-page', () => {
+    const line = (text: string, size: number, top: number, x0 = 72): LayoutLine => ({ text, size, top, x0, x1: x0 + text.length * size * 0.45, superscripts: [], marked: text });
+    const page = (lines: LayoutLine[]) => ({ width: 595, height: 842, lines: [...lines, ...Array.from({ length: 30 }, (_, i) => line(`Body text line ${i} of the paper, long enough to be body text in a column.`, 10, 360 + i * 12))] });
+    expect(frontPageMeta(page([line('Journal of Statistical Software', 28, 115, 200), line('January 2007, Volume 18, Issue 3.', 10, 137), line('TIMP: An R Package for Modeling Multi-way', 17, 234), line('Spectroscopic Measurements', 17, 256), line('Katharine M. Mullen', 12, 287)]))).toEqual({
+      title: 'TIMP: An R Package for Modeling Multi-way Spectroscopic Measurements',
+      authors: ['Katharine M. Mullen'],
+      year: 2007,
+    });
+    const cut = frontPageMeta(page([line('Interference of single photons from dissimilar sources', 14, 84), line('Andreas Muller, Edward B. Flagg, Edward Van', 10, 125), line('Keuren, Alan Migdall, and Glenn S. Solomon', 10, 137), line('Z. Naturforsch. 54 a, 272-273 (1999); received December 15, 1998', 9, 300)]));
+    expect(cut.authors).toEqual(['Andreas Muller', 'Edward B. Flagg', 'Edward Van Keuren', 'Alan Migdall', 'Glenn S. Solomon']);
+    expect(cut.year).toBe(1999);
+    expect(parseAuthorLine('Yu.A.Pusep, L.Fernandes dos Santos, and A.I.Toropov')).toEqual(['Yu. A. Pusep', 'L. Fernandes dos Santos', 'A. I. Toropov']);
+    expect(parseAuthorLine('Ross G. DOUGLAS, Rajni K. SHARMA and Edward D. STURROCK')).toEqual(['Ross G. Douglas', 'Rajni K. Sharma', 'Edward D. Sturrock']);
+    expect(parseAuthorLine('Dr. Saeed Murtaza, Prof. Ana Sharma')).toEqual(['Saeed Murtaza', 'Ana Sharma']);
+    expect(joinAccents('Gr \u00B4egory Mouni \u00B4e, Franc\u00B8ois')).toBe('Grégory Mounié, François');
+  });
+
+  it('keeps a superscript raised half a size above a large title line in that line', () => {
+    const lines = itemsToLines([
+      { str: 'Bi-criteria Algorithm for Scheduling', x: 83, y: 85, size: 17.9, width: 300 },
+      { str: '*', x: 344, y: 96, size: 9, width: 4 },
+      { str: 'Platforms', x: 256, y: 105, size: 17.9, width: 85 },
+    ]);
+    expect(lines.map((l) => l.text)).toEqual(['Bi-criteria Algorithm for Scheduling', 'Platforms']);
+    expect(lines[1].superscripts).toEqual(['*']);
   });
 
   it('keeps two columns apart and superscripts out of the text', () => {

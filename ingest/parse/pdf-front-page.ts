@@ -18,6 +18,8 @@ const MIN_YEAR = 1800;
 const CHROME = /(https?:\/\/|www\.|\bdoi\b|@|©|\(c\)|copyright|\bvol\.?\s*\d|\bvolume\b|\bissue\b|\bpp\.?\s*\d|\bissn\b|\bpages?\s+\d|\breceived\b|\baccepted\b|\bpublished\b|\brevised\b|\bonline\b|\bcorrespond|\bpreprint\b|\bposted\b|\blicen[cs]e\b|\bcitation\b|\bcite\b|\barxiv\b|\bbiorxiv\b|\bmedrxiv\b|\bdownloaded\b|\bopen access\b|\bpeer[- ]review)/i;
 // Article-type labels printed above titles ("Research Article", "ORIGINAL PAPER", "Brief Communication").
 const LABEL = /^(?:(?:research|original|review|short|brief|rapid|full|technical|methods?|resource|perspective|commentary|editorial|letter|report|communication|articles?|papers?|reports?|reviews?|letters?|new|results?|tools?|and|&|-|–|\/|·|\||open|access|cell|biology|sciences?|research)\s*)+$/i;
+// A journal's name printed as a masthead: "Journal of Statistical Software", "Proceedings of …".
+const JOURNAL_NAME = /^(?:the\s+)?(?:international\s+)?(?:journal|proceedings|annals|transactions|bulletin|archives|acta|reviews?|letters|reports|advances|frontiers|trends)\s+(?:of|in|on|for)\b/i;
 const KNOWN_HEADINGS = /^(abstract|summary|introduction|background|keywords?|key words|highlights|significance|graphical abstract|in brief|main|results|methods)\b/i;
 const INSTITUTION = /\b(universit|institut|department|dept\b|laborator|hospital|cent(?:er|re)\b|school|college|faculty|academy|inc\b|ltd\b|gmbh|foundation|museum|division|program|unit\b|road\b|street\b|avenue\b|usa\b|u\.s\.a|uk\b|united|china|germany|france|japan|india|spain|italy|canada|australia|netherlands|switzerland|sweden|brazil|korea)/i;
 
@@ -30,6 +32,7 @@ function notTitle(l: LayoutLine): boolean {
   if (letters(t) < 3) return true;
   if (CHROME.test(t)) return true;
   if (LABEL.test(t.trim())) return true;
+  if (JOURNAL_NAME.test(t.trim()) && words(t).length <= 7) return true;
   if (KNOWN_HEADINGS.test(t.trim()) && words(t).length <= 3) return true;
   // A citation line: "Development 149, dev200123 (2022)", "J Lab Methods 12 (2021) 345-360".
   if (/\(\s*(1[89]|20)\d\d\s*\)|\b(1[89]|20)\d\d\s*[;,]\s*\d/.test(t)) return true;
@@ -84,7 +87,7 @@ export function findTitle(page: PageLayout): { title: TitleBlock; authors?: stri
   }
   if (blocks.length === 0) return undefined;
   const largest = blocks[0];
-  const named = blocks.find((b) => b.authors && b.size >= largest.size * 0.75);
+  const named = blocks.find((b) => b.authors && b.size >= largest.size * 0.5);
   const best = !largest.authors && named ? named : largest;
   return { title: best.block, authors: best.authors };
 }
@@ -141,6 +144,8 @@ function looksLikeName(n: string): boolean {
 /** The names of an author line, or undefined when the line is not one. */
 export function parseAuthorLine(text: string): string[] | undefined {
   let t = text.replace(MARKERS, '').replace(SYMBOLS, ' ').replace(DEGREES, '').replace(/\s+/g, ' ').replace(/\s+,/g, ',').trim();
+  // "Yu.A.Pusep, L.Fernandes": initials set without spaces; "Dr. Saeed Murtaza": an honorific.
+  t = t.replace(/(\p{L})\.(?=\p{Lu})/gu, '$1. ').replace(/(^|,\s*|\s(?:and|&)\s)(?:Dr|Prof|Professor|Mr|Mrs|Ms)\.?\s+/g, '$1');
   t = t.replace(/^(?:by|authors?:)\s+/i, '').replace(/[,;\s]+$/, '');
   if (!t || /\d|@/.test(t) || INSTITUTION.test(t) || CHROME.test(t) || LABEL.test(t)) return undefined;
   // Capitals ("ANA SHARMA, BEN LEE"): names in title case, initials kept.
@@ -158,9 +163,16 @@ export function parseAuthorLine(text: string): string[] | undefined {
       })
       .join(' ');
   }
-  const names = splitNames(t);
+  const names = splitNames(t).map(familyInCapitals);
   if (names.length === 0 || !names.every(looksLikeName)) return undefined;
   return names;
+}
+
+/** "Ross G. DOUGLAS" (family names set in capitals, as some journals print them) -> "Ross G. Douglas". */
+function familyInCapitals(name: string): string {
+  const ws = name.split(' ');
+  if (!ws.some((w) => /\p{Ll}/u.test(w))) return name;
+  return ws.map((w, i) => (/^\p{Lu}[\p{Lu}'’-]+$/u.test(w) && (i === ws.length - 1 || w.length >= 4) ? titleCase(w) : w)).join(' ');
 }
 
 const INITIALS_ONLY = /^(?:\p{Lu}\.?-?){1,3}$/u;
@@ -203,8 +215,16 @@ export function findAuthors(page: PageLayout, title: TitleBlock): string[] | und
     if (l.size >= last.size - 0.5 && !names) break;
     // An author list is set in one size, and a heading ("Abstract") is not a name.
     if (names && (Math.abs(l.size - (size ?? l.size)) > 1 || KNOWN_HEADINGS.test(l.text.trim()))) break;
-    const candidate = joined ? `${joined}${/(,|\band|&)\s*$/.test(joined) ? ' ' : ', '}${l.marked}` : l.marked;
-    const parsed = parseAuthorLine(candidate);
+    // The next line continues the list, or (when that does not read as names) the name cut at
+    // the line break: "…, Edward Van" + "Keuren, Alan Migdall".
+    const joins = joined ? (/(,|\band|&)\s*$/.test(joined) ? [' '] : [', ', ' ']) : [''];
+    let candidate = '';
+    let parsed: string[] | undefined;
+    for (const j of joins) {
+      candidate = `${joined}${j}${l.marked}`;
+      parsed = parseAuthorLine(candidate);
+      if (parsed) break;
+    }
     if (parsed) {
       names = parsed;
       joined = candidate;
@@ -232,6 +252,7 @@ export function findYear(page: PageLayout, title: TitleBlock | undefined): numbe
     /\(\s*((?:1[89]|20)\d\d)\s*\)/.exec(s)?.[1] ??
     /\b((?:1[89]|20)\d\d)\s*[;:]\s*\d/.exec(s)?.[1] ??
     /\b(?:vol\.?|volume)\s*\d+[^\n]{0,30}?\b((?:1[89]|20)\d\d)\b/i.exec(s)?.[1] ??
+    /\b((?:1[89]|20)\d\d)\s*,\s*(?:vol\.?|volume)\s*\d/i.exec(s)?.[1] ??
     /\b\d{1,3}\s*,\s*\w+\s*,\s*(?:\w+\s+\d{1,2},\s*)?((?:1[89]|20)\d\d)\b/.exec(s)?.[1];
   const fromBands = (fn: (s: string) => string | undefined) => {
     for (const l of bands) {
@@ -251,10 +272,16 @@ export function findYear(page: PageLayout, title: TitleBlock | undefined): numbe
   const published = dated(/\b(?:published(?:\s+online)?|first published|posted|this version posted|available online|e-?pub(?:lished)?(?:\s+ahead of print)?|issue date)\b/i);
   const accepted = dated(/\baccepted\b/i);
   const received = dated(/\b(?:received|submitted)\b/i);
+  // A citation of this paper anywhere on the page: "54 a, 272-273 (1999)", "(2021) 12, 345-360",
+  // "2022;38(4):110123" (after the dates: a reference list on page 1 cites other years this way).
+  const citation = (s: string) =>
+    /\b\d{1,4}\s*[a-z]?\s*[,:]\s*[a-z]?\d{1,6}\s*[-–]\s*[a-z]?\d{1,6}\s*\(\s*((?:1[89]|20)\d\d)\s*\)/i.exec(s)?.[1] ??
+    /\(\s*((?:1[89]|20)\d\d)\s*\)\s*\d{1,4}\s*[,:(]\s*\d/.exec(s)?.[1] ??
+    /\b((?:1[89]|20)\d\d)\s*;\s*\d{1,4}(?:\s*\(\d+\))?\s*:\s*[a-z]?\d/i.exec(s)?.[1];
   const doiDate = (s: string) => /\b10\.\d{4,9}\/(?:[a-z]+[.-])*((?:19|20)\d\d)\.\d/i.exec(s)?.[1] ?? /\b10\.1101\/((?:19|20)\d\d)\./.exec(s)?.[1];
   const inBands = fromBands(journalLine);
   if (inBands) return inBands;
-  tries.push(copyright, published, accepted, doiDate, received);
+  tries.push(copyright, published, accepted, citation, doiDate, received);
   for (const fn of tries) {
     for (const s of text) {
       const y = yearOf(fn(s));

@@ -36,6 +36,18 @@ interface Item {
 
 const clean = (s: string) => s.replace(/[\u0000-\u001F\u007F\u00AD]/g, '').replace(/[\s\u00A0]+/g, ' ');
 
+// TeX fonts set accents as glyphs of their own: pdf.js gives "Gr ´egory", "Franc¸ois". Spacing
+// accents before a letter, and a cedilla or ogonek after one, are put back on their letter.
+const BEFORE: Record<string, string> = { '\u00B4': '\u0301', '`': '\u0300', '\u00A8': '\u0308', '\u02C6': '\u0302', '\u02DC': '\u0303', '\u02C7': '\u030C', '\u02D8': '\u0306', '\u02DA': '\u030A', '\u02DD': '\u030B' };
+const AFTER: Record<string, string> = { '\u00B8': '\u0327', '\u02DB': '\u0328' };
+
+/** Line text with TeX's detached accents joined to their letters. */
+export function joinAccents(s: string): string {
+  return s
+    .replace(/\s?([\u00B4`\u00A8\u02C6\u02DC\u02C7\u02D8\u02DA\u02DD])\s?(\p{L})/gu, (_m, acc: string, l: string) => `${l}${BEFORE[acc]}`.normalize('NFC'))
+    .replace(/(\p{L})\s?([\u00B8\u02DB])/gu, (_m, l: string, acc: string) => `${l}${AFTER[acc]}`.normalize('NFC'));
+}
+
 /** Groups text items into lines: same baseline (within half a font size), split at wide gaps (columns). */
 export function itemsToLines(items: Item[]): LayoutLine[] {
   const sorted = items.filter((i) => i.str.trim() !== '' && i.size > 0).sort((a, b) => a.y - b.y || a.x - b.x);
@@ -49,6 +61,7 @@ export function itemsToLines(items: Item[]): LayoutLine[] {
     if (row) row.push(it);
     else rows.push([it]);
   }
+  attachRaised(rows);
   const lines: LayoutLine[] = [];
   for (const row of rows) {
     row.sort((a, b) => a.x - b.x);
@@ -66,6 +79,26 @@ export function itemsToLines(items: Item[]): LayoutLine[] {
     flush();
   }
   return lines.sort((a, b) => a.top - b.top || a.x0 - b.x0);
+}
+
+/**
+ * A superscript set high above a large line ("Platforms*" in an 18 pt title, raised by half a
+ * size) is further from the baseline than half a size, so it forms a row of its own: small rows of
+ * a few characters just above a larger row, over its extent, join that row.
+ */
+function attachRaised(rows: Item[][]): void {
+  const sizeOf = (r: Item[]) => Math.max(...r.map((x) => x.size));
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const r = rows[i];
+    const size = sizeOf(r);
+    const chars = r.reduce((n, x) => n + x.str.trim().length, 0);
+    if (chars > 12) continue;
+    const below = rows.find((s) => s !== r && sizeOf(s) * 0.8 > size && s[0].y > r[0].y && s[0].y - r[0].y <= sizeOf(s) * 0.75 && r.every((x) => x.x >= Math.min(...s.map((y) => y.x)) - size && x.x <= Math.max(...s.map((y) => y.x + y.width)) + size));
+    if (below) {
+      below.push(...r);
+      rows.splice(i, 1);
+    }
+  }
 }
 
 function segmentLine(seg: Item[]): LayoutLine {
@@ -98,7 +131,7 @@ function segmentLine(seg: Item[]): LayoutLine {
     marked += s;
     lastEnd = it.x + it.width;
   }
-  const tidy = (t: string) => t.replace(/\s+/g, ' ').replace(/\s+([,;.])/g, '$1').trim();
+  const tidy = (t: string) => joinAccents(t.replace(/\s+/g, ' ').replace(/\s+([,;.])/g, '$1').trim());
   return {
     text: tidy(text),
     marked: tidy(marked).replace(/,(?:\s*,)+/g, ',').replace(/^,\s*|,\s*$/g, ''),

@@ -297,11 +297,16 @@ const infoString = (info: unknown, key: string): string | undefined => {
 function metaFromInfo(info: unknown): DocMeta {
   const meta: DocMeta = {};
   const title = infoString(info, 'Title');
-  if (title && !JUNK_TITLE.test(title) && /\p{L}{3}/u.test(title)) meta.title = title;
+  // "OECS12_abstract_Muller1": a file name, not a title.
+  const fileNameLike = (t: string) => !/\s/.test(t) && /[_\d]/.test(t);
+  // "doi:", "Untitled-1": too short to be a paper's title.
+  const tooShort = (t: string) => t.length < 12 && wordCount(t) < 2;
+  if (title && !JUNK_TITLE.test(title) && /\p{L}{3}/u.test(title) && !fileNameLike(title) && !tooShort(title)) meta.title = title;
   const author = infoString(info, 'Author');
   if (author) {
     const authors = splitAuthors(author).filter((a) => !JUNK_AUTHOR.test(a) && !a.includes('@'));
-    if (authors.length) meta.authors = authors;
+    // One word ("ibm", "senellpa", "Hatem") is the account that wrote the file, not an author list.
+    if (authors.length && !(authors.length === 1 && !/\s/.test(authors[0]))) meta.authors = authors;
   }
   const doi = [infoString(info, 'doi'), infoString(info, 'DOI'), infoString(info, 'Subject'), infoString(info, 'Keywords')]
       .map((v) => (v ? (normalizeDoi(v) ?? findDoi(v)) : undefined))
@@ -417,9 +422,23 @@ export async function parsePdf(bytes: Uint8Array, opts: PdfOptions = {}): Promis
   const pages = stripPageChrome(trimmed);
 
   const meta = metaFromInfo(info);
-  const textLayers = firstPageLayers(pageTexts[0] ?? '', layout ? frontPageMeta(layout) : {}, pages[0] ?? [], fullLineLength(pages));
+  const front = layout ? frontPageMeta(layout) : {};
+  if (meta.authors && front.authors && !infoAuthorsAgree(meta.authors, front.authors)) delete meta.authors;
+  const textLayers = firstPageLayers(pageTexts[0] ?? '', front, pages[0] ?? [], fullLineLength(pages));
   const { blocks } = buildBlocks(pages, meta.title ?? textLayers.find((l) => l.meta.title)?.meta.title);
   return { format: 'pdf', blocks, meta, warnings, textLayers };
+}
+
+const family = (name: string) => (name.includes(',') ? name.split(',')[0] : (name.trim().split(/\s+/).pop() ?? '')).toLowerCase();
+
+/**
+ * Whether the info dictionary's Author field can stand beside the byline printed on page 1. It is
+ * often the account or publisher that wrote the file ("Cambridge Journals", the submitter), or a
+ * shorter list: when its first family name is not the byline's first, or it names fewer people,
+ * the printed byline is what a citation of the paper uses.
+ */
+function infoAuthorsAgree(info: string[], printed: string[]): boolean {
+  return family(info[0]) === family(printed[0]) && info.length >= printed.length;
 }
 
 /**

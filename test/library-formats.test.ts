@@ -1,6 +1,10 @@
 // Library bibliographies as Zotero, Better BibTeX and other reference managers export them, read
 // into entries with the keys documents are matched by, and matched against documents.
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { libraryLoader } from '../ingest/sources/libraries.ts';
 import { readBibLibrary } from '../ingest/metadata/bibtex.ts';
 import { cslYear, readCslLibrary } from '../ingest/metadata/csl.ts';
 import { metaFromFileName } from '../ingest/metadata/file-name.ts';
@@ -215,5 +219,24 @@ describe('CSL-JSON and RIS sidecars', () => {
     expect(ris.meta.title).toBe('USP7 stabilises p53 under hypoxia');
     expect(ris.meta.access).toBe('pi-only');
     expect(parseSidecar('x.ris', 'TY  - JOUR\nTI  - Cut\nM2  - access: pi-only\n').unreadable).toMatch(/invalid RIS/);
+  });
+});
+
+describe('reading library files from a source', () => {
+  it('reads each file once per run; a link or a file over the size limit comes back unreadable, another program\'s JSON as no library', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-libread-'));
+    writeFileSync(path.join(dir, 'library.bib'), betterBibtex(PAPERS));
+    writeFileSync(path.join(dir, 'package.json'), '{"name": "wiki"}');
+    writeFileSync(path.join(dir, 'huge.ris'), 'TY  - JOUR\n'.repeat(50));
+    symlinkSync(path.join(dir, 'library.bib'), path.join(dir, 'linked.bib'));
+    const load = libraryLoader(dir, 400);
+    expect(await load(path.join(dir, 'package.json'))).toBeUndefined();
+    expect(await load(path.join(dir, 'gone.bib'))).toBeUndefined();
+    expect(await load(path.join(dir, 'huge.ris'))).toMatchObject({ origin: 'huge.ris', error: expect.stringMatching(/over the size limit/) });
+    expect(await load(path.join(dir, 'linked.bib'))).toEqual({ origin: 'linked.bib', error: 'symbolic link; not followed' });
+    const big = libraryLoader(dir, 1024 * 1024);
+    const a = await big(path.join(dir, 'library.bib'));
+    expect(a?.library?.entries).toHaveLength(3);
+    expect(await big(path.join(dir, 'library.bib'))).toBe(a);
   });
 });

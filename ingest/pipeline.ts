@@ -138,12 +138,20 @@ const sha256 = (parts: (string | Uint8Array)[]) => {
 const FLUSH_CHUNKS = 2000;
 
 /**
- * The hash that decides whether a file changed: its bytes, its sidecars, what the source imposes
- * and (`libraries`, a match's signature) the library entries that describe it, so editing one
- * entry of a library changes the hash of its documents only.
+ * Bump when what labbot reads from a PDF's own bytes changes (its metadata), so the next sync reads
+ * indexed PDFs again (their unchanged chunks keep their vectors). 2: page 1's layout, no year from
+ * CreationDate.
  */
-export function fileContentHash(bytes: Uint8Array, sidecars: { name: string; text: string }[], target: Pick<IngestTarget, 'kind' | 'access'>, defaultAccess: string, libraries = ''): string {
-  return sha256([bytes, ...sidecars.flatMap((s) => [s.name, s.text]), JSON.stringify([target.kind ?? null, target.access ?? null, defaultAccess]), ...(libraries ? ['\0libraries\0', libraries] : [])]);
+const PDF_READING = '2';
+
+/**
+ * The hash that decides whether a file changed: its bytes, its sidecars, what the source imposes,
+ * the library entries that describe it (`libraries`, a match's signature: editing one entry of a
+ * library changes the hash of its documents only) and, for a PDF, how PDFs are read.
+ */
+export function fileContentHash(bytes: Uint8Array, sidecars: { name: string; text: string }[], target: Pick<IngestTarget, 'kind' | 'access'>, defaultAccess: string, extra: { libraries?: string; fileName?: string } = {}): string {
+  const pdf = extra.fileName && /\.pdf$/i.test(extra.fileName) ? ['\0pdf\0', PDF_READING] : [];
+  return sha256([bytes, ...sidecars.flatMap((s) => [s.name, s.text]), JSON.stringify([target.kind ?? null, target.access ?? null, defaultAccess]), ...(extra.libraries ? ['\0libraries\0', extra.libraries] : []), ...pdf]);
 }
 
 /** Removes an indexed document: chunks from the store, then the catalog entry, then hooks. */
@@ -300,7 +308,7 @@ async function prepare(
   // The DOI the file carried when it was indexed stands for the file's DOI while its bytes (part
   // of the hash) are the same; when they are not, the document is parsed and matched again below.
   let library = await matchInScope(file, existing?.fileDoi, libraries);
-  let contentHash = fileContentHash(bytes, sidecars, target, settings.defaultAccess, library.signature);
+  let contentHash = fileContentHash(bytes, sidecars, target, settings.defaultAccess, { libraries: library.signature, fileName: file.path });
   if (existing && existing.contentHash === contentHash) {
     return { path: file.path, status: 'unchanged', docId: existing.id, kind: existing.kind, chunks: existing.chunkIds.length };
   }
@@ -317,7 +325,7 @@ async function prepare(
   const fileDoi = fileDoiOf(parsed);
   if (fileDoi !== existing?.fileDoi) {
     library = await matchInScope(file, fileDoi, libraries);
-    contentHash = fileContentHash(bytes, sidecars, target, settings.defaultAccess, library.signature);
+    contentHash = fileContentHash(bytes, sidecars, target, settings.defaultAccess, { libraries: library.signature, fileName: file.path });
   }
   const warnings = [...parsed.warnings, ...sidecarLayers.flatMap((l) => l.warnings ?? []), ...library.layers.flatMap((l) => l.warnings ?? [])];
   const layers = documentLayers(parsed, sidecarLayers, library.layers, path.basename(file.path));

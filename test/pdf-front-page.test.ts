@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileContentHash } from '../ingest/pipeline.ts';
 import { parseFile } from '../ingest/parse/index.ts';
 import { frontPageMeta, parseAuthorLine } from '../ingest/parse/pdf-front-page.ts';
 import { itemsToLines, joinAccents, type LayoutLine } from '../ingest/parse/pdf-layout.ts';
@@ -142,6 +143,15 @@ describe('reading a first page', () => {
     ]);
     expect(lines.map((l) => l.text)).toEqual(['Ana Sharma, Ben Lee', 'left column', 'right column']);
     expect(lines[0].superscripts).toEqual(['1,2']);
+  });
+});
+
+describe('an index built before PDFs were read this way', () => {
+  it('reads its PDFs again at the next sync: a PDF\'s content hash includes how PDFs are read (other files\' do not change)', () => {
+    const bytes = new TextEncoder().encode('%PDF-1.7 same bytes');
+    const before = fileContentHash(bytes, [], {}, 'public');
+    expect(fileContentHash(bytes, [], {}, 'public', { fileName: 'papers/x.pdf' })).not.toBe(before);
+    expect(fileContentHash(bytes, [], {}, 'public', { fileName: 'notes/x.md' })).toBe(before);
   });
 });
 

@@ -44,7 +44,7 @@ async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: str
     sidecars.push({ name: path.basename(s), text: text.toString('utf8') });
   }
   const library = await matchInScope(file, fileDoi, libraries);
-  return fileContentHash(bytes, sidecars, source, defaultAccess, library.signature);
+  return fileContentHash(bytes, sidecars, source, defaultAccess, { libraries: library.signature, fileName: file.path });
 }
 
 /**

@@ -53,7 +53,8 @@ function blockFrom(page: PageLayout, first: LayoutLine): TitleBlock {
     if (l.top - prev.top > prev.size * 2.2) break;
     // Lines beside the title (another column) are not part of it.
     if (l.x1 < prev.x0 || l.x0 > prev.x1) continue;
-    if (Math.abs(l.size - first.size) > Math.max(0.6, first.size * 0.06) || notTitle(l)) break;
+    // A title's last line may be one short word ("…mutants lacking" + "p53"): only chrome ends it.
+    if (Math.abs(l.size - first.size) > Math.max(0.6, first.size * 0.06) || (notTitle(l) && letters(l.text) >= 3)) break;
     block.push(l);
   }
   return { lines: block, text: joinTitle(block.map((l) => l.text)) };
@@ -82,7 +83,7 @@ export function findTitle(page: PageLayout): { title: TitleBlock; authors?: stri
     const block = blockFrom(page, l);
     for (const x of block.lines) used.add(x);
     if (words(block.text).length <= 5 && chromeText.some((c) => c.includes(` ${squashKey(block.text)} `))) continue;
-    blocks.push({ block, size: l.size, authors: findAuthors(page, block) });
+    blocks.push({ block, size: l.size, authors: findAuthors(page, block, bodySize) });
     if (blocks.length >= 4) break;
   }
   if (blocks.length === 0) return undefined;
@@ -143,7 +144,8 @@ function looksLikeName(n: string): boolean {
 
 /** The names of an author line, or undefined when the line is not one. */
 export function parseAuthorLine(text: string): string[] | undefined {
-  let t = text.replace(MARKERS, '').replace(SYMBOLS, ' ').replace(DEGREES, '').replace(/\s+/g, ' ').replace(/\s+,/g, ',').trim();
+  // A marker glued to the next word ("Silva2and Wei", the space lost to kerning) still ends a name.
+  let t = text.replace(/(?<=\p{L})([\d*†‡§¶#✉]+)(and|&)(?=\s)/gu, '$1 $2').replace(MARKERS, '').replace(SYMBOLS, ' ').replace(DEGREES, '').replace(/\s+/g, ' ').replace(/\s+,/g, ',').trim();
   // "Yu.A.Pusep, L.Fernandes": initials set without spaces; "Dr. Saeed Murtaza": an honorific.
   t = t.replace(/(\p{L})\.(?=\p{Lu})/gu, '$1. ').replace(/(^|,\s*|\s(?:and|&)\s)(?:Dr|Prof|Professor|Mr|Mrs|Ms)\.?\s+/g, '$1');
   t = t.replace(/^(?:by|authors?:)\s+/i, '').replace(/[,;\s]+$/, '');
@@ -202,7 +204,7 @@ function splitNames(t: string): string[] {
  * Lee," + "Chen Wu"), up to the first that does not. A label or subtitle or two between title and
  * authors is passed over; affiliations, dates and the abstract end the search.
  */
-export function findAuthors(page: PageLayout, title: TitleBlock): string[] | undefined {
+export function findAuthors(page: PageLayout, title: TitleBlock, bodySize = medianSize(page.lines)): string[] | undefined {
   const last = title.lines[title.lines.length - 1];
   const left = Math.min(...title.lines.map((l) => l.x0)) - 60;
   const right = Math.max(...title.lines.map((l) => l.x1)) + 60;
@@ -231,7 +233,9 @@ export function findAuthors(page: PageLayout, title: TitleBlock): string[] | und
       size ??= l.size;
       continue;
     }
-    if (names || ++skipped > 2) break;
+    // What may stand between a title and its byline is small (a label, a date): a line set as
+    // large as a heading is a title of its own (under a masthead, the paper's).
+    if (names || ++skipped > 2 || l.size >= bodySize * 1.15) break;
   }
   return names;
 }
@@ -251,7 +255,8 @@ export function findYear(page: PageLayout, title: TitleBlock | undefined): numbe
   const journalLine = (s: string) =>
     /\(\s*((?:1[89]|20)\d\d)\s*\)/.exec(s)?.[1] ??
     /\b((?:1[89]|20)\d\d)\s*[;:]\s*\d/.exec(s)?.[1] ??
-    /\b(?:vol\.?|volume)\s*\d+[^\n]{0,30}?\b((?:1[89]|20)\d\d)\b/i.exec(s)?.[1] ??
+    // Not an article number that looks like a year: "Vol 39 | Article 2013".
+    /\b(?:vol\.?|volume)\s*\d+[^\n]{0,30}?(?<!\b(?:article|art\.|no\.?|number|nr\.?|e|pp?\.?)\s*:?\s*)\b((?:1[89]|20)\d\d)\b/i.exec(s)?.[1] ??
     /\b((?:1[89]|20)\d\d)\s*,\s*(?:vol\.?|volume)\s*\d/i.exec(s)?.[1] ??
     /\b\d{1,3}\s*,\s*\w+\s*,\s*(?:\w+\s+\d{1,2},\s*)?((?:1[89]|20)\d\d)\b/.exec(s)?.[1];
   const fromBands = (fn: (s: string) => string | undefined) => {

@@ -12,7 +12,6 @@
 import type { DocMeta } from '../../src/types.ts';
 import type { LayoutLine, PageLayout } from './pdf-layout.ts';
 
-const YEAR_RE = /\b(1[89]\d\d|20\d\d)\b/g;
 const MIN_YEAR = 1800;
 // Words of a line that is about the article, the journal or the page, not the title.
 const CHROME = /(https?:\/\/|www\.|\bdoi\b|@|©|\(c\)|copyright|\bvol\.?\s*\d|\bvolume\b|\bissue\b|\bpp\.?\s*\d|\bissn\b|\bpages?\s+\d|\breceived\b|\baccepted\b|\bpublished\b|\brevised\b|\bonline\b|\bcorrespond|\bpreprint\b|\bposted\b|\blicen[cs]e\b|\bcitation\b|\bcite\b|\barxiv\b|\bbiorxiv\b|\bmedrxiv\b|\bdownloaded\b|\bopen access\b|\bpeer[- ]review)/i;
@@ -250,7 +249,6 @@ export function findYear(page: PageLayout, title: TitleBlock | undefined): numbe
   const text = page.lines.map((l) => l.text);
   const titleLines = new Set(title?.lines ?? []);
   const bands = page.lines.filter((l) => !titleLines.has(l) && (l.top < page.height * 0.18 || l.top > page.height * 0.85));
-  const tries: ((s: string) => string | undefined)[] = [];
   // 1. The journal's citation line in the header or footer: "Development 149 (2022)", "2022;38:110123".
   const journalLine = (s: string) =>
     /\(\s*((?:1[89]|20)\d\d)\s*\)/.exec(s)?.[1] ??
@@ -286,8 +284,8 @@ export function findYear(page: PageLayout, title: TitleBlock | undefined): numbe
   const doiDate = (s: string) => /\b10\.\d{4,9}\/(?:[a-z]+[.-])*((?:19|20)\d\d)\.\d/i.exec(s)?.[1] ?? /\b10\.1101\/((?:19|20)\d\d)\./.exec(s)?.[1];
   const inBands = fromBands(journalLine);
   if (inBands) return inBands;
-  tries.push(copyright, published, accepted, citation, doiDate, received);
-  for (const fn of tries) {
+  // 2. Then, anywhere on the page, in this order.
+  for (const fn of [copyright, published, accepted, citation, doiDate, received]) {
     for (const s of text) {
       const y = yearOf(fn(s));
       if (y) return y;
@@ -308,6 +306,3 @@ export function frontPageMeta(page: PageLayout): DocMeta {
   if (year) meta.year = year;
   return meta;
 }
-
-/** Years that appear anywhere in a text (for tests that check a year was not made up). */
-export const yearsIn = (s: string): number[] => [...s.matchAll(YEAR_RE)].map((m) => Number(m[1]));

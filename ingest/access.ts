@@ -50,6 +50,24 @@ export function readAccessField(raw: Record<string, unknown>): Pick<AccessClaim,
   return { invalidAccess: describe(v) };
 }
 
+/**
+ * Reads the access field of one layer written in several places: a library entry's own fields and
+ * the "key: value" lines of its Extra field (Zotero exports Extra as CSL `note`, BibTeX `note`, RIS
+ * `M2`; Better BibTeX turns `tex.access: x` lines into fields). Places that name different groups
+ * make the value invalid: which one was meant is unknown.
+ */
+export function readAccessFields(records: Record<string, unknown>[]): Pick<AccessClaim, 'access' | 'invalidAccess'> {
+  let found: Pick<AccessClaim, 'access' | 'invalidAccess'> = {};
+  for (const r of records) {
+    const claim = readAccessField(r);
+    if (claim.invalidAccess !== undefined) return claim;
+    if (!claim.access) continue;
+    if (found.access && found.access !== claim.access) return { invalidAccess: `two values ("${found.access}" and "${claim.access}")` };
+    found = claim;
+  }
+  return found;
+}
+
 /** A group name from a written value ("Pi-Only " -> "pi-only"), or undefined. */
 function normaliseGroup(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;

@@ -8,15 +8,17 @@ import type { Logger } from 'pino';
 import type { Catalog } from '../src/search/catalog.ts';
 import type { VectorRecord, VectorStore } from '../src/store/chroma-store.ts';
 import { toChunkMetadata } from '../src/store/chunk-metadata.ts';
-import type { Chunk, ChunkOptions, Kind, LabDocument, ParsedFile } from '../src/types.ts';
+import type { Chunk, ChunkOptions, Kind, LabDocument } from '../src/types.ts';
 import { chunkDocument } from './chunk/index.ts';
 import { detectKind } from './chunk/detect-kind.ts';
 import { decideAccess } from './access.ts';
 import { enrichFromDoi, type DoiEnricher } from './metadata/enrich.ts';
+import { documentLayers, EMBEDDED_ORIGIN, fileDoiOf } from './metadata/document-layers.ts';
 import { accessClaims, resolveMeta, type MetaLayer } from './metadata/layers.ts';
 import { parseSidecar } from './metadata/sidecar.ts';
 import { ParseError, UnsupportedFormatError, isSupported, parseFile } from './parse/index.ts';
 import { checkPath, listFolder, readInside, type SourceFile } from './sources/folder.ts';
+import { libraryLoader, matchInScope, type LibraryLoader } from './sources/libraries.ts';
 import { titleFromBlocks } from './title.ts';
 
 export interface IngestTarget {
@@ -59,6 +61,8 @@ export interface IndexedDoc {
   chunkIds: string[];
   /** Text hash of each chunk, in chunkIds order. */
   chunkHashes: string[];
+  /** The DOI the file itself carries: library entries matched by DOI count in the content hash. */
+  fileDoi?: string;
 }
 
 /**
@@ -144,14 +148,36 @@ const sha256 = (parts: (string | Uint8Array)[]) => {
 const FLUSH_CHUNKS = 2000;
 
 /**
- * The hash that decides whether a file changed: its bytes, its sidecars and what the source
- * imposes, and with enrichment on its tag (`enrich`: the enricher's tag, or pendingTag of it for
- * a document indexed while the service could not be asked), so that turning enrichment on, or
- * the service answering again, re-indexes. Without enrichment the hash is what it always was.
+ * Bump when what labbot reads from a PDF's own bytes changes (its metadata), so the next sync reads
+ * indexed PDFs again (their unchanged chunks keep their vectors). 2: page 1's layout, no year from
+ * CreationDate.
  */
-export function fileContentHash(bytes: Uint8Array, sidecars: { name: string; text: string }[], target: Pick<IngestTarget, 'kind' | 'access'>, defaultAccess: string, enrich?: string): string {
+const PDF_READING = '2';
+
+/**
+ * The hash that decides whether a file changed: its bytes, its sidecars, what the source imposes,
+ * the library entries that describe it (`libraries`, a match's signature: editing one entry of a
+ * library changes the hash of its documents only), for a PDF how PDFs are read, and with
+ * enrichment on its tag (`enrich`: the enricher's tag, or pendingTag of it for a document indexed
+ * while the service could not be asked), so that turning enrichment on, or the service answering
+ * again, re-indexes. Without enrichment or libraries the hash is what it always was.
+ */
+export function fileContentHash(
+  bytes: Uint8Array,
+  sidecars: { name: string; text: string }[],
+  target: Pick<IngestTarget, 'kind' | 'access'>,
+  defaultAccess: string,
+  extra: { libraries?: string; fileName?: string; enrich?: string } = {},
+): string {
   const imposed: (string | null)[] = [target.kind ?? null, target.access ?? null, defaultAccess];
-  return sha256([bytes, ...sidecars.flatMap((s) => [s.name, s.text]), JSON.stringify(enrich ? [...imposed, enrich] : imposed)]);
+  const pdf = extra.fileName && /\.pdf$/i.test(extra.fileName) ? ['\0pdf\0', PDF_READING] : [];
+  return sha256([
+    bytes,
+    ...sidecars.flatMap((s) => [s.name, s.text]),
+    JSON.stringify(extra.enrich ? [...imposed, extra.enrich] : imposed),
+    ...(extra.libraries ? ['\0libraries\0', extra.libraries] : []),
+    ...pdf,
+  ]);
 }
 
 /** The tag of a document whose enrichment could not be done yet. */
@@ -225,12 +251,13 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
   };
 
   let done = 0;
+  const libraries = libraryLoader(target.root, settings.maxFileBytes);
   for (const file of files) {
     deps.onProgress?.({ phase: 'file', done, total: files.length, file: file.rel });
     done += 1;
     seen.add(file.rel);
     try {
-      const outcome = await prepare(file, target, settings, lookup, deps);
+      const outcome = await prepare(file, target, settings, lookup, { enrich: deps.enrich, log: deps.log, libraries });
       if ('status' in outcome) {
         if (outcome.status === 'unchanged') summary.documents.unchanged += 1;
         record(outcome);
@@ -287,31 +314,12 @@ function declaresComplete(text: string): boolean {
   }
 }
 
-/** Names of a file's own metadata, per format, as the dashboard shows where a field came from. */
-const EMBEDDED_ORIGIN: Record<ParsedFile['format'], string> = {
-  markdown: 'front matter',
-  text: 'front matter',
-  pdf: 'PDF info',
-  pptx: 'document properties',
-  docx: 'document properties',
-  html: 'HTML meta tags',
-};
-
-/**
- * The metadata layers of a file, most trusted first. Front matter is written by the lab for this
- * very file and beats sidecars; sidecars beat what a PDF or Office file says about itself.
- */
-function metadataLayers(parsed: ParsedFile, sidecars: MetaLayer[]): MetaLayer[] {
-  const own: MetaLayer = { origin: EMBEDDED_ORIGIN[parsed.format], meta: parsed.meta };
-  return parsed.format === 'markdown' || parsed.format === 'text' ? [own, ...sidecars] : [...sidecars, own];
-}
-
 async function prepare(
   file: SourceFile,
   target: IngestTarget,
   settings: IngestSettings,
   lookup: IndexLookup,
-  deps: Pick<IngestDeps, 'enrich' | 'log'>,
+  deps: Pick<IngestDeps, 'enrich' | 'log'> & { libraries: LibraryLoader },
 ): Promise<Prepared | FileOutcome> {
   if (!isSupported(file.path)) throw new UnsupportedFormatError(`unsupported format "${path.extname(file.path) || '(no extension)'}"`);
   if (file.size > settings.maxFileBytes) {
@@ -335,29 +343,45 @@ async function prepare(
   }
   if (bytes.length > settings.maxFileBytes) throw new FileError(`file grew over the size limit while being read`);
 
-  const contentHash = fileContentHash(bytes, sidecars, target, settings.defaultAccess, deps.enrich?.tag);
   const existing = await lookup.atPath(target.sourceId, file.rel);
   const unchanged = existing && { path: file.path, status: 'unchanged' as const, docId: existing.id, kind: existing.kind, chunks: existing.chunkIds.length };
+  // The DOI the file carried when it was indexed stands for the file's DOI while its bytes (part
+  // of the hash) are the same; when they are not, the document is parsed and matched again below.
+  let library = await matchInScope(file, existing?.fileDoi, deps.libraries);
+  const hashes = (signature: string | undefined) => {
+    const extra = { libraries: signature, fileName: file.path };
+    return {
+      contentHash: fileContentHash(bytes, sidecars, target, settings.defaultAccess, { ...extra, enrich: deps.enrich?.tag }),
+      pendingHash: deps.enrich && fileContentHash(bytes, sidecars, target, settings.defaultAccess, { ...extra, enrich: pendingTag(deps.enrich.tag) }),
+    };
+  };
+  let { contentHash, pendingHash } = hashes(library.signature);
   if (unchanged && existing.contentHash === contentHash) return unchanged;
   // Indexed while Crossref could not be asked: read again only once it may answer.
-  const pendingHash = deps.enrich && fileContentHash(bytes, sidecars, target, settings.defaultAccess, pendingTag(deps.enrich.tag));
   if (unchanged && deps.enrich && existing.contentHash === pendingHash && !(await deps.enrich.available())) return unchanged;
 
   // A sidecar that cannot be read may be the one saying who may read the document: the access
   // rule refuses before anything is parsed or stored.
   const sidecarLayers: MetaLayer[] = sidecars.map((s) => {
-    const r = parseSidecar(s.name, s.text);
+    const r = parseSidecar(s.name, s.text, path.basename(file.path));
     const layer: MetaLayer = { origin: s.name, meta: r.meta, unreadable: r.unreadable, warnings: r.warnings.map((w) => `${s.name}: ${w}`) };
     return target.library ? { ...layer, origin: target.library, complete: declaresComplete(s.text) } : layer;
   });
-  const early = decideAccess(accessClaims(sidecarLayers), target.access, settings.defaultAccess);
+  const early = decideAccess(accessClaims([...sidecarLayers, ...library.layers]), target.access, settings.defaultAccess);
   if (!early.ok) throw new FileError(early.reason);
   const parsed = await parseFile({ name: path.basename(file.path), bytes }, { maxBytes: settings.maxFileBytes });
-  const warnings = [...parsed.warnings, ...sidecarLayers.flatMap((l) => l.warnings ?? [])];
-  const ownLayers = metadataLayers(parsed, sidecarLayers);
+  const fileDoi = fileDoiOf(parsed);
+  if (fileDoi !== existing?.fileDoi) {
+    library = await matchInScope(file, fileDoi, deps.libraries);
+    ({ contentHash, pendingHash } = hashes(library.signature));
+  }
+  const warnings = [...parsed.warnings, ...sidecarLayers.flatMap((l) => l.warnings ?? []), ...library.layers.flatMap((l) => l.warnings ?? [])];
+  const ownLayers = documentLayers(parsed, sidecarLayers, library.layers, path.basename(file.path));
   const lab = decideAccess(accessClaims(ownLayers), target.access, settings.defaultAccess);
   if (!lab.ok) throw new FileError(lab.reason);
-  const filesOwn = (l: MetaLayer) => parsed.format !== 'markdown' && parsed.format !== 'text' && l.origin === EMBEDDED_ORIGIN[parsed.format];
+  // A DOI the file carries (its info dictionary, its first page) is checked against Crossref's title.
+  const filesOwn = (l: MetaLayer) =>
+    (parsed.format !== 'markdown' && parsed.format !== 'text' && l.origin === EMBEDDED_ORIGIN[parsed.format]) || (parsed.textLayers ?? []).some((t) => t.origin === l.origin);
   const enriched = deps.enrich ? await enrichFromDoi(ownLayers, parsed.blocks, deps.enrich, filesOwn) : undefined;
   for (const w of enriched?.warnings ?? []) deps.log?.warn({ file: file.path, reason: w }, 'enrichment skipped');
   warnings.push(...(enriched?.warnings ?? []));
@@ -392,6 +416,8 @@ async function prepare(
     accessFrom: access.origin,
     metaFrom: from,
     contentHash: enriched?.pending && pendingHash ? pendingHash : contentHash,
+    ...(fileDoi ? { fileDoi } : {}),
+    ...(library.notes.length ? { metaNotes: library.notes } : {}),
   };
   const conflict = await lookup.byId(docId);
   if (conflict && (conflict.source !== doc.source || conflict.path !== doc.path)) {

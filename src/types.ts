@@ -43,8 +43,14 @@ export type FileFormat = 'markdown' | 'text' | 'pdf' | 'pptx' | 'docx' | 'html';
 export interface ParsedFile {
   format: FileFormat;
   blocks: Block[];
-  /** Metadata found inside the file: front matter, PDF info dictionary, DOI on the first page, HTML meta. */
+  /** Metadata found inside the file: front matter, PDF info dictionary, HTML meta. */
   meta: DocMeta;
+  /**
+   * Metadata read from the text itself (a PDF's first page): a DOI printed there, and what the
+   * layout suggests (title from the largest lines, authors under it, a year). `inferred` marks
+   * guesses, which a library's complete record overrides even where it is silent.
+   */
+  textLayers?: { origin: string; meta: DocMeta; inferred?: boolean }[];
   /** Non-fatal oddities worth logging (e.g. "page 3 has no text"). */
   warnings: string[];
 }
@@ -88,6 +94,10 @@ export interface LabDocument {
   contentHash: string;
   /** Where each bibliographic field came from ("front matter", "library.bib", "PDF info", "text", "file name"). */
   metaFrom?: Partial<Record<string, string>>;
+  /** The DOI the file itself carries (its text or embedded metadata): how library entries find it by DOI. */
+  fileDoi?: string;
+  /** What an admin should know about the metadata: matched by two library entries, entries unreadable. */
+  metaNotes?: string[];
 }
 
 /** A chunk as stored: the unit of retrieval. */

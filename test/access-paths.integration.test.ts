@@ -1,5 +1,6 @@
 // The access rule (ingest/access.ts) on every way in and every input shape: generated variants of
-// front matter and sidecars, written as people write them, each declaring a restricted group.
+// front matter, sidecars and library bibliographies, written as people write them, each declaring
+// a restricted group.
 // Through an in-process ingest (the CLI's path), serve's start-up indexing and the queue worker
 // (a generic webhook naming the files), every document lands in its declared group, or is
 // refused with a reason; none is ever readable from the default group.
@@ -90,7 +91,9 @@ describe('every way in, every shape: a declared group is kept or the document is
     }
 
     // Later files reach the index through a webhook and the queue worker's index-doc jobs.
-    const later = accessVariants(13, 24).map((v) => ({ ...v, files: v.files.map((f) => ({ ...f, name: `late-${f.name}` })) }));
+    // Renamed, with the names a library entry matches its document by (key, file, DOI) renamed alike.
+    const rename = (t: string) => t.replace(/\bdoc-(\d+)/g, 'late-doc-$1');
+    const later = accessVariants(13, 24).map((v) => ({ ...v, files: v.files.map((f) => ({ name: `late-${f.name}`, text: rename(f.text) })) }));
     writeVariants(dir, later);
     const hook = genericChange(SECRET, { changed: later.map((v) => v.files[0].name) });
     const res = await fetch(`${running.url}/hooks/wiki/docs`, { method: 'POST', headers: hook.headers, body: hook.body });

@@ -267,7 +267,7 @@ describe('parseSidecar fails closed', () => {
     expect(parseSidecar('x.yaml', 'title: Grant\naccess: pi-only\nauthors: [Ada, Min\n').unreadable).toMatch(/invalid YAML/);
     expect(parseSidecar('x.yml', '- a\n- b\n').unreadable).toMatch(/not a mapping/);
     expect(parseSidecar('x.json', '{"access": "pi-only",}').unreadable).toMatch(/invalid JSON/);
-    expect(parseSidecar('x.json', '["pi-only"]').unreadable).toMatch(/not an object/);
+    expect(parseSidecar('x.json', '["pi-only"]').unreadable).toMatch(/not CSL-JSON items/);
     expect(parseSidecar('x.bib', 'this is not bibtex {').unreadable).toBeDefined();
     expect(parseSidecar('x.bib', '@article{a, title={Good one}, year={2020}}\n@article{b, title={unclosed').unreadable).toMatch(/invalid BibTeX: entry "b"/);
   });

@@ -82,19 +82,34 @@ describe('a research paper PDF', () => {
     expect(paragraphs(refs).map((p) => p.slice(0, 3))).toEqual(['[1]', '[2]', '[3]', '[4]', '[5]', '[6]']);
   });
 
-  it('reads title, authors and year from the info dictionary and the DOI from page 1', () => {
-    expect(paper.meta).toEqual({ title: PAPER_TITLE, authors: PAPER_AUTHORS, year: 2021, doi: PAPER_DOI });
+  it('reads title and authors from the info dictionary, the DOI printed on page 1, and the year from the journal line (not CreationDate)', () => {
+    expect(paper.meta).toEqual({ title: PAPER_TITLE, authors: PAPER_AUTHORS });
+    expect(paper.textLayers).toEqual([
+      { origin: 'text', meta: { doi: PAPER_DOI } },
+      { origin: 'text', inferred: true, meta: { title: PAPER_TITLE, authors: PAPER_AUTHORS, year: 2021 } },
+    ]);
     expect(paper.warnings).toEqual([]);
   });
 });
 
 describe('PDF variants', () => {
   it('splits a BibTeX-style info author and guesses a missing title from page 1', async () => {
-    const bytes = await makePaperPdf({ infoAuthor: 'Smith, Jane and Lee, Kim', infoTitle: null, doi: '10.5555/other.7' });
+    const bytes = await makePaperPdf({ authors: ['Jane Smith', 'Kim Lee'], infoAuthor: 'Smith, Jane and Lee, Kim', infoTitle: null, doi: '10.5555/other.7' });
     const r = await parseFile({ name: 'p.pdf', bytes });
     expect(r.meta.authors).toEqual(['Jane Smith', 'Kim Lee']);
-    expect(r.meta.title).toBe(PAPER_TITLE);
-    expect(r.meta.doi).toBe('10.5555/other.7');
+    expect(r.meta.title).toBeUndefined();
+    expect(r.textLayers?.find((l) => l.inferred)?.meta.title).toBe(PAPER_TITLE);
+    expect(r.textLayers?.find((l) => !l.inferred)?.meta.doi).toBe('10.5555/other.7');
+  });
+
+  it('drops an info Author that is the account or publisher that wrote the file, not the printed byline', async () => {
+    for (const infoAuthor of ['ibm', 'Cambridge Journals', 'Rahul Patel']) {
+      const r = await parseFile({ name: 'p.pdf', bytes: await makePaperPdf({ infoAuthor }) });
+      expect(r.meta.authors, infoAuthor).toBeUndefined();
+      expect(r.textLayers?.find((l) => l.inferred)?.meta.authors).toEqual(PAPER_AUTHORS);
+    }
+    expect((await parseFile({ name: 'p.pdf', bytes: await makePaperPdf({ infoTitle: 'doi:' }) })).meta.title).toBeUndefined();
+    expect((await parseFile({ name: 'p.pdf', bytes: await makePaperPdf({ infoTitle: 'OECS12_abstract_Muller1' }) })).meta.title).toBeUndefined();
   });
 
   it('reads subject keywords from the info dictionary, leaving a DOI listed there out', async () => {
@@ -104,7 +119,9 @@ describe('PDF variants', () => {
 
   it('ignores junk info titles', async () => {
     const bytes = await makePaperPdf({ infoTitle: 'Microsoft Word - draft3.docx' });
-    expect((await parseFile({ name: 'p.pdf', bytes })).meta.title).toBe(PAPER_TITLE);
+    const r = await parseFile({ name: 'p.pdf', bytes });
+    expect(r.meta.title).toBeUndefined();
+    expect(r.textLayers?.find((l) => l.inferred)?.meta.title).toBe(PAPER_TITLE);
   });
 
   it('recognises IEEE-style roman and ALL CAPS headings, and keeps numbered steps and table rows as text', async () => {

@@ -3,9 +3,11 @@
 // still read, and the caller decides whether the file as a whole may be trusted.
 import bibtex, { type BibValue } from 'bibtex-parse';
 import type { DocMeta } from '../../src/types.ts';
-import { readAccessField } from '../access.ts';
+import { ACCESS_KEYS, readAccessFields } from '../access.ts';
 import { describeValue } from './describe-value.ts';
 import { coerceKeywords, coerceYear, firstLine, normalizeAuthorName, normalizeDoi, type MetaResult } from './coerce.ts';
+import { extraFieldRecords } from './extra-field.ts';
+import { bibFileNames, entryDigest, entryLabel, type LibraryRead } from './library-entry.ts';
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
@@ -93,12 +95,16 @@ export interface BibEntry {
   type: string;
   /** Field values with @string macros expanded, LaTeX still in them; names lower-case. */
   fields: Record<string, string>;
+  /** The entry as written in the file. */
+  raw: string;
 }
 
 export interface BibFile {
   entries: BibEntry[];
   /** Entries that could not be parsed, with the parser's reason. */
   broken: string[];
+  /** The text of each broken entry, in `broken` order (or of the whole file when none could be cut out). */
+  brokenText: string[];
 }
 
 /** Every @entry{...} (or @entry(...)) in a text, as its own source text, for parsing one by one. */
@@ -133,6 +139,7 @@ type BibItem = ReturnType<typeof bibtex.parse>[number];
 export function parseBibtex(text: string): BibFile {
   let items: BibItem[] = [];
   const broken: string[] = [];
+  const brokenText: string[] = [];
   try {
     items = bibtex.parse(text, { number: 'string' });
   } catch {
@@ -143,6 +150,7 @@ export function parseBibtex(text: string): BibFile {
       } catch (err) {
         const key = /^@\w+\s*[{(]\s*([^,\s]*)/.exec(src)?.[1];
         broken.push(`${key ? `entry "${key}"` : 'an entry'}: ${firstLine(err)}`);
+        brokenText.push(src);
       }
     }
   }
@@ -153,10 +161,10 @@ export function parseBibtex(text: string): BibFile {
     else if (item.itemtype === 'entry') {
       const fields: Record<string, string> = Object.create(null);
       for (const field of item.fields) fields[field.name.toLowerCase()] = bibValue(field, strings);
-      entries.push({ key: item.key, type: item.type.toLowerCase(), fields });
+      entries.push({ key: item.key, type: item.type.toLowerCase(), fields, raw: item.raw });
     }
   }
-  return { entries, broken };
+  return { entries, broken, brokenText };
 }
 
 /** One entry's fields as DocMeta. Access is read by the one rule, like every other format's. */
@@ -183,11 +191,35 @@ export function bibEntryMeta(entry: BibEntry): MetaResult {
   const keywords = f.keywords ? coerceKeywords(delatex(f.keywords)) : undefined;
   if (keywords?.length) meta.keywords = keywords;
   if (PAPER_TYPES.has(entry.type)) meta.kind = 'paper';
-  const access = readAccessField(Object.fromEntries(Object.entries(f).map(([k, v]) => [k, delatex(v)])));
+  // Zotero's own BibTeX export keeps the Extra field as `note`: its "access: x" lines count too.
+  const own = Object.fromEntries(Object.entries(f).filter(([k]) => (ACCESS_KEYS as readonly string[]).includes(k)).map(([k, v]) => [k, delatex(v)]));
+  const access = readAccessFields([own, ...extraFieldRecords(f.note ? delatex(f.note) : undefined), ...extraFieldRecords(f.extra ? delatex(f.extra) : undefined)]);
   if (access.access) meta.access = access.access;
   if (access.invalidAccess !== undefined) {
     meta.invalidAccess = access.invalidAccess;
     warnings.push(`"access": ${access.invalidAccess} is not a group name (letters, digits, "_" and "-" only)`);
   }
   return { meta, warnings };
+}
+
+/** A whole .bib library: every entry with the keys documents are matched by. */
+export function readBibLibrary(text: string): LibraryRead {
+  const file = parseBibtex(text);
+  const entries = file.entries.map((e, n) => {
+    const r = bibEntryMeta(e);
+    return {
+      label: entryLabel(e.key, r.meta, n),
+      key: e.key || undefined,
+      meta: r.meta,
+      warnings: r.warnings,
+      files: e.fields.file ? bibFileNames(e.fields.file) : [],
+      digest: entryDigest(e.raw),
+    };
+  });
+  const broken = file.broken.map((reason, i) => ({ reason, text: file.brokenText[i] ?? '' }));
+  const prose = text.split('\n').some((l) => l.trim() !== '' && !l.trim().startsWith('%'));
+  if (entries.length === 0 && broken.length === 0 && prose) {
+    return { entries, broken, unreadable: 'BibTeX file has no entries' };
+  }
+  return { entries, broken };
 }

@@ -201,6 +201,8 @@ export function familyName(name: string): string {
   if (ORGANISATION.test(n)) return n;
   const words = n.split(' ').filter((w) => !SUFFIX.test(w.replace(/,$/, '')));
   if (words.length <= 1) return words[0] ?? n;
+  // A family name on its own that starts with its particle ("van der Berg" from a file name).
+  if (PARTICLES.has(words[0]) && words[0] === words[0].toLowerCase()) return words.join(' ');
   // Vancouver style "Smith JK": the initials come last.
   if (INITIALS.test(words[words.length - 1]) && !INITIALS.test(words[0])) return words.slice(0, -1).join(' ');
   for (let i = 1; i < words.length - 1; i++) {

@@ -1,8 +1,15 @@
 // A per-file sidecar: metadata in a file beside its document, with the same name
-// (paper.pdf + paper.bib, paper.yaml, paper.yml or paper.json).
+// (paper.pdf + paper.bib, paper.yaml, paper.yml, paper.json or paper.ris). A .json sidecar is an
+// object of fields or a CSL-JSON array (Zotero's "Export Item… → CSL JSON" of one item); a
+// sidecar with several entries gives the one that matches the document (library-match.ts),
+// else the first.
 import type { DocMeta } from '../../src/types.ts';
 import { bibEntryMeta, parseBibtex } from './bibtex.ts';
 import { firstLine, isPlainObject, normalizeMeta, parseYamlObject, type MetaResult } from './coerce.ts';
+import { cslItemMeta, isCslLibrary } from './csl.ts';
+import { parseLibrary, type LibraryFormat } from './library.ts';
+import { matchLibraries } from './library-match.ts';
+import { readRisLibrary } from './ris.ts';
 
 export interface SidecarResult extends MetaResult {
   /** Why the file cannot be read as metadata at all; its document must then not be indexed. */
@@ -11,9 +18,20 @@ export interface SidecarResult extends MetaResult {
 
 const NO_ENTRIES = 'BibTeX file has no entries';
 
-function bibSidecar(text: string): SidecarResult {
+/** Which of several entries describes the document `docName` (by file name, key or title), if one does. */
+function entryFor(format: LibraryFormat, text: string, docName: string | undefined): number | undefined {
+  if (!docName) return undefined;
+  const lib = parseLibrary(format, text);
+  const m = matchLibraries({ rel: docName }, [{ origin: '', library: lib }]);
+  const winner = m.layers.find((l) => !l.unreadable && l.complete)?.meta;
+  const i = winner ? lib.entries.findIndex((e) => e.meta === winner) : -1;
+  return i >= 0 ? i : undefined;
+}
+
+function bibSidecar(text: string, docName: string | undefined): SidecarResult {
   const file = parseBibtex(text);
-  const [entry] = file.entries;
+  const chosen = file.entries.length > 1 && file.broken.length === 0 ? entryFor('bibtex', text, docName) : undefined;
+  const entry = file.entries[chosen ?? 0];
   if (file.broken.length) {
     // The broken entry may be the one that restricts the document: the file as a whole is refused.
     const reason = `invalid BibTeX: ${file.broken[0]}`;
@@ -21,8 +39,30 @@ function bibSidecar(text: string): SidecarResult {
   }
   if (!entry) return text.trim() === '' ? { meta: {}, warnings: [NO_ENTRIES] } : { meta: {}, warnings: [NO_ENTRIES], unreadable: NO_ENTRIES };
   const r = bibEntryMeta(entry);
-  const more = file.entries.length > 1 ? [`BibTeX file has ${file.entries.length} entries; using the first ("${entry.key}")`] : [];
+  const more = file.entries.length > 1 && chosen === undefined ? [`BibTeX file has ${file.entries.length} entries; using the first ("${entry.key}")`] : [];
   return { meta: r.meta, warnings: [...more, ...r.warnings] };
+}
+
+function cslSidecar(items: Record<string, unknown>[], text: string, docName: string | undefined): SidecarResult {
+  if (items.length === 0) return { meta: {}, warnings: ['CSL-JSON file has no items'] };
+  const chosen = items.length > 1 ? entryFor('csl-json', text, docName) : undefined;
+  const r = cslItemMeta(items[chosen ?? 0]);
+  const more = items.length > 1 && chosen === undefined ? [`CSL-JSON file has ${items.length} items; using the first`] : [];
+  return { meta: r.meta, warnings: [...more, ...r.warnings] };
+}
+
+function risSidecar(text: string, docName: string | undefined): SidecarResult {
+  const read = readRisLibrary(text);
+  if (read.broken.length || read.unreadable) {
+    // A broken record may be the one that restricts the document: the file as a whole is refused.
+    const reason = `invalid RIS: ${read.unreadable ?? read.broken[0].reason}`;
+    return { meta: {}, warnings: [reason], unreadable: reason };
+  }
+  if (read.entries.length === 0) return { meta: {}, warnings: ['RIS file has no records'] };
+  const chosen = read.entries.length > 1 ? entryFor('ris', text, docName) : undefined;
+  const entry = read.entries[chosen ?? 0];
+  const more = read.entries.length > 1 && chosen === undefined ? [`RIS file has ${read.entries.length} records; using the first`] : [];
+  return { meta: entry.meta, warnings: [...more, ...entry.warnings] };
 }
 
 /**
@@ -30,10 +70,11 @@ function bibSidecar(text: string): SidecarResult {
  * `unreadable` (it may be the one carrying the document's access group, so the caller fails
  * closed), wrong values as warnings.
  */
-export function parseSidecar(fileName: string, text: string): SidecarResult {
+export function parseSidecar(fileName: string, text: string, docName?: string): SidecarResult {
   const ext = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? '';
   const body = text.replace(/^\uFEFF/, '');
-  if (ext === 'bib' || ext === 'bibtex') return bibSidecar(body);
+  if (ext === 'bib' || ext === 'bibtex') return bibSidecar(body, docName);
+  if (ext === 'ris') return risSidecar(body, docName);
   if (ext === 'yaml' || ext === 'yml') {
     const { data, warning } = parseYamlObject(body);
     if (!data) return { meta: {}, warnings: [`${fileName}: ${warning}`], unreadable: warning };
@@ -42,12 +83,16 @@ export function parseSidecar(fileName: string, text: string): SidecarResult {
   if (ext === 'json') {
     try {
       const data: unknown = JSON.parse(body);
-      if (!isPlainObject(data)) return { meta: {}, warnings: [`${fileName}: JSON is not an object`], unreadable: 'JSON is not an object' };
+      if (isCslLibrary(data)) return cslSidecar(data as Record<string, unknown>[], body, docName);
+      if (!isPlainObject(data)) {
+        const reason = Array.isArray(data) ? 'JSON array holds values that are not CSL-JSON items' : 'JSON is neither an object nor a CSL-JSON array';
+        return { meta: {}, warnings: [`${fileName}: ${reason}`], unreadable: reason };
+      }
       return normalizeMeta(data);
     } catch (err) {
       return { meta: {}, warnings: [`${fileName}: invalid JSON: ${firstLine(err)}`], unreadable: `invalid JSON: ${firstLine(err)}` };
     }
   }
-  const reason = `unsupported sidecar type ".${ext}" (use .bib, .yaml, .yml or .json)`;
+  const reason = `unsupported sidecar type ".${ext}" (use .bib, .yaml, .yml, .json or .ris)`;
   return { meta: {} as DocMeta, warnings: [`${fileName}: ${reason}`], unreadable: reason };
 }

@@ -8,8 +8,10 @@
 //    it starts on).
 import { PDFParse } from 'pdf-parse';
 import type { Block, DocMeta, ParsedFile } from '../../src/types.ts';
-import { coerceKeywords, coerceYear, findDoi, normalizeDoi, splitAuthors } from '../metadata/coerce.ts';
+import { coerceKeywords, findDoi, normalizeDoi, splitAuthors } from '../metadata/coerce.ts';
 import { ParseError } from './errors.ts';
+import { frontPageMeta } from './pdf-front-page.ts';
+import { readFirstPageLayout } from './pdf-layout.ts';
 
 // Some producers put the DOI among the keywords; it is kept as the DOI, not as a subject term.
 const DOI_LIKE = /(?:doi:?\s*)?10\.\d{4,9}\/\S+/gi;
@@ -322,21 +324,25 @@ const infoString = (info: unknown, key: string): string | undefined => {
   return typeof v === 'string' && v.trim() ? v.replace(/\s+/g, ' ').trim() : undefined;
 };
 
-function metaFromInfo(info: unknown, firstPage: string): DocMeta {
+/**
+ * What the info dictionary says. Its CreationDate and ModDate are when the file was written, not
+ * when the paper appeared (a 2022 paper saved again in 2026 would be cited as 2026): never a year.
+ */
+function metaFromInfo(info: unknown): DocMeta {
   const meta: DocMeta = {};
   const title = infoString(info, 'Title');
-  if (title && !JUNK_TITLE.test(title) && /\p{L}{3}/u.test(title)) meta.title = title;
+  // "OECS12_abstract_Muller1": a file name, not a title.
+  const fileNameLike = (t: string) => !/\s/.test(t) && /[_\d]/.test(t);
+  // "doi:", "Untitled-1": too short to be a paper's title.
+  const tooShort = (t: string) => t.length < 12 && wordCount(t) < 2;
+  if (title && !JUNK_TITLE.test(title) && /\p{L}{3}/u.test(title) && !fileNameLike(title) && !tooShort(title)) meta.title = title;
   const author = infoString(info, 'Author');
   if (author) {
     const authors = splitAuthors(author).filter((a) => !JUNK_AUTHOR.test(a) && !a.includes('@'));
-    if (authors.length) meta.authors = authors;
+    // One word ("ibm", "senellpa", "Hatem") is the account that wrote the file, not an author list.
+    if (authors.length && !(authors.length === 1 && !/\s/.test(authors[0]))) meta.authors = authors;
   }
-  const created = infoString(info, 'CreationDate');
-  const year = created ? coerceYear(created.replace(/^D:/, '').slice(0, 4)) : undefined;
-  if (year !== undefined) meta.year = year;
-  const doi =
-    findDoi(firstPage) ??
-    [infoString(info, 'doi'), infoString(info, 'DOI'), infoString(info, 'Subject'), infoString(info, 'Keywords')]
+  const doi = [infoString(info, 'doi'), infoString(info, 'DOI'), infoString(info, 'Subject'), infoString(info, 'Keywords')]
       .map((v) => (v ? (normalizeDoi(v) ?? findDoi(v)) : undefined))
       .find(Boolean);
   if (doi) meta.doi = doi;
@@ -410,6 +416,8 @@ export async function parsePdf(bytes: Uint8Array, opts: PdfOptions = {}): Promis
   const warnings: string[] = [];
   const pageTexts: string[] = [];
   let info: unknown;
+  // Page 1's layout first (its own pdf.js document, closed before the full read starts).
+  const layout = await readFirstPageLayout(bytes, opts.signal);
   try {
     const doc = await parser.getInfo();
     info = doc.info;
@@ -447,11 +455,40 @@ export async function parsePdf(bytes: Uint8Array, opts: PdfOptions = {}): Promis
   });
   const pages = stripPageChrome(trimmed);
 
-  const meta = metaFromInfo(info, pageTexts[0] ?? '');
-  if (!meta.title) {
-    const guess = guessTitle(pages[0] ?? [], fullLineLength(pages));
-    if (guess) meta.title = guess;
+  const meta = metaFromInfo(info);
+  const front = layout ? frontPageMeta(layout) : {};
+  if (meta.authors && front.authors && !infoAuthorsAgree(meta.authors, front.authors)) delete meta.authors;
+  const textLayers = firstPageLayers(pageTexts[0] ?? '', front, pages[0] ?? [], fullLineLength(pages));
+  const { blocks } = buildBlocks(pages, meta.title ?? textLayers.find((l) => l.meta.title)?.meta.title);
+  return { format: 'pdf', blocks, meta, warnings, textLayers };
+}
+
+const family = (name: string) => (name.includes(',') ? name.split(',')[0] : (name.trim().split(/\s+/).pop() ?? '')).toLowerCase();
+
+/**
+ * Whether the info dictionary's Author field can stand beside the byline printed on page 1. It is
+ * often the account or publisher that wrote the file ("Cambridge Journals", the submitter), or a
+ * shorter list: when its first family name is not the byline's first, or it names fewer people,
+ * the printed byline is what a citation of the paper uses.
+ */
+function infoAuthorsAgree(info: string[], printed: string[]): boolean {
+  return family(info[0]) === family(printed[0]) && info.length >= printed.length;
+}
+
+/**
+ * What page 1's text says: a DOI printed there (a fact, origin "text"), and the title, authors
+ * and year its layout suggests (inferred). Without a layout (pdf.js could not read page 1 on its
+ * own), the title falls back to the first printed lines.
+ */
+function firstPageLayers(firstPage: string, fromLayout: DocMeta, lines: string[], fullLine: number): NonNullable<ParsedFile['textLayers']> {
+  const out: NonNullable<ParsedFile['textLayers']> = [];
+  const doi = findDoi(firstPage);
+  if (doi) out.push({ origin: 'text', meta: { doi } });
+  const inferred: DocMeta = { ...fromLayout };
+  if (!inferred.title) {
+    const guess = guessTitle(lines, fullLine);
+    if (guess) inferred.title = guess;
   }
-  const { blocks } = buildBlocks(pages, meta.title);
-  return { format: 'pdf', blocks, meta, warnings };
+  if (Object.keys(inferred).length) out.push({ origin: 'text', meta: inferred, inferred: true });
+  return out;
 }

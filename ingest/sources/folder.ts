@@ -1,9 +1,11 @@
-// A folder source: every file below a root, with sidecar metadata files paired to their document.
+// A folder source: every file below a root, with sidecar metadata files paired to their document
+// and the library bibliographies (.bib, CSL-JSON, RIS with no document of their name) in scope.
 // Symbolic links are never followed, wherever they sit on a path: a wiki commit or a webhook can
 // name a link to anywhere on the machine, and what is outside a source's root must never be read.
 import { constants } from 'node:fs';
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { LIBRARY_EXT } from '../metadata/library.ts';
 
 export interface SourceFile {
   /** Absolute path. */
@@ -11,8 +13,13 @@ export interface SourceFile {
   /** Path relative to the source root, with forward slashes (part of the document id). */
   rel: string;
   size: number;
-  /** Sidecar metadata files (`<name>.bib`, `<name>.yaml`, `<name>.yml`, `<name>.json`) next to this file. */
+  /** Sidecar metadata files (`<name>.bib`, `<name>.yaml`, `<name>.yml`, `<name>.json`, `<name>.ris`) next to this file. */
   sidecars: string[];
+  /**
+   * Library files whose scope holds this file: .bib, .json and .ris files with no document of
+   * their name, in its folder and the folders above it up to the root, nearest first.
+   */
+  libraries: string[];
 }
 
 export interface Listing {
@@ -21,7 +28,8 @@ export interface Listing {
   ignored: { path: string; reason: string }[];
 }
 
-export const SIDECAR_EXT = ['.bib', '.yaml', '.yml', '.json'];
+export const SIDECAR_EXT = ['.bib', '.yaml', '.yml', '.json', '.ris'];
+const isLibraryName = (name: string) => LIBRARY_EXT.includes(path.extname(name).toLowerCase()) && !name.startsWith('.');
 const SKIP_DIRS = new Set(['node_modules', '.git', '.svn', '__pycache__']);
 export const SYMLINK_REASON = 'symbolic link; not followed';
 
@@ -120,11 +128,14 @@ export async function listFolder(root: string, target: string = root): Promise<L
   const single = check.type === 'file';
   if (single) {
     all.push({ path: target, size: check.size });
-    // A single file still gets its sidecars.
+    // A single file still gets its sidecars, and the libraries beside it (files of a sidecar's
+    // type that are no other document's sidecar).
     const dir = path.dirname(target);
-    for (const e of await readdir(dir, { withFileTypes: true })) {
+    const entries = await readdir(dir, { withFileTypes: true });
+    const otherStems = new Set(entries.filter((e) => !isSidecar(e.name) && path.join(dir, e.name) !== target).map((e) => stem(e.name)));
+    for (const e of entries) {
       const p = path.join(dir, e.name);
-      if (p !== target && isSidecar(e.name)) {
+      if (p !== target && isSidecar(e.name) && (stem(p) === stem(target) || !otherStems.has(stem(e.name)))) {
         if (e.isFile()) all.push({ path: p, size: (await lstat(p)).size });
         else if (e.isSymbolicLink()) all.push({ path: p, size: 0, link: true });
       }
@@ -149,19 +160,54 @@ export async function listFolder(root: string, target: string = root): Promise<L
   }
   all.sort((a, b) => (a.path < b.path ? -1 : 1));
 
-  const stem = (p: string) => p.slice(0, p.length - path.extname(p).length);
   const docs = all.filter((f) => !isSidecar(f.path));
   const docStems = new Map<string, SourceFile>();
   const files: SourceFile[] = docs.map((f) => {
-    const sf: SourceFile = { path: f.path, rel: path.relative(root, f.path).split(path.sep).join('/'), size: f.size, sidecars: [] };
+    const sf: SourceFile = { path: f.path, rel: path.relative(root, f.path).split(path.sep).join('/'), size: f.size, sidecars: [], libraries: [] };
     docStems.set(stem(f.path), sf);
     return sf;
   });
+  // Libraries of the folders listed, by folder; the folders above the target are read on their own.
+  const librariesByDir = new Map<string, string[]>();
   for (const f of all) {
     if (!isSidecar(f.path)) continue;
     const owner = docStems.get(stem(f.path));
     if (owner) owner.sidecars.push(f.path);
-    else if (!single) ignored.push({ path: f.path, reason: f.link ? SYMLINK_REASON : 'metadata file with no document of the same name' });
+    else if (isLibraryName(path.basename(f.path))) {
+      const dir = path.dirname(f.path);
+      librariesByDir.set(dir, [...(librariesByDir.get(dir) ?? []), f.path]);
+    } else if (!single) ignored.push({ path: f.path, reason: f.link ? SYMLINK_REASON : 'metadata file with no document of the same name' });
+  }
+  const above = await librariesAbove(root, single ? path.dirname(target) : target);
+  for (const f of files) {
+    for (let dir = path.dirname(f.path); ; dir = path.dirname(dir)) {
+      f.libraries.push(...(librariesByDir.get(dir) ?? []));
+      if (dir === root || dir === target || !dir.startsWith(root) || dir === path.dirname(dir)) break;
+    }
+    f.libraries.push(...above);
   }
   return { files: single ? files.filter((f) => f.path === target) : files, ignored };
+}
+
+const stem = (p: string) => p.slice(0, p.length - path.extname(p).length);
+
+/**
+ * Library files in the folders above `dir` up to the root, nearest first (those of `dir` itself
+ * come from the listing). A folder that is a link, or gone, ends the walk: nothing above a link
+ * is reached through it.
+ */
+async function librariesAbove(root: string, dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const rel = path.relative(root, dir);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return out;
+  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+    const entries = await readdir(d, { withFileTypes: true }).catch(() => undefined);
+    if (!entries) break;
+    const stems = new Set(entries.filter((e) => !SIDECAR_EXT.includes(path.extname(e.name).toLowerCase())).map((e) => stem(e.name)));
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if ((e.isFile() || e.isSymbolicLink()) && isLibraryName(e.name) && !stems.has(stem(e.name))) out.push(path.join(d, e.name));
+    }
+    if (d === root || path.relative(root, d) === '' || d === path.dirname(d)) break;
+  }
+  return out;
 }

@@ -22,6 +22,7 @@ import { createAuth, dashboardStartCheck, sameOrigin } from './auth.ts';
 import { gapsCsv, groupGaps } from './gaps.ts';
 import type { Metrics } from './metrics.ts';
 import { barChart } from './views/chart.ts';
+import { documentPage, documentView } from './views/document.ts';
 import { safeJson } from './views/html.ts';
 import { confirmRebuildPage, dashboardPage, loginPage, messagePage, type InjectionView, type SourceView } from './views/pages.ts';
 
@@ -266,7 +267,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     const docsBySource = new Map<string, SourceView['docs']>();
     for (const d of app.catalog.docs()) {
       const list = docsBySource.get(d.source) ?? [];
-      list.push({ title: d.title, kind: d.kind, path: d.path, chunks: d.chunkIds.length });
+      list.push({ id: d.id, title: d.title, kind: d.kind, path: d.path, chunks: d.chunkIds.length, notes: d.metaNotes?.length ?? 0 });
       docsBySource.set(d.source, list);
     }
     const configured = config.sources.map((s) => ({ id: s.id, type: s.type, location: sourceLocation(s) }));
@@ -361,6 +362,14 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     } catch (err) {
       next(err);
     }
+  });
+
+  // One document: each metadata field with where it came from.
+  admin.get('/doc', (req, res) => {
+    const id = typeof req.query.id === 'string' ? req.query.id : '';
+    const doc = id ? app.catalog.doc(id) : undefined;
+    if (!doc) return sendHtml(res, 404, messagePage('No such document', `No indexed document has the id "${id.slice(0, 200)}".`));
+    sendHtml(res, 200, documentPage(documentView(doc)));
   });
 
   admin.get('/gaps.csv', async (_req, res) => {

@@ -56,7 +56,8 @@ export async function followSync(
       if (state === 'pending') still.push(id);
       else {
         outcome.done += 1;
-        if (state === 'failed') outcome.failed.push({ job: id, reason: job?.failedReason ?? 'failed' });
+        // The job read above may predate its failure (its state is read live): read its reason again.
+        if (state === 'failed') outcome.failed.push({ job: id, reason: (await queue.getJob(id))?.failedReason ?? job?.failedReason ?? 'failed' });
       }
     }
     if (still.length !== pending.length) onUpdate({ ...outcome, failed: [...outcome.failed] });

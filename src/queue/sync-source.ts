@@ -4,8 +4,10 @@
 import path from 'node:path';
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
 import { fileContentHash, pendingTag, type IndexedDoc } from '../../ingest/pipeline.ts';
+import { LIBRARY_EXT } from '../../ingest/metadata/library.ts';
 import { isSupported } from '../../ingest/parse/index.ts';
 import { SIDECAR_EXT, checkPath, listFolder, readInside, type SourceFile } from '../../ingest/sources/folder.ts';
+import { libraryLoader, matchInScope, type LibraryLoader } from '../../ingest/sources/libraries.ts';
 import { changedFiles, updateClone } from '../../ingest/sources/git.ts';
 import { syncZoteroSource } from '../../ingest/sources/zotero/index.ts';
 import type { App } from '../app.ts';
@@ -33,8 +35,12 @@ export function safeRelativePath(p: string): string | undefined {
   return parts.join('/');
 }
 
-/** The file's content hash, and with enrichment on the hash it was indexed under if it is pending (worked out only if asked). */
-async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: string, enrichTag: string | undefined): Promise<{ hash: string; pending?: () => string }> {
+/**
+ * The pipeline's content hash of a file (ingest/pipeline.ts): bytes, sidecars, matched library
+ * entries; with enrichment on, also the hash it was indexed under if it is pending (worked out only
+ * if asked).
+ */
+async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: string, fileDoi: string | undefined, libraries: LibraryLoader, enrichTag: string | undefined): Promise<{ hash: string; pending?: () => string }> {
   const bytes = await readInside(source.path, file.path);
   const sidecars: { name: string; text: string }[] = [];
   for (const s of file.sidecars) {
@@ -43,11 +49,17 @@ async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: str
     });
     sidecars.push({ name: path.basename(s), text: text.toString('utf8') });
   }
-  const hash = fileContentHash(bytes, sidecars, source, defaultAccess, enrichTag);
-  return enrichTag ? { hash, pending: () => fileContentHash(bytes, sidecars, source, defaultAccess, pendingTag(enrichTag)) } : { hash };
+  const library = await matchInScope(file, fileDoi, libraries);
+  const extra = { libraries: library.signature, fileName: file.path };
+  const hash = fileContentHash(bytes, sidecars, source, defaultAccess, { ...extra, enrich: enrichTag });
+  return enrichTag ? { hash, pending: () => fileContentHash(bytes, sidecars, source, defaultAccess, { ...extra, enrich: pendingTag(enrichTag) }) } : { hash };
 }
 
-/** Paths that name documents: a changed sidecar (`paper.bib`) stands for its document. */
+/**
+ * Paths that name documents: a changed sidecar (`paper.bib`) stands for its document, a changed
+ * library (a `.bib`, `.json` or `.ris` no document is named after) for every document in its
+ * folder and below; the hashes then tell which of those its change touched.
+ */
 async function documentsFor(root: string, rels: string[]): Promise<string[]> {
   const out = new Set<string>();
   for (const rel of rels) {
@@ -60,7 +72,9 @@ async function documentsFor(root: string, rels: string[]): Promise<string[]> {
     // listFolder refuses a folder reached through a link; a folder that is gone names nothing.
     const listing = await listFolder(root, dir).catch(() => undefined);
     const stem = rel.slice(0, rel.length - ext.length);
-    for (const f of listing?.files ?? []) if (f.rel.slice(0, f.rel.length - path.extname(f.rel).length) === stem) out.add(f.rel);
+    const owners = (listing?.files ?? []).filter((f) => f.rel.slice(0, f.rel.length - path.extname(f.rel).length) === stem);
+    for (const f of owners) out.add(f.rel);
+    if (owners.length === 0 && LIBRARY_EXT.includes(ext)) for (const f of listing?.files ?? []) if (isSupported(f.rel)) out.add(f.rel);
   }
   return [...out];
 }
@@ -161,24 +175,29 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
   };
   // One bad entry (a link, a file that vanished or cannot be read) becomes a problem row; the
   // sync goes on. Store and queue errors are not caught: they fail the sync, which is retried.
+  const libraries = libraryLoader(source.path, app.ingestSettings.maxFileBytes);
+  const hash = (file: SourceFile) => hashOf(source, file, defaultAccess, known.get(file.rel)?.fileDoi, libraries, enrichTag);
   const inspect = async (abs: string, listed?: SourceFile): Promise<Inspected> => {
     try {
       // A file from a full listing was reached without links; reading re-checks its real path.
-      if (listed) return { state: 'file', ...(await hashOf(source, listed, defaultAccess, enrichTag)) };
+      if (listed) return { state: 'file', ...(await hash(listed)) };
       const check = await checkPath(source.path, abs);
       if (!check.ok) return check.absent ? { state: 'gone' } : { state: 'refused', reason: check.reason };
       if (check.type !== 'file') return { state: 'gone' };
       const file = (await listFolder(source.path, abs)).files[0];
       if (!file) return { state: 'gone' };
-      return { state: 'file', ...(await hashOf(source, file, defaultAccess, enrichTag)) };
+      return { state: 'file', ...(await hash(file)) };
     } catch (err) {
       return { state: 'error', reason: `cannot read: ${messageOf(err)}` };
     }
   };
   const handle = async (rel: string, what: Inspected) => {
     if (what.state === 'file') {
-      if (isCurrent(rel, what.hash, what.pending)) result.unchanged += 1;
-      else await enqueue('index-doc', rel, what.hash);
+      if (isCurrent(rel, what.hash, what.pending)) {
+        result.unchanged += 1;
+        // Back to exactly what is indexed (a broken library or sidecar mended): its failure is over.
+        if (known.get(rel)?.contentHash === what.hash && problemPaths.has(rel)) await records.setProblem(source.id, rel, undefined);
+      } else await enqueue('index-doc', rel, what.hash);
       return;
     }
     if (what.state === 'refused' || what.state === 'error') {

@@ -25,6 +25,8 @@ export function toChunkMetadata(doc: LabDocument, chunk: Chunk, n: number): Chun
   if (doc.keywords?.length) m.keywords = doc.keywords.join(AUTHOR_SEP);
   if (doc.accessFrom) m.access_from = doc.accessFrom;
   if (doc.metaFrom && Object.keys(doc.metaFrom).length) m.meta_from = JSON.stringify(doc.metaFrom);
+  if (doc.fileDoi) m.file_doi = doc.fileDoi;
+  if (doc.metaNotes?.length) m.meta_notes = JSON.stringify(doc.metaNotes);
   if (chunk.step !== undefined) m.step = chunk.step;
   if (chunk.slide !== undefined) m.slide = chunk.slide;
   if (chunk.page !== undefined) m.page = chunk.page;
@@ -42,6 +44,16 @@ function metaFrom(v: unknown): Record<string, string> | undefined {
     const out: Record<string, string> = {};
     for (const [k, val] of Object.entries(parsed)) if (typeof val === 'string') out[k] = val;
     return out;
+  } catch {
+    return undefined;
+  }
+}
+
+function metaNotes(v: unknown): string[] | undefined {
+  if (typeof v !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(v);
+    return Array.isArray(parsed) ? parsed.filter((n): n is string => typeof n === 'string') : undefined;
   } catch {
     return undefined;
   }
@@ -75,6 +87,10 @@ export function fromChunkMetadata(id: string, text: string, m: ChunkMetadata, gr
   if (accessFrom) doc.accessFrom = accessFrom;
   const from = metaFrom(m.meta_from);
   if (from) doc.metaFrom = from;
+  const fileDoi = str(m.file_doi);
+  if (fileDoi) doc.fileDoi = fileDoi;
+  const notes = metaNotes(m.meta_notes);
+  if (notes) doc.metaNotes = notes;
   const chunk: Chunk = {
     id,
     docId,

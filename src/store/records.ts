@@ -121,6 +121,7 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
         kind: doc.kind,
         title: doc.title,
         contentHash: doc.contentHash,
+        ...(doc.fileDoi ? { fileDoi: doc.fileDoi } : {}),
         chunkIds: chunks.map((c) => c.id),
         chunkHashes: chunks.map((c) => c.hash),
         indexedAt: new Date().toISOString(),

@@ -14,7 +14,8 @@ export interface SourceView {
   chunks: number;
   byKind: { kind: string; documents: number; chunks: number }[];
   problems: FileProblem[];
-  docs: { title: string; kind: string; path: string; chunks: number }[];
+  /** `notes`: how many notes the ingest made about the document's metadata (matched twice...). */
+  docs: { id: string; title: string; kind: string; path: string; chunks: number; notes: number }[];
   moreDocs: number;
 }
 
@@ -113,7 +114,7 @@ ${s.problems.map((p) => html`<tr><td><code>${p.path}</code></td><td class="${p.s
 )}
 ${v.sources.map(
   (s) => html`<details><summary>${s.id}: documents (${s.documents})</summary><table class="docs"><thead><tr><th>Title</th><th>Kind</th><th>Path</th><th>Chunks</th></tr></thead><tbody>
-${s.docs.map((d) => html`<tr><td>${d.title}</td><td>${d.kind}</td><td><code>${d.path}</code></td><td class="num">${d.chunks}</td></tr>`)}</tbody></table>${s.moreDocs ? html`<p class="muted">and ${s.moreDocs} more</p>` : ''}</details>`,
+${s.docs.map((d) => html`<tr><td><a href="/admin/doc?id=${encodeURIComponent(d.id)}">${d.title}</a>${d.notes ? html` <span class="pill error" title="see the document's metadata notes">${d.notes} note${d.notes > 1 ? 's' : ''}</span>` : ''}</td><td>${d.kind}</td><td><code>${d.path}</code></td><td class="num">${d.chunks}</td></tr>`)}</tbody></table>${s.moreDocs ? html`<p class="muted">and ${s.moreDocs} more</p>` : ''}</details>`,
 )}
 </section>`;
 }

@@ -6,7 +6,9 @@
 // the name tells the right paper apart. Asked of the shelf alone and of the shelf beside the
 // sample lab (whose documents all carry authors and years), offline (hash embeddings,
 // extractive answers). Per question: is the top passage from the named paper, is any passage,
-// is there no passage at all, is the answer refused, does it cite the named paper.
+// is there no passage at all, is the answer refused, does it cite the named paper. A third form:
+// the same papers as .txt files with neutral names (names and year only in their first lines, no
+// metadata at all), where only the first-lines fallback can find the named paper.
 // With --baseline, the same shelf and questions go through another checkout of labbot (e.g. the
 // commit before this change: `git archive <commit> | tar -x -C /tmp/base && ln -s $PWD/node_modules
 // /tmp/base/`), interleaved round by round. Figures are medians over --runs rounds (default 3)
@@ -16,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { makeShelf, type ShelfFile, type ShelfLayout } from '../test/fixtures/shelf.ts';
+import { makeShelf, makeTextShelf, type ShelfFile } from '../test/fixtures/shelf.ts';
 
 const { values } = parseArgs({ options: { baseline: { type: 'string' }, 'baseline-name': { type: 'string' }, runs: { type: 'string' } } });
 const runs = Number(values.runs ?? 3);
@@ -92,12 +94,13 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const shelves = new Map<ShelfLayout, { dir: string; files: ShelfFile[] }>();
-for (const layout of ['journal', 'publisher'] as const) {
-  const files = await makeShelf(layout);
-  const dir = mkdtempSync(path.join(os.tmpdir(), `labbot-shelf-${layout}-`));
+type ShelfForm = 'journal' | 'publisher' | 'text';
+const shelves = new Map<ShelfForm, { dir: string; files: ShelfFile[] }>();
+for (const form of ['journal', 'publisher', 'text'] as const) {
+  const files = form === 'text' ? makeTextShelf() : await makeShelf(form);
+  const dir = mkdtempSync(path.join(os.tmpdir(), `labbot-shelf-${form}-`));
   for (const f of files) writeFileSync(path.join(dir, f.name), f.bytes);
-  shelves.set(layout, { dir, files });
+  shelves.set(form, { dir, files });
 }
 const shelf = shelves.get('journal')!.files;
 
@@ -105,11 +108,14 @@ const keys: (keyof Outcome)[] = ['unnamedTop', 'top', 'any', 'none', 'refused', 
 type Counts = Record<keyof Outcome, number[]>;
 const results: Record<string, Record<string, Counts>> = {};
 const styles: Record<string, Record<string, Record<string, number[]>>> = {};
-const SETTINGS: { name: string; layout: ShelfLayout; withLab: boolean }[] = [
+const STYLES = ['zotero', 'plain', 'download', 'text'] as const;
+const SETTINGS: { name: string; layout: ShelfForm; withLab: boolean }[] = [
   { name: 'journal layout, shelf alone', layout: 'journal', withLab: false },
   { name: 'journal layout, shelf + sample lab', layout: 'journal', withLab: true },
   { name: 'publisher layout, shelf alone', layout: 'publisher', withLab: false },
   { name: 'publisher layout, shelf + sample lab', layout: 'publisher', withLab: true },
+  { name: 'text files (journal layout), shelf alone', layout: 'text', withLab: false },
+  { name: 'text files (journal layout), shelf + sample lab', layout: 'text', withLab: true },
 ];
 for (const setting of SETTINGS) {
   const { dir, files } = shelves.get(setting.layout)!;
@@ -123,7 +129,7 @@ for (const setting of SETTINGS) {
     for (const t of trees) {
       const outcomes = await withRetry(() => round(t.root, dir, setting.withLab, files));
       for (const k of keys) at[t.label][k].push(outcomes.filter((o) => o[k]).length);
-      for (const style of ['zotero', 'plain', 'download']) {
+      for (const style of STYLES) {
         const of = outcomes.filter((_, i) => files[i].style === style);
         (byStyle[t.label][style] ??= []).push(of.filter((o) => o.top).length);
       }
@@ -150,10 +156,11 @@ const lines = [
   '# Questions that name their paper',
   '',
   `Written by \`npx tsx bench/named-sources.ts${values.baseline ? ' --baseline <tree> --baseline-name <name>' : ''} --runs ${runs}\`; nothing here is edited by hand.`,
-  `${shelf.length} PDFs (test/fixtures/shelf.ts), each asked "In <first author> et al. (<year>): <the question of its topic cluster>",`,
+  `${shelf.length} papers (test/fixtures/shelf.ts), each asked "In <first author> et al. (<year>): <the question of its topic cluster>",`,
   'in two layouts: "journal", the one the name rules were developed on, and "publisher", written after they were settled',
   '(its first run, 20/30 at the top, exposed one bug: a byline name glued to its affiliation mark, "Sharma1", which the index',
-  'holds as one word; fixed since, so "publisher" is no longer a held-out check).',
+  'holds as one word; fixed since, so "publisher" is no longer a held-out check). Both as PDFs, whose page 1 now gives their',
+  'metadata; and the journal layout as .txt files with neutral names, which carry no metadata at all (the first-lines fallback).',
   `Offline: hash embeddings, extractive answers. Medians of ${runs} rounds (range when they differ).`,
   values.baseline ? `Baseline: ${values['baseline-name'] ?? `the labbot tree at \`${values.baseline}\``}.` : '',
   '',
@@ -161,8 +168,10 @@ const lines = [
 for (const setting of Object.keys(results)) {
   lines.push(`## ${setting}`, '', `| | ${trees.map((t) => t.label).join(' | ')} |`, `|---|${trees.map(() => '---').join('|')}|`);
   for (const [label, key] of rows) lines.push(`| ${label} | ${trees.map((t) => fmt(results[setting][t.label][key])).join(' | ')} |`);
-  for (const style of ['zotero', 'plain', 'download']) {
-    const n = shelf.filter((f) => f.style === style).length;
+  const files = shelves.get(SETTINGS.find((x) => x.name === setting)!.layout)!.files;
+  for (const style of STYLES) {
+    const n = files.filter((f) => f.style === style).length;
+    if (n === 0) continue;
     lines.push(`| top passage, ${style} files (${n}) | ${trees.map((t) => `${median(styles[setting][t.label][style])}/${n}`).join(' | ')} |`);
   }
   lines.push('');

@@ -1,22 +1,24 @@
 // A name that matches nothing does not silence the index. On a shelf of PDFs with no metadata
 // (authors on page 1, Zotero file names, info dictionaries dated the download day), "What did
 // Sharma et al. 2022 find about fin length?" was refused ("couldn't find Sharma 2022") although
-// the paper is indexed. Now the papers that carry the name on their first page or in their file
-// name are searched first and the answer says the name matched no metadata; a name the index's
-// metadata rules out (and nothing carries) is still refused.
+// the paper is indexed. Page 1 now gives such a PDF its metadata, so the name restricts the
+// answer to it. Where no metadata reader can help (papers copied into .txt files, names only in
+// their first lines), the documents that carry the name in their first lines or file name are
+// searched first and the answer says the name matched no metadata; a name the index's metadata
+// rules out (and nothing carries) is still refused.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { makeShelf, type ShelfFile } from './fixtures/shelf.ts';
+import { makeShelf, makeTextShelf, type ShelfFile } from './fixtures/shelf.ts';
 import { chatEnv, passageLine, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { openTestApp } from './helpers/app.ts';
 
 const LAB = path.resolve('examples/lab');
 
-async function shelfDir(): Promise<{ dir: string; shelf: ShelfFile[] }> {
-  const shelf = await makeShelf();
+async function shelfDir(files?: ShelfFile[]): Promise<{ dir: string; shelf: ShelfFile[] }> {
+  const shelf = files ?? (await makeShelf());
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-shelf-'));
   for (const f of shelf) writeFileSync(path.join(dir, f.name), f.bytes);
   return { dir, shelf };
@@ -43,15 +45,16 @@ describe('named sources on a shelf without metadata, beside the sample lab (no m
   });
   afterAll(async () => app?.close());
 
-  it('answers "What did Sharma et al. 2022 find about fin length?" from the Sharma paper, saying the name matched no metadata', async () => {
+  it('answers "What did Sharma et al. 2022 find about fin length?" from the Sharma paper alone, by the metadata its page 1 prints', async () => {
     const sharma = docOf(shelf, 'Loss of kcnk5b lengthens zebrafish fins');
     const r = await app.ask('What did Sharma et al. 2022 find about fin length?');
     expect(r.refused).toBe(false);
-    expect(r.passages[0].doc_id).toBe(sharma);
+    expect(r.source).toMatchObject({ restricts: true, documents: 1 });
+    expect(r.source?.unmatched).toBeUndefined();
+    expect(new Set(r.passages.map((p) => p.doc_id))).toEqual(new Set([sharma]));
     expect(r.citations.length).toBeGreaterThan(0);
-    expect(r.citations.every((c) => c.doc_id === sharma)).toBe(true);
-    expect(r.answer).toContain('No document\'s metadata matches "Sharma 2022"; answered from the documents that name it on their first page or in their file name.');
-    expect(r.source).toMatchObject({ restricts: false, documents: 0, unmatched: 'Sharma 2022', lifted: 1 });
+    expect(r.citations.every((c) => c.label.startsWith('[Sharma et al., 2022, '))).toBe(true);
+    expect(r.answer).not.toContain("No document's metadata matches");
   });
 
   it('tells two papers by the same author apart by the year on their first page', async () => {
@@ -84,18 +87,57 @@ describe('named sources on a shelf without metadata, beside the sample lab (no m
   });
 });
 
+describe('named sources on papers kept as text files, beside the sample lab (no model)', () => {
+  let app: App;
+  let shelf: ShelfFile[];
+  beforeAll(async () => {
+    const made = await shelfDir(makeTextShelf());
+    shelf = made.shelf;
+    app = await openTestApp({
+      fileConfig: {
+        sources: [
+          { id: 'shelf', type: 'folder', path: made.dir },
+          { id: 'lab', type: 'folder', path: LAB },
+        ],
+        access: { default: 'public', channels: {} },
+      },
+    });
+    for (const s of app.config.sources) expect((await app.ingestSource(s)).failed).toEqual([]);
+  });
+  afterAll(async () => app?.close());
+
+  it('answers from the paper whose first lines carry the name, saying the name matched no metadata', async () => {
+    const sharma = docOf(shelf, 'Loss of kcnk5b lengthens zebrafish fins');
+    const r = await app.ask('What did Sharma et al. 2022 find about fin length?');
+    expect(r.refused).toBe(false);
+    expect(r.passages[0].doc_id).toBe(sharma);
+    expect(r.citations.length).toBeGreaterThan(0);
+    expect(r.citations.every((c) => c.doc_id === sharma)).toBe(true);
+    expect(r.answer).toContain('No document\'s metadata matches "Sharma 2022"; answered from the documents that name it on their first page or in their file name.');
+    expect(r.source).toMatchObject({ restricts: false, documents: 0, unmatched: 'Sharma 2022', lifted: 1 });
+  });
+
+  it('tells two papers by the same author apart by the year in their first lines', async () => {
+    for (const title of ['Fgf20a signalling sets the pace of fin outgrowth', 'Calcineurin restrains fin outgrowth in adult zebrafish']) {
+      const file = shelf.find((f) => f.paper.title === title)!;
+      const r = await app.ask(file.question);
+      expect(r.passages[0].doc_id, file.question).toBe(`shelf:${file.name}`);
+    }
+  });
+});
+
 describe('named sources on a shelf with no metadata at all, with a model', () => {
   let app: App;
   let fake: FakeOpenAI;
   let shelf: ShelfFile[];
   beforeAll(async () => {
     fake = await startFakeOpenAI({ dimensions: 64 });
-    // Only the files without an info dictionary: nothing in the index has authors or years.
-    shelf = (await makeShelf()).filter((f) => f.style !== 'download');
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-shelf-'));
-    for (const f of shelf) writeFileSync(path.join(dir, f.name), f.bytes);
-    app = await openTestApp({ fileConfig: { sources: [{ id: 'shelf', type: 'folder', path: dir }], access: { default: 'public', channels: {} } }, env: chatEnv(fake) });
+    // Text files only: nothing in the index has authors or years.
+    const made = await shelfDir(makeTextShelf());
+    shelf = made.shelf;
+    app = await openTestApp({ fileConfig: { sources: [{ id: 'shelf', type: 'folder', path: made.dir }], access: { default: 'public', channels: {} } }, env: chatEnv(fake) });
     expect((await app.ingestSource(app.config.sources[0])).failed).toEqual([]);
+    expect([...app.catalog.docs()].every((d) => d.authors.length === 0 && d.year === undefined)).toBe(true);
   });
   afterAll(async () => {
     await app?.close();

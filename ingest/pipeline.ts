@@ -279,8 +279,16 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
         throw err;
       }
       const status = err instanceof UnsupportedFormatError ? 'skipped' : 'failed';
-      log?.warn({ file: file.path, reason: (err as Error).message }, `ingest ${status}`);
-      record({ path: file.path, status, reason: (err as Error).message });
+      let reason = (err as Error).message;
+      const stale = err instanceof AccessRefused ? await lookup.atPath(target.sourceId, file.rel) : undefined;
+      if (stale) {
+        await removeIndexed(stale, deps);
+        summary.documents.removed += 1;
+        summary.chunks.deleted += stale.chunkIds.length;
+        reason += '; the version indexed before was removed';
+      }
+      log?.warn({ file: file.path, reason }, `ingest ${status}`);
+      record({ path: file.path, status, reason, ...(stale ? { docId: stale.id } : {}) });
     }
   }
   await flush();
@@ -303,6 +311,12 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
 }
 
 class FileError extends Error {}
+/**
+ * The document's access group cannot be known (an unreadable sidecar or library, an invalid or
+ * disagreeing `access`). Its earlier indexed version is removed too: the edit that broke the
+ * metadata may be the one that restricted it, and serving the old version would leak it.
+ */
+class AccessRefused extends FileError {}
 
 /** A library record that says it is the whole record of its document (`"complete": true`). */
 function declaresComplete(text: string): boolean {
@@ -338,7 +352,7 @@ async function prepare(
       sidecars.push({ name: path.basename(s), text: (await readInside(target.root, s)).toString('utf8') });
     } catch (err) {
       // Fail closed: the sidecar may be what restricts the document.
-      throw new FileError(`metadata file ${path.basename(s)} cannot be read (${(err as Error).message}); not indexed, since its access group cannot be known`);
+      throw new AccessRefused(`metadata file ${path.basename(s)} cannot be read (${(err as Error).message}); not indexed, since its access group cannot be known`);
     }
   }
   if (bytes.length > settings.maxFileBytes) throw new FileError(`file grew over the size limit while being read`);
@@ -368,7 +382,7 @@ async function prepare(
     return target.library ? { ...layer, origin: target.library, complete: declaresComplete(s.text) } : layer;
   });
   const early = decideAccess(accessClaims([...sidecarLayers, ...library.layers]), target.access, settings.defaultAccess);
-  if (!early.ok) throw new FileError(early.reason);
+  if (!early.ok) throw new AccessRefused(early.reason);
   const parsed = await parseFile({ name: path.basename(file.path), bytes }, { maxBytes: settings.maxFileBytes });
   const fileDoi = fileDoiOf(parsed);
   if (fileDoi !== existing?.fileDoi) {
@@ -378,7 +392,7 @@ async function prepare(
   const warnings = [...parsed.warnings, ...sidecarLayers.flatMap((l) => l.warnings ?? []), ...library.layers.flatMap((l) => l.warnings ?? [])];
   const ownLayers = documentLayers(parsed, sidecarLayers, library.layers, path.basename(file.path));
   const lab = decideAccess(accessClaims(ownLayers), target.access, settings.defaultAccess);
-  if (!lab.ok) throw new FileError(lab.reason);
+  if (!lab.ok) throw new AccessRefused(lab.reason);
   // A DOI the file carries (its info dictionary, its first page) is checked against Crossref's title.
   const filesOwn = (l: MetaLayer) =>
     (parsed.format !== 'markdown' && parsed.format !== 'text' && l.origin === EMBEDDED_ORIGIN[parsed.format]) || (parsed.textLayers ?? []).some((t) => t.origin === l.origin);
@@ -388,7 +402,7 @@ async function prepare(
   const layers = enriched?.layers ?? ownLayers;
   // Every layer, Crossref's too, goes to the one access rule (Crossref's claims nothing).
   const access = decideAccess(accessClaims(layers), target.access, settings.defaultAccess);
-  if (!access.ok) throw new FileError(access.reason);
+  if (!access.ok) throw new AccessRefused(access.reason);
   const { meta, from } = resolveMeta(layers);
   if (enriched?.foreignDoi) {
     delete meta.doi;

@@ -4,7 +4,7 @@
 // Through an in-process ingest (the CLI's path), serve's start-up indexing and the queue worker
 // (a generic webhook naming the files), every document lands in its declared group, or is
 // refused with a reason; none is ever readable from the default group.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -105,5 +105,43 @@ describe('every way in, every shape: a declared group is kept or the document is
     await waitFor(async () => later.every((v) => app.catalog.lexicalSearch([v.group], v.marker, 3).length > 0), 15_000, 'catalog current');
     for (const v of later) expect(app.catalog.lexicalSearch(['public'], v.marker, 3), v.shape).toEqual([]);
     for (const g of GROUPS) expect(app.catalog.stats().byGroup[g]?.documents ?? 0).toBeGreaterThan(0);
+  });
+
+  it('a document whose metadata breaks after it was indexed is taken out of the index, not left in its old group', async () => {
+    // Each break as people make it, on a note first indexed public. The edit that broke the
+    // metadata may be the one restricting the note: its old public version must not stay.
+    const breaks: { shape: string; files: Record<string, string> }[] = [
+      { shape: 'sidecar with invalid YAML', files: { 'note.yaml': 'access: pi-only\ntitle: [unclosed\n' } },
+      { shape: 'sidecar access a list', files: { 'note.yaml': 'access: [pi-only, grants]\n' } },
+      { shape: 'sidecar access not a group name', files: { 'note.json': '{"access": "PI only!"}' } },
+      { shape: 'sidecar and front matter disagree', files: { 'note.yml': '---\naccess: pi-only\n' } },
+      // A broken library is refused only when it may carry an access field (one that cannot is read as far as it goes).
+      { shape: 'BibTeX library with an access field, cut off', files: { 'library.bib': '@misc{note,\n  file = {note.md},\n  access = {pi-only},\n  title = {Freezer\n' } },
+      { shape: 'CSL library that is not JSON', files: { 'library.json': '[{"id": "note", "access": "pi-only",' } },
+    ];
+    const app = await openTestApp();
+    closers.push(() => app.close());
+    for (const [i, b] of breaks.entries()) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-access-break-'));
+      const marker = `BROKENMETA${i}X`;
+      writeFileSync(path.join(dir, 'note.md'), `---\naccess: public\n---\n# Freezer inventory\n\nThe ${marker} box is on shelf 3.\n`);
+      const source = `break-${i}`;
+      expect((await app.ingest({ sourceId: source, root: dir })).documents.indexed, b.shape).toBe(1);
+      expect(app.catalog.lexicalSearch(['public'], marker, 3).length, b.shape).toBe(1);
+
+      for (const [name, text] of Object.entries(b.files)) writeFileSync(path.join(dir, name), text);
+      const s = await app.ingest({ sourceId: source, root: dir });
+      expect(s.failed.map((f) => f.reason).join(' '), b.shape).toMatch(/the version indexed before was removed/);
+      expect(s.documents.removed, b.shape).toBe(1);
+      expect(app.catalog.lexicalSearch(['public'], marker, 3), b.shape).toEqual([]);
+      expect([...app.catalog.docs()].some((d) => d.source === source), b.shape).toBe(false);
+      const asked = await app.ask(`Which shelf holds the ${marker} box?`);
+      expect(asked.passages.filter((p) => p.doc_id.startsWith(`${source}:`)), b.shape).toEqual([]);
+      // Failing again does not count a second removal; fixing the metadata brings the note back.
+      expect((await app.ingest({ sourceId: source, root: dir })).documents.removed, b.shape).toBe(0);
+      for (const name of Object.keys(b.files)) rmSync(path.join(dir, name));
+      expect((await app.ingest({ sourceId: source, root: dir })).documents.indexed, b.shape).toBe(1);
+      expect(app.catalog.lexicalSearch(['public'], marker, 3).length, b.shape).toBe(1);
+    }
   });
 });

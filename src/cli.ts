@@ -15,7 +15,7 @@ import { ConfigError, groupsForChannel, loadConfig, type Config } from './config
 import { createLogger, redactUrls } from './log.ts';
 import { startServe } from './serve.ts';
 import { SHUTDOWN_BUDGET } from './shutdown.ts';
-import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
+import { enqueueRebuild, requestSync } from './queue/jobs.ts';
 import { describeOutcome, followSync, waitForJob } from './queue/progress.ts';
 import type { RebuildResult } from './queue/rebuild.ts';
 import { startQueueRuntime } from './queue/runtime.ts';
@@ -326,12 +326,12 @@ export function buildProgram(): Command {
         }
         const results = [];
         for (const s of sources) {
-          const id = await enqueueSync(runtime.queue, { source: s.id, full: opts.full, reason: 'labbot reindex' });
+          const ticket = await requestSync(runtime.queue, { source: s.id, full: opts.full, reason: 'labbot reindex' });
           if (!opts.wait) {
-            results.push({ source: s.id, job: id });
+            results.push({ source: s.id, job: ticket.jobId });
             continue;
           }
-          const outcome = await followSync(runtime.queue, id, s.id, (o) => {
+          const outcome = await followSync(runtime.queue, ticket, s.id, (o) => {
             if (!opts.json && process.stderr.isTTY) process.stderr.write(`\r${s.id}: ${o.done}/${o.total} documents`);
           });
           if (!opts.json && process.stderr.isTTY) process.stderr.write('\n');

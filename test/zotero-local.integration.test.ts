@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
-import { enqueueSync } from '../src/queue/jobs.ts';
+import { requestSync } from '../src/queue/jobs.ts';
 import { followSync } from '../src/queue/progress.ts';
 import { startServe, type Running } from '../src/serve.ts';
 import { testEnv } from './helpers/app.ts';
@@ -21,8 +21,8 @@ describe('a local Zotero library (zotero.sqlite and storage/)', () => {
   const found = (word: string, groups = ['public']) => running.app.catalog.lexicalSearch(groups, word, 5).length > 0;
   const doc = (source: string, rel: string) => running.app.catalog.docAtPath(source, rel);
   const sync = async (source: string) => {
-    const id = await enqueueSync(running.queue!.queue, { source, reason: 'test' });
-    return followSync(running.queue!.queue, id, source, undefined, { pollMs: 100, timeoutMs: 60_000 });
+    const ticket = await requestSync(running.queue!.queue, { source, reason: 'test' });
+    return followSync(running.queue!.queue, ticket, source, undefined, { pollMs: 100, timeoutMs: 60_000 });
   };
 
   beforeAll(async () => {

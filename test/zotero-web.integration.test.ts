@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IndexedDoc } from '../ingest/pipeline.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
-import { enqueueSync } from '../src/queue/jobs.ts';
+import { requestSync, syncCovering } from '../src/queue/jobs.ts';
 import { followSync } from '../src/queue/progress.ts';
 import type { SyncResult } from '../src/queue/sync-source.ts';
 import { startServe, type Running } from '../src/serve.ts';
@@ -28,8 +28,9 @@ describe('a Zotero library over the Web API', () => {
   const found = (word: string, groups = ['public']) => running.app.catalog.lexicalSearch(groups, word, 5).length > 0;
   const doc = (source: string, rel: string) => running.app.catalog.docAtPath(source, rel);
   const sync = async (source = 'papers', full = false) => {
-    const id = await enqueueSync(running.queue!.queue, { source, reason: 'test', full });
-    const outcome = await followSync(running.queue!.queue, id, source, undefined, { pollMs: 100, timeoutMs: 60_000 });
+    const ticket = await requestSync(running.queue!.queue, { source, reason: 'test', full });
+    const id = ticket.jobId;
+    const outcome = await followSync(running.queue!.queue, ticket, source, undefined, { pollMs: 100, timeoutMs: 60_000 });
     expect(outcome.error).toBeUndefined();
     expect(outcome.failed.filter((f) => !/DDDDDDDD/.test(f.reason))).toEqual([]);
     const job = await running.queue!.queue.getJob(id);
@@ -223,5 +224,28 @@ describe('a Zotero library over the Web API', () => {
     const jobs = board.queues.flatMap((q) => q.jobs).filter((j) => j.name === 'sync-source');
     expect(jobs.length).toBeGreaterThan(0);
     expect(jobs.map((j) => j.progress)).toContainEqual(expect.objectContaining({ source: 'papers', zotero: 'documents' }));
+  });
+
+  it('a sync requested while another runs is followed to the sync that covers it, not reported with the running one', async () => {
+    const queue = running.queue!.queue;
+    zotero.delayMs = 400; // the running sync waits on Zotero while the second request arrives
+    const first = await requestSync(queue, { source: 'papers', reason: 'test' });
+    await waitFor(async () => (await queue.getJob(first.jobId))?.isActive(), 20_000, 'first sync running');
+    zotero.put([articleItem('KKKKKKKK', { title: 'Late arrival in the library', authors: [['Lena', 'Late']], date: '2024', abstract: 'The late item names LATEARRIVAL9.' })]);
+    const requestedAt = Date.now();
+    const second = await requestSync(queue, { source: 'papers', reason: 'test' });
+    // BullMQ collapses it into the running job and hands back that job's id.
+    expect(second.jobId).toBe(first.jobId);
+    zotero.delayMs = 0;
+    const outcome = await followSync(queue, second, 'papers', undefined, { pollMs: 50, timeoutMs: 60_000 });
+    expect(outcome.error).toBeUndefined();
+    // The outcome is that of a sync that started after the request (it read the request).
+    const covering = (await queue.getJob(outcome.job!))!;
+    expect(covering.id).not.toBe(first.jobId);
+    expect(covering.processedOn).toBeGreaterThanOrEqual(requestedAt);
+    expect(outcome.commit).toBe((covering.returnvalue as SyncResult).commit);
+    // The first request's outcome is the first job's.
+    expect((await followSync(queue, first, 'papers', undefined, { pollMs: 50, timeoutMs: 60_000 })).job).toBe(first.jobId);
+    await waitFor(async () => found('LATEARRIVAL9'), 20_000, 'late item indexed');
   });
 });

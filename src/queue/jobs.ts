@@ -119,12 +119,45 @@ export async function readPendingSync(queue: Queue, source: string): Promise<Pen
   return { entries, requests };
 }
 
-export async function clearPendingSync(queue: Queue, source: string, entries: string[]): Promise<void> {
+const coveredKey = (queue: Queue, request: string) => queue.toKey(`sync-covered:${request}`);
+/** How long "which sync covered this request" is kept: longer than anyone follows a sync. */
+const COVERED_TTL_S = 86_400;
+
+/**
+ * Removes the entries a sync covered and records, per request, the job that covered it: a
+ * request collapsed into a sync that was already running is covered by the next one, not by the
+ * job BullMQ returned for it (see followSync).
+ */
+export async function clearPendingSync(queue: Queue, source: string, entries: string[], coveredBy?: string): Promise<void> {
   if (entries.length === 0) return;
   const client = await redisOf(queue);
   const tx = client.multi();
-  for (const e of entries) tx.lrem(pendingKey(queue, source), 1, e);
+  for (const e of entries) {
+    tx.lrem(pendingKey(queue, source), 1, e);
+    const t = requestToken(e);
+    if (coveredBy && t) tx.set(coveredKey(queue, t), coveredBy, 'EX', COVERED_TTL_S);
+  }
   await execChecked(tx, `clearing the pending changes of ${source}`);
+}
+
+function requestToken(entry: string): string | undefined {
+  try {
+    const t = (JSON.parse(entry) as Partial<PendingRequest>).t;
+    return typeof t === 'string' ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The sync job that covered a request, once one has. */
+export async function syncCovering(queue: Queue, request: string): Promise<string | undefined> {
+  return (await (await redisOf(queue)).get(coveredKey(queue, request))) ?? undefined;
+}
+
+/** A queued sync as its requester follows it: the job BullMQ returned and the request's own token. */
+export interface SyncTicket {
+  jobId: string;
+  request: string;
 }
 
 /**
@@ -132,13 +165,19 @@ export async function clearPendingSync(queue: Queue, source: string, entries: st
  * throws when either write fails, so a webhook can answer 5xx and its sender retry.
  */
 export async function enqueueSync(queue: Queue, data: SyncSourceData, deliveryId?: string): Promise<string> {
+  return (await requestSync(queue, data, deliveryId)).jobId;
+}
+
+/** enqueueSync for a requester that follows the sync to its end (followSync). */
+export async function requestSync(queue: Queue, data: SyncSourceData, deliveryId?: string): Promise<SyncTicket> {
   const request: PendingRequest = { t: randomUUID(), full: data.full || undefined, changed: data.changed, deleted: data.deleted };
   const client = await redisOf(queue);
   await client.rpush(pendingKey(queue, data.source), JSON.stringify(request));
   const id = `sync-${short(data.source)}-${deliveryId ? short(deliveryId) : request.t}`;
-  return addCollapsing(queue, 'sync-source', data, id, {
+  const jobId = await addCollapsing(queue, 'sync-source', data, id, {
     deduplication: { id: `sync-${short(data.source)}`, keepLastIfActive: true },
   });
+  return { jobId, request: request.t };
 }
 
 export function enqueueRebuild(queue: Queue, data: RebuildData): Promise<string> {

@@ -1,10 +1,13 @@
 // Following a sync from the outside (CLI `reindex`, Slack `/labbot reindex`): wait for the
 // sync-source job, then for the document jobs it enqueued, reporting progress as they finish.
 import { QueueEvents, type Job, type Queue } from 'bullmq';
+import { syncCovering, type SyncTicket } from './jobs.ts';
 import type { SyncResult } from './sync-source.ts';
 
 export interface SyncOutcome {
   source: string;
+  /** The sync-source job that covered the request (not always the one BullMQ returned for it). */
+  job?: string;
   mode?: SyncResult['mode'];
   commit?: string;
   unchanged: number;
@@ -17,16 +20,36 @@ export interface SyncOutcome {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function settled(job: Job | undefined): Promise<'done' | 'failed' | 'pending'> {
-  if (!job) return 'done'; // collapsed into another job, or already trimmed after completing
+  if (!job) return 'done'; // collapsed into another job, or trimmed after completing
   const state = await job.getState();
   if (state === 'completed') return 'done';
   if (state === 'failed') return 'failed';
   return 'pending';
 }
 
+/**
+ * The sync that covered a request, once it has finished. Not simply the job BullMQ returned: a
+ * request made while its source's sync was running is collapsed into that job's id but covered by
+ * the next sync (the running one read its requests before this one arrived), so the outcome
+ * would be reported early and without this request's documents.
+ */
+async function coveringSync(queue: Queue, ticket: SyncTicket, pollMs: number, deadline: number): Promise<{ job?: Job; error?: string }> {
+  for (;;) {
+    const covering = await syncCovering(queue, ticket.request);
+    const job = await queue.getJob(covering ?? ticket.jobId);
+    const state = await settled(job);
+    if (covering && state === 'done') return { job };
+    // The job returned for the request failed for good: the request is not covered either.
+    if (state === 'failed') return { error: job?.failedReason ?? 'sync failed' };
+    // Otherwise (that job finished or was trimmed without covering it) the next sync will.
+    if (Date.now() > deadline) return { error: 'timed out waiting for the sync job' };
+    await sleep(pollMs);
+  }
+}
+
 export async function followSync(
   queue: Queue,
-  syncJobId: string,
+  ticket: SyncTicket,
   source: string,
   onUpdate: (o: SyncOutcome) => void = () => undefined,
   opts: { pollMs?: number; timeoutMs?: number } = {},
@@ -34,15 +57,9 @@ export async function followSync(
   const pollMs = opts.pollMs ?? 250;
   const deadline = Date.now() + (opts.timeoutMs ?? 30 * 60_000);
   const outcome: SyncOutcome = { source, unchanged: 0, done: 0, total: 0, failed: [] };
-  let sync: Job | undefined;
-  for (;;) {
-    sync = await queue.getJob(syncJobId);
-    const state = await settled(sync);
-    if (state === 'failed') return { ...outcome, error: sync?.failedReason ?? 'sync failed' };
-    if (state === 'done') break;
-    if (Date.now() > deadline) return { ...outcome, error: 'timed out waiting for the sync job' };
-    await sleep(pollMs);
-  }
+  const { job: sync, error } = await coveringSync(queue, ticket, pollMs, deadline);
+  if (error) return { ...outcome, error };
+  outcome.job = sync?.id;
   const result = sync?.returnvalue as SyncResult | undefined;
   if (!result) return outcome;
   Object.assign(outcome, { mode: result.mode, commit: result.commit, unchanged: result.unchanged, total: result.jobIds.length });

@@ -3,7 +3,7 @@
 import type { Queue } from 'bullmq';
 import type { App } from '../app.ts';
 import { sourcesFor, type Reindexer } from '../slack/reindexer.ts';
-import { enqueueSync } from './jobs.ts';
+import { requestSync } from './jobs.ts';
 import { describeOutcome, followSync } from './progress.ts';
 
 export function createQueueReindexer(app: App, queue: Queue): Reindexer {
@@ -12,11 +12,11 @@ export function createQueueReindexer(app: App, queue: Queue): Reindexer {
       const chosen = sourcesFor(app.config.sources, target);
       const queued: string[] = [];
       for (const s of chosen) {
-        const jobId = await enqueueSync(queue, { source: s.id, reason: `/labbot reindex by ${requestedBy}` });
+        const ticket = await requestSync(queue, { source: s.id, reason: `/labbot reindex by ${requestedBy}` });
         queued.push(s.id);
         onUpdate({ source: s.id, text: `${s.id}: waiting for a worker…`, final: false });
         // Every change is passed on: the Slack side shows them as one message, edited at a bounded rate.
-        void followSync(queue, jobId, s.id, (o) => {
+        void followSync(queue, ticket, s.id, (o) => {
           if (o.done === o.total && o.total > 0) return; // the result line follows
           onUpdate({ source: s.id, text: o.total ? `${s.id}: ${o.done}/${o.total} changed documents done…` : `${s.id}: comparing with the last sync…`, final: false });
         })

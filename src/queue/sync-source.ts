@@ -233,6 +233,6 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
     for (const p of problems) if (!present.has(p.path) && !known.has(p.path) && !fresh.has(p.path)) await records.setProblem(source.id, p.path, undefined);
   }
   await records.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
-  await clearPendingSync(queue, source.id, pending.entries);
+  await clearPendingSync(queue, source.id, pending.entries, job?.id);
   return result;
 }

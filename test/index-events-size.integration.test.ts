@@ -12,6 +12,7 @@ import { eventsChannel } from '../src/store/index-events.ts';
 import { closeRedis, connectRedis } from '../src/store/redis.ts';
 import { testEnv, uniqueCollection } from './helpers/app.ts';
 import { waitFor } from './helpers/wait.ts';
+import { TEST_REDIS_URL } from './helpers/redis-namespaces.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -19,7 +20,7 @@ afterEach(async () => {
 });
 
 async function open(env: Record<string, string>): Promise<App> {
-  const redis = connectRedis('redis://127.0.0.1:6379');
+  const redis = connectRedis(TEST_REDIS_URL);
   const app = await openApp(loadConfig(env), createLogger('silent'), { redis });
   cleanups.push(async () => {
     await app.close();
@@ -55,7 +56,7 @@ describe('index events', () => {
     const writer = await open(env);
     const bot = await open(env);
 
-    const sub = connectRedis('redis://127.0.0.1:6379');
+    const sub = connectRedis(TEST_REDIS_URL);
     cleanups.push(() => closeRedis(sub));
     const sizes: number[] = [];
     sub.on('messageBuffer', (_channel: Buffer, message: Buffer) => sizes.push(message.length));

@@ -20,6 +20,7 @@ import { startFakeOpenAI } from './helpers/fake-openai.ts';
 import { captureLog } from './helpers/log-capture.ts';
 import { waitFor } from './helpers/wait.ts';
 import type { Logger } from 'pino';
+import { TEST_REDIS_URL } from './helpers/redis-namespaces.ts';
 
 const LAB = path.resolve('examples/lab');
 const fileConfig = { sources: [{ id: 'lab', type: 'folder', path: LAB }], access: { default: 'public', channels: { CPI: ['pi-only'] } } };
@@ -37,7 +38,7 @@ async function open(env: Record<string, string>, log: Logger = createLogger('sil
 
 /** Deletes every Redis key of one installation (the shared Redis also serves other tests). */
 async function flushNamespace(ns: string): Promise<number> {
-  const redis: Redis = connectRedis('redis://127.0.0.1:6379');
+  const redis: Redis = connectRedis(TEST_REDIS_URL);
   let n = 0;
   let cursor = '0';
   do {
@@ -179,7 +180,7 @@ describe('index identity and repair', () => {
       const { labbot_index_id: _id, ...rest } = c.metadata ?? {};
       await c.modify({ metadata: rest });
     }
-    const redis = connectRedis('redis://127.0.0.1:6379');
+    const redis = connectRedis(TEST_REDIS_URL);
     await redis.del(`labbot:${env.LABBOT_COLLECTION}:idx:${base}:identity`);
     await closeRedis(redis);
 

@@ -12,11 +12,12 @@ import { createCatalog } from '../src/search/catalog.ts';
 import { repairRecords } from '../src/store/index-repair.ts';
 import { closeRedis, connectRedis } from '../src/store/redis.ts';
 import { testEnv } from './helpers/app.ts';
+import { TEST_REDIS_URL } from './helpers/redis-namespaces.ts';
 
 const page = (id: string, body: string) => `---\nid: ${id}\ntitle: ${id}\n---\n\n# ${id}\n\n${body}\n`;
 
 describe('index repair against concurrent writers', () => {
-  const redis = connectRedis('redis://127.0.0.1:6379');
+  const redis = connectRedis(TEST_REDIS_URL);
   const dirs: string[] = [];
   let app: App | undefined;
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
 import { testEnv } from './helpers/app.ts';
+import { TEST_REDIS_URL } from './helpers/redis-namespaces.ts';
 
 const doc = (id: string, title: string, body: string) => `---\nid: ${id}\ntitle: ${title}\n---\n\n# ${title}\n\n${body}\n`;
 
@@ -35,7 +36,7 @@ describe('lexical snapshot', () => {
   };
 
   beforeAll(() => {
-    redis = connectRedis('redis://127.0.0.1:6379');
+    redis = connectRedis(TEST_REDIS_URL);
     env = testEnv();
     root = mkdtempSync(path.join(os.tmpdir(), 'labbot-snap-'));
     writeFileSync(path.join(root, 'blot.md'), doc('blot', 'Western blot', 'Block the PVDF membrane in 5% milk for one hour, then add ab32389 at 1:1000.'));

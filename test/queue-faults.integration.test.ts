@@ -16,6 +16,7 @@ import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
 import { testEnv } from './helpers/app.ts';
 import { startFakeOpenAI } from './helpers/fake-openai.ts';
 import { waitFor } from './helpers/wait.ts';
+import { TEST_REDIS_URL } from './helpers/redis-namespaces.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -36,7 +37,7 @@ afterEach(async () => {
 });
 
 async function open(env: Record<string, string>): Promise<{ app: App; redis: Redis }> {
-  const redis = connectRedis('redis://127.0.0.1:6379');
+  const redis = connectRedis(TEST_REDIS_URL);
   const app = await openApp(loadConfig(env), createLogger('silent'), { redis });
   cleanups.push(async () => {
     await app.close();

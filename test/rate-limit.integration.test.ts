@@ -3,11 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRateLimiter } from '../src/admin/rate-limit.ts';
 import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
+import { TEST_REDIS_URL } from './helpers/redis-namespaces.ts';
 
 describe('ask rate limiter', () => {
   let redis: Redis;
   beforeAll(() => {
-    redis = connectRedis('redis://127.0.0.1:6379');
+    redis = connectRedis(TEST_REDIS_URL);
   });
   afterAll(async () => {
     await closeRedis(redis);

@@ -4,6 +4,7 @@ import { createDeduper } from '../src/slack/dedupe.ts';
 import { createActivityStore, type QuestionEntry } from '../src/store/activity.ts';
 import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
 import { uniquePrefix } from './helpers/slack-bot.ts';
+import { TEST_REDIS_URL } from './helpers/redis-namespaces.ts';
 
 let redis: Redis;
 const prefixes: string[] = [];
@@ -14,7 +15,7 @@ const prefix = () => {
 };
 
 beforeAll(() => {
-  redis = connectRedis('redis://127.0.0.1:6379', { name: 'labbot-store-test' });
+  redis = connectRedis(TEST_REDIS_URL, { name: 'labbot-store-test' });
 });
 afterAll(async () => {
   for (const p of prefixes) {

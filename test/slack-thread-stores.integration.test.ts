@@ -6,6 +6,7 @@ import { createAnswerMap } from '../src/slack/answer-map.ts';
 import { createThreadTracker } from '../src/slack/threads.ts';
 import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
 import { uniquePrefix } from './helpers/slack-bot.ts';
+import { TEST_REDIS_URL } from './helpers/redis-namespaces.ts';
 
 let redis: Redis;
 const prefixes: string[] = [];
@@ -15,7 +16,7 @@ const prefix = () => {
   return p;
 };
 beforeAll(() => {
-  redis = connectRedis('redis://127.0.0.1:6379', { name: 'labbot-thread-store-test' });
+  redis = connectRedis(TEST_REDIS_URL, { name: 'labbot-thread-store-test' });
 });
 afterAll(async () => {
   for (const p of prefixes) {

@@ -14,6 +14,7 @@ import { closeRedis, connectRedis } from '../src/store/redis.ts';
 import { testEnv } from './helpers/app.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { waitFor } from './helpers/wait.ts';
+import { TEST_REDIS_URL } from './helpers/redis-namespaces.ts';
 
 describe('worker shutdown', () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -31,7 +32,7 @@ describe('worker shutdown', () => {
       env: { EMBEDDINGS: 'openai', LLM: 'none', OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test', LOG_LEVEL: 'info' },
       fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }], queue: { concurrency: 1 } },
     });
-    const redis = connectRedis('redis://127.0.0.1:6379');
+    const redis = connectRedis(TEST_REDIS_URL);
     const app: App = await openApp(loadConfig(env), createLogger('silent'), { redis });
     const q: QueueRuntime = await startQueueRuntime(app, { worker: false });
     cleanups.push(async () => {

@@ -36,6 +36,7 @@ export function testEnv(opts: TestAppOptions = {}): Record<string, string> {
     LABBOT_DATA_DIR: path.join(dir, 'data'),
     LABBOT_CONFIG: configFile,
     LOG_LEVEL: 'silent',
+    REDIS_URL: TEST_REDIS_URL,
     ...opts.env,
   };
 }

@@ -2,8 +2,9 @@
 // file ends (test/setup/redis-cleanup.ts), so a run leaves nothing behind in the shared Redis.
 import { Redis } from 'ioredis';
 
-// The default of REDIS_URL in src/config.ts, which test apps use unless a test sets another.
-export const TEST_REDIS_URL = 'redis://127.0.0.1:6379';
+// The Redis the suite uses: REDIS_URL when set (two suites on one machine, each on its own
+// database), else the default of src/config.ts. Test apps get it unless a test sets another.
+export const TEST_REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
 const tracked = new Map<string, Set<string>>();
 

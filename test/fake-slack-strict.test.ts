@@ -92,17 +92,17 @@ describe('fake Slack strictness', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect((await post('CRATE')).status).toBe(200);
     expect(fake.rateLimited).toHaveLength(1);
-    expect(fake.visible('CRATE')).toHaveLength(2);
+    expect(fake.conversation.visible('CRATE')).toHaveLength(2);
   });
 
   it('keeps messages as Slack shows them: edits, deletions, and ephemeral ones chat.update/delete cannot reach', async () => {
     const posted = await client.chat.postMessage({ channel: 'CKEEP', text: 'first' });
     await client.chat.update({ channel: 'CKEEP', ts: posted.ts!, text: 'edited' });
-    expect(fake.visible('CKEEP').map((m) => m.text)).toEqual(['edited']);
-    expect(fake.visible('CKEEP')[0].versions.map((v) => v.text)).toEqual(['first', 'edited']);
+    expect(fake.conversation.visible('CKEEP').map((m) => m.text)).toEqual(['edited']);
+    expect(fake.conversation.visible('CKEEP')[0].versions.map((v) => v.text)).toEqual(['first', 'edited']);
     expect(await errorOf(client.chat.update({ channel: 'CKEEP', ts: '999.000001', text: 'x' }))).toBe('message_not_found');
     const eph = await client.chat.postEphemeral({ channel: 'CKEEP', user: 'UASKER', text: 'only you' });
-    expect(fake.ephemeralFor('UASKER', 'CKEEP').map((m) => m.text)).toEqual(['only you']);
+    expect(fake.conversation.ephemeralFor('UASKER', 'CKEEP').map((m) => m.text)).toEqual(['only you']);
     expect(await errorOf(client.chat.update({ channel: 'CKEEP', ts: eph.message_ts!, text: 'x' }))).toBe('message_not_found');
     expect(await errorOf(client.chat.delete({ channel: 'CKEEP', ts: eph.message_ts! }))).toBe('message_not_found');
     // A user id posts in the app's DM with that user; edits then need the DM's id.
@@ -110,9 +110,9 @@ describe('fake Slack strictness', () => {
     expect(dm.channel).toBe('DDMME');
     expect(await errorOf(client.chat.update({ channel: 'UDMME', ts: dm.ts!, text: 'x' }))).toBe('channel_not_found');
     await client.chat.update({ channel: dm.channel!, ts: dm.ts!, text: 'done' });
-    expect(fake.visible('DDMME').map((m) => m.text)).toEqual(['done']);
+    expect(fake.conversation.visible('DDMME').map((m) => m.text)).toEqual(['done']);
     await client.chat.delete({ channel: 'CKEEP', ts: posted.ts! });
-    expect(fake.visible('CKEEP')).toEqual([]);
+    expect(fake.conversation.visible('CKEEP')).toEqual([]);
     expect(await errorOf(client.chat.delete({ channel: 'CKEEP', ts: posted.ts! }))).toBe('message_not_found');
   });
 
@@ -120,26 +120,26 @@ describe('fake Slack strictness', () => {
     const send = (url: string, body: Record<string, unknown>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const cmd = fake.commandUrl('cmd', { channel: 'CCMD', user: 'UASKER' });
     fake.recordAck('cmd', JSON.stringify({ response_type: 'ephemeral', text: 'Searching…' }));
-    expect(fake.ephemeralFor('UASKER', 'CCMD').map((m) => m.text)).toEqual(['Searching…']);
+    expect(fake.conversation.ephemeralFor('UASKER', 'CCMD').map((m) => m.text)).toEqual(['Searching…']);
     // A command's acknowledgement cannot be replaced: the "replacement" is a new message.
     expect((await send(cmd, { response_type: 'ephemeral', replace_original: true, text: 'the answer' })).status).toBe(200);
-    expect(fake.ephemeralFor('UASKER', 'CCMD').map((m) => m.text)).toEqual(['Searching…', 'the answer']);
+    expect(fake.conversation.ephemeralFor('UASKER', 'CCMD').map((m) => m.text)).toEqual(['Searching…', 'the answer']);
     expect((await send(cmd, { delete_original: true })).status).toBe(404);
-    expect(fake.visible('CCMD')).toEqual([]);
+    expect(fake.conversation.visible('CCMD')).toEqual([]);
 
     // A click on the answer: without replace_original false its response replaces it.
-    const [, answer] = fake.ephemeralFor('UASKER', 'CCMD');
+    const [, answer] = fake.conversation.ephemeralFor('UASKER', 'CCMD');
     const click = fake.actionUrl('click', answer, 'UASKER');
     expect((await send(click, { response_type: 'in_channel', replace_original: false, text: 'for everyone' })).status).toBe(200);
-    expect(fake.visible('CCMD').map((m) => m.text)).toEqual(['for everyone']);
+    expect(fake.conversation.visible('CCMD').map((m) => m.text)).toEqual(['for everyone']);
     expect((await send(click, { delete_original: true })).status).toBe(200);
-    expect(fake.ephemeralFor('UASKER', 'CCMD').map((m) => m.text)).toEqual(['Searching…']);
+    expect(fake.conversation.ephemeralFor('UASKER', 'CCMD').map((m) => m.text)).toEqual(['Searching…']);
     const again = await send(click, { delete_original: true });
     expect(again.status).toBe(404);
     expect(((await again.json()) as { error: string }).error).toBe('message_not_found');
-    const other = fake.actionUrl('click2', fake.ephemeralFor('UASKER', 'CCMD')[0], 'UASKER');
+    const other = fake.actionUrl('click2', fake.conversation.ephemeralFor('UASKER', 'CCMD')[0], 'UASKER');
     await send(other, { response_type: 'ephemeral', text: 'replaced by default' });
-    expect(fake.ephemeralFor('UASKER', 'CCMD').map((m) => m.text)).toEqual(['replaced by default']);
+    expect(fake.conversation.ephemeralFor('UASKER', 'CCMD').map((m) => m.text)).toEqual(['replaced by default']);
   });
 
   it('close() fails when a stray mention was never dealt with', async () => {
@@ -246,6 +246,28 @@ describe('fake Slack strictness: status lines, prompts, streams, feedback button
     expect(await errorOf(client.chat.stopStream({ channel: 'C1', ts: started.ts!, blocks: [feedback({ text: { type: 'plain_text', text: '👍' }, value: 'up:1' })] as never }))).toBeUndefined();
     expect(await errorOf(client.chat.appendStream({ channel: 'C1', ts: started.ts!, markdown_text: 'more' }))).toBe('message_not_in_streaming_state');
     expect((await client.chat.startStream({ channel: 'D1', thread_ts: '1.1', markdown_text: 'hi' })).ok).toBe(true);
+  });
+
+  it('keeps a thread in one conversation: its post and stream in order, the stream’s text as streamed, ephemeral replies apart', async () => {
+    const parent = await client.chat.postMessage({ channel: 'CONE', text: 'the question' });
+    await client.apiCall('assistant.threads.setStatus', { channel_id: 'CONE', thread_ts: parent.ts!, status: 'is searching…' });
+    await client.chat.postEphemeral({ channel: 'CONE', user: 'UASKER', thread_ts: parent.ts!, text: 'only you' });
+    const started = await client.chat.startStream({ channel: 'CONE', thread_ts: parent.ts!, markdown_text: 'five ', recipient_user_id: 'UASKER', recipient_team_id: 'T0LAB' });
+    expect(fake.conversation.statuses.has(`CONE:${parent.ts!}`)).toBe(false);
+    await client.chat.appendStream({ channel: 'CONE', ts: started.ts!, markdown_text: 'minutes' });
+    expect(fake.conversation.visible('CONE', { thread: parent.ts! }).map((m) => [m.via, m.text])).toEqual([
+      ['chat.postMessage', 'the question'],
+      ['chat.startStream', 'five minutes'],
+    ]);
+    expect(fake.conversation.message(started.ts!)?.stream).toEqual({ text: 'five minutes', stopped: false });
+    expect(fake.conversation.ephemeralFor('UASKER', 'CONE').map((m) => [m.threadTs, m.text])).toEqual([[parent.ts!, 'only you']]);
+    // An edit replaces what the message shows; the stream keeps what was streamed.
+    await client.chat.update({ channel: 'CONE', ts: started.ts!, text: 'the checked answer' });
+    const answer = fake.conversation.message(started.ts!)!;
+    expect([answer.text, answer.stream?.text, answer.versions.length]).toEqual(['the checked answer', 'five minutes', 2]);
+    await client.chat.delete({ channel: 'CONE', ts: started.ts! });
+    expect(fake.conversation.visible('CONE').map((m) => m.text)).toEqual(['the question']);
+    expect(fake.conversation.message(started.ts!)?.deleted).toBe(true);
   });
 
   it('refuses malformed feedback buttons: no value, text over 75 characters, more than 5 elements', async () => {

@@ -74,7 +74,7 @@ describe('serve stops cleanly, and its Chroma with it', () => {
     const exit = await p.exited;
     // 0: close() finished; the forced exit (SHUTDOWN_BUDGET.forcedExitMs) would have been 1.
     expect(exit).toEqual({ code: 0, signal: null });
-    expect(fake.visible('CSTOP').map(shownText)).toEqual([expect.stringMatching(/labbot is restarting/)]);
+    expect(fake.conversation.visible('CSTOP').map(shownText)).toEqual([expect.stringMatching(/labbot is restarting/)]);
     expect(isAlive(chromas[0].pid)).toBe(false);
     expect(serving(chromaDir)).toEqual([]);
     expect(existsSync(path.join(dataDir, 'chroma.json'))).toBe(false);

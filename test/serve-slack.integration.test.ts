@@ -67,7 +67,7 @@ describe('serve with Slack', () => {
     expect(JSON.stringify(final.body)).toMatch(/lab: 1\/1 changed documents done/);
     // Progress through the queue: one message in the admin's DM, edited until it is the summary.
     expect(fake.callsOf('chat.postMessage').filter((c) => c.body.channel === 'UADMIN')).toHaveLength(1);
-    await fake.waitFor(() => fake.visible('DADMIN').find((m) => /Re-sync finished[\s\S]*lab: 1\/1 changed documents done/.test(JSON.stringify(m.blocks))), 10_000);
+    await fake.waitFor(() => fake.conversation.visible('DADMIN').find((m) => /Re-sync finished[\s\S]*lab: 1\/1 changed documents done/.test(JSON.stringify(m.blocks))), 10_000);
     await waitFor(async () => running.app.catalog.lexicalSearch(['public'], 'DRYICE77', 3).length > 0, 10_000, 'new page searchable');
     const st = await running.queue!.queue.getJobCounts('completed');
     expect(st.completed).toBeGreaterThanOrEqual(2);

@@ -181,7 +181,7 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CSTUCK3')[0]);
     const run = await runSlash(fake, b.url, { text: 'How do I book the confocal microscope?', channel: 'CSLASHQ', user: 'USLASHQ' });
     await b.bot.stop();
-    const seen = fake.ephemeralFor('USLASHQ', 'CSLASHQ').map((m) => JSON.stringify(m.blocks));
+    const seen = fake.conversation.ephemeralFor('USLASHQ', 'CSLASHQ').map((m) => JSON.stringify(m.blocks));
     expect(seen).toHaveLength(2); // "Searching…", then the note; never the answer
     expect(seen[1]).toMatch(/labbot is restarting/);
     release();

@@ -78,8 +78,8 @@ describe('answers longer than Slack allows (model via a fake OpenAI endpoint)', 
     ]);
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'and the secondary?', channel: 'CMODEL', ts: '1700000201.000100', threadTs: parent })));
     // Streamed in the thread to the asker; the checked answer kept the model's text.
-    await fake.waitFor(() => [...fake.streams.values()].find((x) => x.channel === 'CMODEL' && x.stopped));
-    expect([...fake.streams.values()].find((x) => x.channel === 'CMODEL')!.text).toContain('1:1000');
+    await fake.waitFor(() => fake.conversation.messages.find((m) => m.channel === 'CMODEL' && m.stream?.stopped));
+    expect(fake.conversation.messages.find((m) => m.channel === 'CMODEL' && m.stream)!.stream!.text).toContain('1:1000');
     const rewriteCall = openai.requests.find((r) => JSON.stringify(r.body).includes('Rewrite the last question'));
     expect(JSON.stringify(rewriteCall?.body)).toContain('Western blot primary antibody dilution?');
   });

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import type { FakeSlack, ShownMessage } from './helpers/fake-slack.ts';
+import type { FakeMessage, FakeSlack } from './helpers/fake-slack.ts';
 import { shownTextOf, waitForPost } from './helpers/slack-answers.ts';
 import { SIGNING_SECRET, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
@@ -43,14 +43,14 @@ describe('thread etiquette', () => {
     await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel })));
     await waitForPost(fake, channel);
   }
-  const labbotIn = (channel: string, threadTs: string) => fake.conversation.thread(channel, threadTs);
+  const labbotIn = (channel: string, threadTs: string) => fake.conversation.visible(channel, { thread: threadTs });
 
   it('after a mention partway through a human conversation, answers the asker’s questions and ignores the rest (the thread as posted)', async () => {
     const ch = 'CLAB';
     const parent = '1700100000.000100';
     const transcript: string[] = [];
     const seen = new Set<string>();
-    const show = (m: ShownMessage) => `labbot: ${shownTextOf(m).replace(/\n+/g, ' ⏎ ')}`;
+    const show = (m: FakeMessage) => `labbot: ${shownTextOf(m).replace(/\n+/g, ' ⏎ ')}`;
     /** Sends one human message; waits for labbot's answer when one is expected, else for a barrier. */
     const say = async (user: string, text: string, ts: string, expectAnswer: boolean, mention = false) => {
       transcript.push(`${NAMES[user]}: ${mention ? '@labbot ' : ''}${text.replace(/<@(U[A-Z0-9]+)>/g, (_m, id: string) => `@${NAMES[id] ?? id}`)}`);
@@ -59,7 +59,7 @@ describe('thread etiquette', () => {
         ? mentionEnvelope({ text, channel: ch, user, ts, threadTs: ts === parent ? undefined : parent })
         : channelMessageEnvelope({ text, channel: ch, user, ts, ...(ts === parent ? {} : { threadTs: parent }) });
       await post(bot.url, eventRequest(SIGNING_SECRET, env));
-      if (expectAnswer) await fake.waitFor(() => labbotIn(ch, parent).length > before && !labbotIn(ch, parent).some((m) => m.streaming));
+      if (expectAnswer) await fake.waitFor(() => labbotIn(ch, parent).length > before && !labbotIn(ch, parent).some((m) => m.stream && !m.stream.stopped));
       else await barrier();
       for (const m of labbotIn(ch, parent)) {
         if (seen.has(m.ts)) continue;
@@ -87,7 +87,7 @@ describe('thread etiquette', () => {
     const answers = labbotIn(ch, parent);
     expect(answers).toHaveLength(3);
     for (const a of answers) {
-      expect(a.updates).toBe(0);
+      expect(a.versions).toHaveLength(1);
       expect(shownTextOf(a)).toMatch(/\[S\d+\]/);
     }
     expect(fake.callsOf('chat.update').filter((c) => c.body.channel === ch)).toEqual([]);
@@ -135,7 +135,7 @@ describe('thread etiquette', () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, messageChangedEnvelope({ channel: ch, ts: q, text: '<@UBOT> How long do we block the membrane, and in what?', previousText: '<@UBOT> How long is the TRIzol incubation?' })));
     const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === ch));
     expect(update.body.ts).toBe(answerTs);
-    await fake.waitFor(() => (fake.conversation.messages.get(answerTs)?.updates ?? 0) > 0);
+    await fake.waitFor(() => (fake.conversation.message(answerTs)?.versions.length ?? 0) > 1);
     // Same place in the thread, new answer; no second answer posted.
     expect(labbotIn(ch, q)).toHaveLength(1);
     const after = shownTextOf(labbotIn(ch, q)[0]);
@@ -150,7 +150,7 @@ describe('thread etiquette', () => {
 
     await post(bot.url, eventRequest(SIGNING_SECRET, messageDeletedEnvelope({ channel: ch, ts: q })));
     await fake.waitFor(() => labbotIn(ch, q).length === 0);
-    expect(fake.conversation.messages.get(answerTs)?.deleted).toBe(true);
+    expect(fake.conversation.message(answerTs)?.deleted).toBe(true);
   });
 
   it('a reply edit that changes nothing (an unfurl, a reply count) is not answered again', async () => {
@@ -175,7 +175,7 @@ describe('thread etiquette', () => {
     release();
     const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === ch));
     expect(JSON.stringify(update.body.blocks)).toMatch(/block/i);
-    await fake.waitFor(() => (labbotIn(ch, q1)[0]?.updates ?? 0) > 0);
+    await fake.waitFor(() => (labbotIn(ch, q1)[0]?.versions.length ?? 0) > 1);
     expect(labbotIn(ch, q1)).toHaveLength(1);
 
     const ch2 = 'CPENDING2';

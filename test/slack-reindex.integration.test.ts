@@ -59,8 +59,8 @@ describe('/labbot reindex: one progress message that updates, the summary where 
     // One message in the admin's DM with labbot, never a DM per step.
     const dms = fake.callsOf('chat.postMessage').filter((c) => c.body.channel === 'UADMIN');
     expect(dms).toHaveLength(1);
-    const [progress] = fake.visible('DADMIN');
-    expect(fake.visible('DADMIN')).toHaveLength(1);
+    const [progress] = fake.conversation.visible('DADMIN');
+    expect(fake.conversation.visible('DADMIN')).toHaveLength(1);
     await fake.waitFor(() => /finished/.test(shownText(progress)));
     expect(progress.versions.length).toBeGreaterThanOrEqual(3);
     // Edits at most every EDIT_MS (the last one, the summary, is shown at once).

@@ -94,24 +94,24 @@ describe('Share in channel: once, the private copy deleted, long answers threade
   async function askPrivately(question: string, channel: string, user: string, through = bot): Promise<FakeMessage> {
     fake.allowMentions(`<@${user}>`); // the attribution of a shared answer is labbot's own mention
     await runSlash(fake, through.url, { text: question, channel, user });
-    return fake.waitFor(() => fake.ephemeralFor(user, channel).find((m) => buttonValue(m, 'labbot_share')), 60_000);
+    return fake.waitFor(() => fake.conversation.ephemeralFor(user, channel).find((m) => buttonValue(m, 'labbot_share')), 60_000);
   }
 
   it('shares once: a double click in flight and a later click post one message; the private copy is deleted', async () => {
     const priv = await askPrivately('How long do we block the membrane?', 'CONCE', 'UONCE');
     await Promise.all([clickButton(fake, bot.url, priv, 'labbot_share', 'UONCE'), clickButton(fake, bot.url, priv, 'labbot_share', 'UONCE')]);
-    const shared = await fake.waitFor(() => fake.visible('CONCE')[0]);
+    const shared = await fake.waitFor(() => fake.conversation.visible('CONCE')[0]);
     expect(shownText(shared)).toContain('<@UONCE> asked: How long do we block the membrane?');
     expect(shownText(shared)).toMatch(/Block the membrane in 5% milk.*\[S1\]/);
     expect(buttonValue(shared, 'labbot_feedback_up')).toBeDefined();
     expect(buttonValue(shared, 'labbot_share')).toBeUndefined();
     // The private answer is gone; what stays is the command's acknowledgement (Slack cannot delete it).
-    await fake.waitFor(() => !fake.ephemeralFor('UONCE', 'CONCE').some((m) => m.ts === priv.ts));
-    expect(fake.ephemeralFor('UONCE', 'CONCE').map((m) => m.via)).toEqual(['ack']);
+    await fake.waitFor(() => !fake.conversation.ephemeralFor('UONCE', 'CONCE').some((m) => m.ts === priv.ts));
+    expect(fake.conversation.ephemeralFor('UONCE', 'CONCE').map((m) => m.via)).toEqual(['ack']);
 
     await clickButton(fake, bot.url, priv, 'labbot_share', 'UONCE');
     await sleep(1000);
-    expect(fake.visible('CONCE')).toHaveLength(1);
+    expect(fake.conversation.visible('CONCE')).toHaveLength(1);
   });
 
   it('shares once across replicas: the same answer clicked on two bots at once is posted once', async () => {
@@ -119,9 +119,9 @@ describe('Share in channel: once, the private copy deleted, long answers threade
     replicas.push(other);
     const priv = await askPrivately('How long do we block the membrane, again?', 'CREPLICA', 'UREP');
     await Promise.all([clickButton(fake, bot.url, priv, 'labbot_share', 'UREP'), clickButton(fake, other.url, priv, 'labbot_share', 'UREP')]);
-    await fake.waitFor(() => fake.visible('CREPLICA')[0]);
+    await fake.waitFor(() => fake.conversation.visible('CREPLICA')[0]);
     await sleep(1000);
-    expect(fake.visible('CREPLICA')).toHaveLength(1);
+    expect(fake.conversation.visible('CREPLICA')).toHaveLength(1);
     expect(fake.responses.filter((r) => r.body.response_type === 'in_channel' && JSON.stringify(r.body).includes('UREP'))).toHaveLength(1);
   });
 
@@ -130,14 +130,14 @@ describe('Share in channel: once, the private copy deleted, long answers threade
     try {
       const priv = await askPrivately('How do we block the membrane, step by step?', 'CLONG', 'ULONG');
       await clickButton(fake, bot.url, priv, 'labbot_share', 'ULONG');
-      const top = () => fake.visible('CLONG').filter((m) => !m.threadTs);
+      const top = () => fake.conversation.visible('CLONG').filter((m) => !m.threadTs);
       const last = await fake.waitFor(() => {
         const t = top()[0];
-        const replies = t ? fake.visible('CLONG', { thread: t.ts }).filter((m) => m.ts !== t.ts) : [];
+        const replies = t ? fake.conversation.visible('CLONG', { thread: t.ts }).filter((m) => m.ts !== t.ts) : [];
         return replies.find((m) => buttonValue(m, 'labbot_feedback_up'));
       }, 60_000);
       expect(top()).toHaveLength(1);
-      const replies = fake.visible('CLONG', { thread: top()[0].ts }).filter((m) => m.ts !== top()[0].ts);
+      const replies = fake.conversation.visible('CLONG', { thread: top()[0].ts }).filter((m) => m.ts !== top()[0].ts);
       expect(replies.length).toBeGreaterThanOrEqual(5);
       expect(replies.every((m) => m.threadTs === top()[0].ts)).toBe(true);
       expect(replies.at(-1)).toBe(last);
@@ -153,7 +153,7 @@ describe('Share in channel: once, the private copy deleted, long answers threade
       for (const m of [top()[0], ...replies]) expect(validateMessage({ text: m.text, blocks: m.blocks })).toBeUndefined();
       // Paced at Slack's 1 message per second per channel: no 429 on the way.
       expect(fake.rateLimited.filter((c) => c.body.channel === 'CLONG')).toEqual([]);
-      await fake.waitFor(() => !fake.ephemeralFor('ULONG', 'CLONG').some((m) => m.ts === priv.ts));
+      await fake.waitFor(() => !fake.conversation.ephemeralFor('ULONG', 'CLONG').some((m) => m.ts === priv.ts));
       if (process.env.LABBOT_TRANSCRIPTS) {
         mkdirSync(process.env.LABBOT_TRANSCRIPTS, { recursive: true });
         writeFileSync(path.join(process.env.LABBOT_TRANSCRIPTS, 'share-long-answer.txt'), `${renderConversation(fake, 'CLONG', { user: 'ULONG', wrap: 240 })}\n`);
@@ -169,13 +169,13 @@ describe('Share in channel: once, the private copy deleted, long answers threade
       const priv = await askPrivately('How do we block the membrane, in full?', 'CNOTMEMBER', 'UNM');
       fake.failNext('chat.postMessage', { error: 'not_in_channel' });
       await clickButton(fake, bot.url, priv, 'labbot_share', 'UNM');
-      const told = await fake.waitFor(() => fake.ephemeralFor('UNM', 'CNOTMEMBER').find((m) => /Invite me/.test(shownText(m))));
+      const told = await fake.waitFor(() => fake.conversation.ephemeralFor('UNM', 'CNOTMEMBER').find((m) => /Invite me/.test(shownText(m))));
       expect(shownText(told)).toContain('/invite @labbot');
-      expect(fake.visible('CNOTMEMBER')).toEqual([]);
-      expect(fake.ephemeralFor('UNM', 'CNOTMEMBER').some((m) => m.ts === priv.ts)).toBe(true);
+      expect(fake.conversation.visible('CNOTMEMBER')).toEqual([]);
+      expect(fake.conversation.ephemeralFor('UNM', 'CNOTMEMBER').some((m) => m.ts === priv.ts)).toBe(true);
       // Nothing was posted, so the share can be tried again (after the invitation).
       await clickButton(fake, bot.url, priv, 'labbot_share', 'UNM');
-      await fake.waitFor(() => fake.visible('CNOTMEMBER').find((m) => !m.threadTs), 60_000);
+      await fake.waitFor(() => fake.conversation.visible('CNOTMEMBER').find((m) => !m.threadTs), 60_000);
     } finally {
       openai.reply = (messages) => `${passageLine(messages, 'S1')} [S1]`;
     }
@@ -188,14 +188,14 @@ describe('Share in channel: once, the private copy deleted, long answers threade
       const priv = await askPrivately(question, 'CPROTO', 'UPROTO');
       const before = renderConversation(fake, 'CPROTO', { user: 'UPROTO', wrap: 20_000 });
       await clickButton(fake, bot.url, priv, 'labbot_share', 'UPROTO');
-      await fake.waitFor(() => fake.visible('CPROTO')[0] && !fake.ephemeralFor('UPROTO', 'CPROTO').some((m) => m.ts === priv.ts));
-      const shared = fake.visible('CPROTO');
+      await fake.waitFor(() => fake.conversation.visible('CPROTO')[0] && !fake.conversation.ephemeralFor('UPROTO', 'CPROTO').some((m) => m.ts === priv.ts));
+      const shared = fake.conversation.visible('CPROTO');
       expect(shared).toHaveLength(1);
       expect(shownText(shared[0])).toContain(`<@UPROTO> asked: ${question}`);
       expect(shownText(shared[0])).toMatch(/Whole-mount immunostaining of zebrafish embryos/);
       // The channel got the answer the asker saw, and the asker's private copy is gone.
       expect(shownText(shared[0])).toContain(shownText(priv).split('\n')[0]);
-      expect(fake.ephemeralFor('UPROTO', 'CPROTO').map((m) => m.via)).toEqual(['ack']);
+      expect(fake.conversation.ephemeralFor('UPROTO', 'CPROTO').map((m) => m.via)).toEqual(['ack']);
       const after = renderConversation(fake, 'CPROTO', { user: 'UPROTO', wrap: 20_000 });
       if (process.env.LABBOT_TRANSCRIPTS) {
         mkdirSync(process.env.LABBOT_TRANSCRIPTS, { recursive: true });

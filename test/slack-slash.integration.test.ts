@@ -42,16 +42,16 @@ describe('/labbot: acknowledged at once, a question without `ask`, subcommands b
       // The acknowledgement itself carries the message: nothing has gone to response_url yet and
       // the model has not answered, yet the asker already sees their question and "Searching…".
       expect(fake.responses.filter((r) => r.id === run.id)).toEqual([]);
-      const seen = fake.ephemeralFor('USLOW', 'CSLOW');
+      const seen = fake.conversation.ephemeralFor('USLOW', 'CSLOW');
       expect(seen).toHaveLength(1);
       expect(JSON.parse(run.ack)).toMatchObject({ response_type: 'ephemeral' });
       expect(shownText(seen[0])).toContain('How long do we block the membrane?');
       expect(shownText(seen[0])).toMatch(/Searching the lab/);
 
-      await fake.waitFor(() => fake.ephemeralFor('USLOW', 'CSLOW').length === 2, 30_000);
-      const [, answer] = fake.ephemeralFor('USLOW', 'CSLOW');
+      await fake.waitFor(() => fake.conversation.ephemeralFor('USLOW', 'CSLOW').length === 2, 30_000);
+      const [, answer] = fake.conversation.ephemeralFor('USLOW', 'CSLOW');
       expect(shownText(answer)).toMatch(/Block the membrane in 5% milk.*\[S1\]/);
-      expect(fake.visible('CSLOW')).toEqual([]);
+      expect(fake.conversation.visible('CSLOW')).toEqual([]);
     } finally {
       openai.chatDelayMs = 0;
     }
@@ -59,8 +59,8 @@ describe('/labbot: acknowledged at once, a question without `ask`, subcommands b
 
   it('answers `/labbot <question>` (no `ask`) as a question, not with the help text', async () => {
     const run = await runSlash(fake, bot.url, { text: 'How long do we block the membrane?', channel: 'CNOASK', user: 'UNOASK' });
-    expect(shownText(fake.ephemeralFor('UNOASK', 'CNOASK')[0])).toMatch(/Searching the lab/);
-    const answer = await fake.waitFor(() => fake.ephemeralFor('UNOASK', 'CNOASK')[1], 30_000);
+    expect(shownText(fake.conversation.ephemeralFor('UNOASK', 'CNOASK')[0])).toMatch(/Searching the lab/);
+    const answer = await fake.waitFor(() => fake.conversation.ephemeralFor('UNOASK', 'CNOASK')[1], 30_000);
     expect(shownText(answer)).toMatch(/\[S1\]/);
     expect(shownText(answer)).not.toContain('/labbot status');
     const recent = await bot.activity.recent(50);
@@ -80,7 +80,7 @@ describe('/labbot: acknowledged at once, a question without `ask`, subcommands b
     expect(String((await reply('reindex lab', 'UNOTADMIN')).body.body.text)).toMatch(/Only labbot admins/);
 
     const q = await reply('status of the TP53 antibody order?', 'UQ1');
-    expect(shownText(fake.ephemeralFor('UQ1', 'CSUB')[0])).toMatch(/Searching the lab/);
+    expect(shownText(fake.conversation.ephemeralFor('UQ1', 'CSUB')[0])).toMatch(/Searching the lab/);
     expect(JSON.stringify(q.body.body.blocks)).toMatch(/\[S1\]/);
     await reply('ask status', 'UQ2');
     const recent = await bot.activity.recent(50);

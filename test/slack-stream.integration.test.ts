@@ -37,7 +37,7 @@ describe('streamed model answers', () => {
       `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(12)}${passageLine(messages, 'S1').replace(/\.$/, '')} (never write <!channel> here) [S1].`;
     const ts = '1700010000.000100';
     await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DSTREAM', channelType: 'im', user: 'USTREAM', ts })));
-    await fake.waitFor(() => [...fake.streams.values()].find((x) => x.channel === 'DSTREAM' && x.stopped), 30_000);
+    await fake.waitFor(() => fake.conversation.messages.find((m) => m.channel === 'DSTREAM' && m.stream?.stopped), 30_000);
     const stop = inChannel('chat.stopStream', 'DSTREAM')[0];
     const start = inChannel('chat.startStream', 'DSTREAM');
     expect(start).toHaveLength(1);
@@ -47,7 +47,7 @@ describe('streamed model answers', () => {
     expect(appends.length).toBeGreaterThan(0);
     expect(start[0].at).toBeLessThan(appends[0].at);
     expect(appends[appends.length - 1].at).toBeLessThan(stop.at);
-    const streamed = fake.streams.get(String(stop.body.ts))!;
+    const streamed = fake.conversation.message(String(stop.body.ts))!.stream!;
     expect(streamed.stopped).toBe(true);
     expect(streamed.text).toContain('five minutes at room temperature');
     expect(streamed.text).toContain('&lt;!channel&gt;');
@@ -72,7 +72,7 @@ describe('streamed model answers', () => {
     expect(update.body.ts).toBe(stop.body.ts);
     expect(JSON.stringify(update.body.blocks)).not.toContain('S99');
     // Brackets are streamed backslash-escaped (no Markdown link can form in a preview).
-    expect(fake.streams.get(String(stop.body.ts))!.text).toContain('\\[S99\\]');
+    expect(fake.conversation.message(String(stop.body.ts))!.stream!.text).toContain('\\[S99\\]');
   });
 
   it('never streams a disguised link, and replaces a preview whose code spans showed escape backslashes', async () => {
@@ -82,7 +82,7 @@ describe('streamed model answers', () => {
     const update = await fake.waitFor(() => inChannel('chat.update', 'DLINKS')[0], 30_000);
     const stop = inChannel('chat.stopStream', 'DLINKS')[0];
     expect(update.body.ts).toBe(stop.body.ts);
-    const streamed = fake.streams.get(String(stop.body.ts))!.text;
+    const streamed = fake.conversation.message(String(stop.body.ts))!.stream!.text;
     // The preview shows a link's label only: no URL, and no Markdown link can form.
     expect(streamed).toContain('Log it in the official lab portal and keep');
     expect(streamed).not.toContain('evil.example');
@@ -107,7 +107,7 @@ describe('streamed model answers', () => {
     expect(start.body).toMatchObject({ thread_ts: ts, recipient_user_id: 'UCHAN', recipient_team_id: 'T0LAB' });
     expect(inChannel('chat.postMessage', 'CSTREAM')).toEqual([]);
     // The citation check kept the model's text: the streamed message is the answer, with Sources and feedback under it.
-    const shown = fake.conversation.messages.get(String(stop.body.ts))!;
+    const shown = fake.conversation.message(String(stop.body.ts))!;
     expect(shown.text).toContain('five minutes at room temperature');
     expect(JSON.stringify(shown.blocks)).toContain('Sources');
     expect(inChannel('chat.update', 'CSTREAM')).toEqual([]);

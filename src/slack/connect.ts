@@ -31,8 +31,8 @@ import type { SharedAnswer } from './share.ts';
 
 type WebClient = webApi.WebClient;
 
-export const SHARED_TTL_SECONDS = 3600;
-export const INTERNAL_TTL_SECONDS = 120;
+const SHARED_TTL_SECONDS = 3600;
+const INTERNAL_TTL_SECONDS = 120;
 
 /** The conversation fields that say whether it is shared (absent ones are false/empty). */
 export interface SharingFlags {
@@ -45,7 +45,7 @@ export interface SharingFlags {
 }
 
 /** True when the conversation is (or is about to be) shared with another organisation. */
-export function sharedWithOtherOrg(c: SharingFlags): boolean {
+function sharedWithOtherOrg(c: SharingFlags): boolean {
   if (c.is_ext_shared || c.is_pending_ext_shared) return true;
   if ((c.pending_shared?.length ?? 0) > 0 || (c.pending_connected_team_ids?.length ?? 0) > 0) return true;
   return Boolean(c.is_shared && !c.is_org_shared);

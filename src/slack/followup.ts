@@ -48,7 +48,7 @@ export function isElliptic(question: string): boolean {
 }
 
 /** Salient words of an earlier question: identifiers, capitalised terms and content nouns. */
-export function salientWords(text: string, opts: { entities: boolean }): string[] {
+function salientWords(text: string, opts: { entities: boolean }): string[] {
   const out: string[] = [];
   const all = words(text);
   all.forEach((w, i) => {

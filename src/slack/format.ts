@@ -415,11 +415,6 @@ export function packMessages(body: Block[], tail: Block[], fallbackText: string,
   return groups.map((blocks, i) => ({ text: i === 0 ? first : continued, blocks }));
 }
 
-/** Chunks blocks into messages within Slack's limits, each with a plain-text fallback. */
-export function toMessages(blocks: Block[], fallbackText: string, continued: string): SlackMessage[] {
-  return packMessages(blocks, [], fallbackText, continued);
-}
-
 /**
  * When Slack answers msg_blocks_too_long anyway (its count is undocumented), the same message as
  * smaller ones (half the text each), nothing dropped; undefined for any other error or when the

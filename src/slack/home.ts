@@ -13,7 +13,7 @@ export interface HomeView {
 }
 
 /** Recent questions shown: enough to find one again, few enough to read at a glance. */
-export const HOME_RECENT = 5;
+const HOME_RECENT = 5;
 const QUESTION_CHARS = 200;
 const SECTION_CHARS = 3000;
 
@@ -55,7 +55,7 @@ export function kindsInWords(counts: Partial<Record<Kind, number>>): string {
   return `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
 }
 
-export function knownText(known: HomeData['known']): string {
+function knownText(known: HomeData['known']): string {
   const lines = Object.keys(known)
     .sort()
     .map((source) => [source, kindsInWords(known[source])] as const)

@@ -58,7 +58,7 @@ export const namesIn = (client: WebClient, deps: Pick<HandlerDeps, 'userNames'>)
 const MAX_HISTORY = 20;
 
 /** Removes mentions of the bot ("<@U123>" or "<@U123|labbot>") and a leading mention of anyone. */
-export function stripMention(text: string, botUserId: string | undefined): string {
+function stripMention(text: string, botUserId: string | undefined): string {
   let t = text;
   if (botUserId) t = t.replace(new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, 'g'), ' ');
   return t.replace(/^\s*<@[A-Z0-9]+(?:\|[^>]*)?>/, ' ').replace(/\s+/g, ' ').trim();
@@ -182,7 +182,7 @@ export async function deliver(
  * The new answer to an edited question, in place of the old one: its messages are updated in
  * order, further new ones posted in the thread, old ones left over deleted. Returns the new ts list.
  */
-export async function deliverReplacing(
+async function deliverReplacing(
   client: WebClient,
   deps: HandlerDeps,
   where: { channel: string; threadTs: string | undefined; eventId: string; undeliverable?: (msg: SlackMessage) => Promise<void> },

@@ -14,7 +14,7 @@ import type { SlackMessage } from './format.ts';
 
 type WebClient = webApi.WebClient;
 
-export const WORKING_REACTION = 'hourglass_flowing_sand';
+const WORKING_REACTION = 'hourglass_flowing_sand';
 /** Slack drops a status after 2 minutes without a reply: refresh well before. */
 const STATUS_REFRESH_MS = 90_000;
 /** Once Slack refused a status in a kind of conversation, use the reaction there for a while. */

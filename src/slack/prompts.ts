@@ -12,7 +12,7 @@ export interface SuggestedPrompt {
 }
 
 /** Slack shows up to 4 suggested prompts. */
-export const MAX_PROMPTS = 4;
+const MAX_PROMPTS = 4;
 const TITLE_CHARS = 60;
 
 export interface PromptDoc {

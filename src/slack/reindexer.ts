@@ -30,7 +30,7 @@ export function sourcesFor(sources: SourceConfig[], target: string): SourceConfi
   return [found];
 }
 
-export function summaryLine(id: string, s: IngestSummary, ms: number): string {
+function summaryLine(id: string, s: IngestSummary, ms: number): string {
   const d = s.documents;
   return (
     `${id}: done in ${(ms / 1000).toFixed(1)} s: ${d.indexed} indexed, ${d.unchanged} unchanged, ${d.removed} removed` +

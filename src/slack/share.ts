@@ -103,7 +103,7 @@ export function withShareButton(msgs: SlackMessage[], id: string, lang: Language
 }
 
 /** The shared answer as posted: the attribution first, and on a long answer a pointer to its thread. */
-export function sharedMessages(shared: SharedAnswer, id: string): SlackMessage[] {
+function sharedMessages(shared: SharedAnswer, id: string): SlackMessage[] {
   const lang: Language = shared.view.language;
   const attribution: Block = { type: 'context', elements: [{ type: 'mrkdwn', text: TEXTS[lang].asked(shared.asker, escapeMrkdwn(shared.question)) }] };
   const view: AnswerView = shared.view;

@@ -27,7 +27,7 @@ export interface PrivateReplies {
   send(msg: SlackMessage): Promise<void>;
 }
 
-export function privateReplies(respond: RespondFn, deps: HandlerDeps): PrivateReplies {
+function privateReplies(respond: RespondFn, deps: HandlerDeps): PrivateReplies {
   return {
     async send(msg) {
       try {

@@ -74,7 +74,7 @@ export function stablePrefixLength(raw: string): number {
 }
 
 /** The blocks of an answer after its text: the Sources, the model line and the feedback. */
-export function closingBlocks(result: AskResult, recordId: string | undefined): Block[] {
+function closingBlocks(result: AskResult, recordId: string | undefined): Block[] {
   const blocks = answerMessages(result, { recordId, nativeFeedback: true }).flatMap((m) => m.blocks);
   const firstNonSection = blocks.findIndex((b) => b.type !== 'section');
   return firstNonSection < 0 ? [] : blocks.slice(firstNonSection);

@@ -1,6 +1,6 @@
 // Reading labbot's answers off the fake Slack: the message that answers (a post, or a stream's
 // final message), the question record id its feedback buttons carry, and a thread as posted.
-import type { FakeSlack, SlackCall } from './fake-slack.ts';
+import type { FakeMessage, FakeSlack, SlackCall } from './fake-slack.ts';
 
 type AnyBlock = { type: string; elements?: { type?: string; value?: string; action_id?: string; positive_button?: { value?: string } }[] };
 
@@ -32,13 +32,13 @@ export function waitForPost(fake: FakeSlack, channel: string, n = 0, timeoutMs?:
 }
 
 /** Every text a message shows (fallback, sections, context), from the fake's current state of it. */
-export function shownTextOf(m: { text: string; blocks: unknown[] | undefined }): string {
+export function shownTextOf(m: Pick<FakeMessage, 'text' | 'blocks'>): string {
   const parts: string[] = [];
   for (const b of (m.blocks as { type: string; text?: { text?: string }; elements?: { text?: string }[] }[] | undefined) ?? []) {
     if (b.type === 'section' && b.text?.text) parts.push(b.text.text);
     if (b.type === 'context') for (const e of b.elements ?? []) if (e.text) parts.push(`_${e.text}_`);
   }
-  return parts.length ? parts.join('\n') : m.text;
+  return parts.length ? parts.join('\n') : (m.text ?? '');
 }
 
 /** Waits for the message in a channel that carries the answer's feedback (a post, a streamed answer's stopStream, or the checked answer replacing a stream). */

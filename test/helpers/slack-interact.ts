@@ -83,18 +83,18 @@ export function renderConversation(fake: FakeSlack, channel: string, opts: { use
   };
   const head = (m: FakeMessage) => `(${m.via}${m.versions.length > 1 ? `, edited ${m.versions.length - 1}×` : ''}, ${shownText(m).length} chars)${buttons(m)}`;
   const out: string[] = [`#${channel}, as everyone sees it:`];
-  const top = fake.visible(channel).filter((m) => !m.threadTs || m.threadTs === m.ts);
+  const top = fake.conversation.visible(channel).filter((m) => !m.threadTs || m.threadTs === m.ts);
   if (!top.length) out.push('  (nothing)');
   for (const m of top) {
     out.push(`  ${head(m)}`, indent(cut(shownText(m)), '  | '));
-    for (const r of fake.visible(channel, { thread: m.ts }).filter((x) => x.ts !== m.ts)) out.push(`    ↳ in thread ${head(r)}`, indent(cut(shownText(r)), '    | '));
+    for (const r of fake.conversation.visible(channel, { thread: m.ts }).filter((x) => x.ts !== m.ts)) out.push(`    ↳ in thread ${head(r)}`, indent(cut(shownText(r)), '    | '));
   }
   if (opts.user) {
     out.push(`Only visible to ${opts.user}:`);
-    const mine = fake.ephemeralFor(opts.user, channel);
+    const mine = fake.conversation.ephemeralFor(opts.user, channel);
     if (!mine.length) out.push('  (nothing)');
     for (const m of mine) out.push(`  ${head(m)}`, indent(cut(shownText(m)), '  | '));
-    const gone = fake.messages.filter((m) => m.channel === channel && m.deleted && m.ephemeralTo === opts.user);
+    const gone = fake.conversation.messages.filter((m) => m.channel === channel && m.deleted && m.ephemeralTo === opts.user);
     for (const m of gone) out.push(`  deleted: ${head(m)} ${JSON.stringify(shownText(m).slice(0, 80))}…`);
   }
   return out.join('\n');

@@ -83,8 +83,14 @@ export interface EmbeddingCache {
 
 export interface IngestDeps {
   store: VectorStore;
-  catalog: Catalog;
+  /**
+   * The lexical catalog of a process that answers questions from this index, kept current as
+   * documents are written. Absent in a queue worker or a CLI run that answers nothing: its
+   * lookup is the Redis records, and serving processes apply the index events themselves.
+   */
+  catalog?: Catalog;
   embeddings: Embeddings;
+  /** Required without a catalog. */
   lookup?: IndexLookup;
   cache?: EmbeddingCache;
   /** Called once a document's new chunks are stored and its stale ones deleted. */
@@ -186,13 +192,14 @@ export const pendingTag = (tag: string) => `${tag}:pending`;
 /** Removes an indexed document: chunks from the store, then the catalog entry, then hooks. */
 export async function removeIndexed(doc: IndexedDoc, deps: Pick<IngestDeps, 'store' | 'catalog' | 'onRemove'>): Promise<void> {
   await deps.store.delete(doc.access, doc.chunkIds);
-  deps.catalog.removeDocument(doc.id);
+  deps.catalog?.removeDocument(doc.id);
   await deps.onRemove?.(doc);
 }
 
 export async function ingest(target: IngestTarget, settings: IngestSettings, deps: IngestDeps): Promise<IngestSummary> {
   const { store, log } = deps;
-  const lookup = deps.lookup ?? catalogLookup(deps.catalog);
+  const lookup = deps.lookup ?? (deps.catalog && catalogLookup(deps.catalog));
+  if (!lookup) throw new Error('ingest needs a lookup of what is indexed: the records, or a catalog');
   const summary: IngestSummary = {
     source: target.sourceId,
     documents: { indexed: 0, unchanged: 0, removed: 0 },
@@ -525,7 +532,7 @@ async function storeBatch(batch: Prepared[], vectors: Map<string, number[]>, dep
       await store.delete(p.previous.access, stale);
       summary.chunks.deleted += stale.length;
       if (p.previous.id !== p.doc.id) {
-        catalog.removeDocument(p.previous.id);
+        catalog?.removeDocument(p.previous.id);
         await deps.onRemove?.(p.previous.doc);
       }
     }
@@ -533,7 +540,7 @@ async function storeBatch(batch: Prepared[], vectors: Map<string, number[]>, dep
       await removeIndexed(p.displaced, deps);
       summary.chunks.deleted += p.displaced.chunkIds.length;
     }
-    catalog.putDocument(p.doc, p.chunks);
+    catalog?.putDocument(p.doc, p.chunks);
     await deps.onPut?.(p.doc, p.chunks);
   }
 }

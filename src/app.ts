@@ -126,26 +126,31 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   const cache = redis ? createEmbeddingCache(redis, ns, embeddingKey(settings.embeddings)) : undefined;
   const { enricher, notices } = await openCrossref(config, { redis, ns, log, answering: mirror });
 
-  const ingestDeps = (h: PhysicalIndex = liveIndex.current, onProgress?: (e: ProgressEvent) => void): IngestDeps => ({
-    store: h.store,
-    catalog: h.catalog,
-    embeddings,
-    log,
-    onProgress,
-    cache,
-    enrich: enricher,
-    lookup: h.recordsForRun() ?? catalogLookup(h.catalog),
-    onPut: async (doc, chunks) => {
-      if (mirror && h === liveIndex.current) snapshots.changed();
-      await h.records?.put(doc, chunks);
-      await events?.publish({ type: 'put', base: h.base, docId: doc.id, access: doc.access, chunks: chunks.length });
-    },
-    onRemove: async (doc) => {
-      if (mirror && h === liveIndex.current) snapshots.changed();
-      await h.records?.remove(doc);
-      await events?.publish({ type: 'remove', base: h.base, docId: doc.id });
-    },
-  });
+  const ingestDeps = (h: PhysicalIndex = liveIndex.current, onProgress?: (e: ProgressEvent) => void): IngestDeps => {
+    const records = h.recordsForRun();
+    return {
+      store: h.store,
+      // A process that answers nothing (a worker) holds no lexical index: what it writes reaches
+      // the serving processes as index events. Without records the catalog is the only lookup.
+      catalog: mirror || !records ? h.catalog : undefined,
+      embeddings,
+      log,
+      onProgress,
+      cache,
+      enrich: enricher,
+      lookup: records ?? catalogLookup(h.catalog),
+      onPut: async (doc, chunks) => {
+        if (mirror && h === liveIndex.current) snapshots.changed();
+        await h.records?.put(doc, chunks);
+        await events?.publish({ type: 'put', base: h.base, docId: doc.id, access: doc.access, chunks: chunks.length });
+      },
+      onRemove: async (doc) => {
+        if (mirror && h === liveIndex.current) snapshots.changed();
+        await h.records?.remove(doc);
+        await events?.publish({ type: 'remove', base: h.base, docId: doc.id });
+      },
+    };
+  };
   const chat = await createChatModel(config);
   const askListeners: ((e: AskedEvent) => void)[] = [];
   const reranker = config.rerank

@@ -77,7 +77,7 @@ export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Prom
     throw err;
   }
   for (const [id, commit] of commits) await next.records?.setSourceState(id, { commit, lastSyncAt: new Date().toISOString() });
-  const stats = next.catalog.stats();
+  const stats = await indexCounts(next);
   const old = await app.openIndex(from);
   // Retired before the switch is visible: if this job stops while it waits, a later rebuild drops it.
   await app.redis?.sadd(retiredKey(app.ns), from);
@@ -92,17 +92,35 @@ export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Prom
   return { from, to, documents: stats.documents, chunks: stats.chunks, embedded, switchAcknowledged: acks.acknowledged };
 }
 
+type PhysicalIndex = Awaited<ReturnType<App['openIndex']>>;
+
+/**
+ * What an index holds, from its records: a worker builds the new index without a lexical catalog
+ * (it answers nothing), so the catalog is read only where there are no records (no Redis).
+ */
+async function indexCounts(index: PhysicalIndex): Promise<{ documents: number; chunks: number; sample?: { access: string; docId: string; chunkId: string } }> {
+  if (!index.records) {
+    const s = index.catalog.stats();
+    const d = index.catalog.docs().next().value;
+    return { documents: s.documents, chunks: s.chunks, sample: d && { access: d.access, docId: d.id, chunkId: d.chunkIds[0] } };
+  }
+  const docs = await index.records.all();
+  const d = docs.find((x) => x.chunkIds.length > 0);
+  return { documents: docs.length, chunks: docs.reduce((n, x) => n + x.chunkIds.length, 0), sample: d && { access: d.access, docId: d.id, chunkId: d.chunkIds[0] } };
+}
+
 /** The new index must hold documents if the old one did, and answer a query with its own chunk. */
-async function check(app: App, next: Awaited<ReturnType<App['openIndex']>>): Promise<void> {
-  const stats = next.catalog.stats();
+async function check(app: App, next: PhysicalIndex): Promise<void> {
+  const counts = await indexCounts(next);
   // Records, not the catalog: a queue worker keeps no lexical index of the live one.
   const before = (await app.records?.count()) ?? app.catalog.stats().documents;
-  if (stats.documents === 0 && before > 0) throw new Error(`the rebuilt index holds no documents (the live one has ${before}); keeping the live one`);
-  const sample = next.catalog.docs().next().value;
-  if (!sample) return;
-  const chunk = next.catalog.chunk(sample.chunkIds[0]);
+  if (counts.documents === 0 && before > 0) throw new Error(`the rebuilt index holds no documents (the live one has ${before}); keeping the live one`);
+  if (!counts.sample) return;
+  const { access, docId, chunkId } = counts.sample;
+  // The sample's text as Chroma holds it, which is what a question would be answered from.
+  const chunk = (await next.store.documentChunks(access, docId)).find((r) => r.id === chunkId);
   if (!chunk) throw new Error('the rebuilt index lost a chunk text');
   const vector = await app.embeddings.embedQuery(chunk.text);
-  const hits = await next.store.query(sample.access, vector, 5);
+  const hits = await next.store.query(access, vector, 5);
   if (!hits.some((h) => h.id === chunk.id)) throw new Error(`sample query on the rebuilt index did not find chunk ${chunk.id}; keeping the live one`);
 }

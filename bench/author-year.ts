@@ -9,6 +9,9 @@
 //   CSL-JSON      the same Markdown under Zotero-style names, one Zotero CSL-JSON export (by title)
 //   PDF + .bib    PDFs with no info dictionary under Zotero names, library.bib with `file` fields
 //   PDF only      the same PDFs under the generator's mix of names, nothing else (read from page 1)
+//   Zotero        a Zotero group library over the Web API (the strict fake, test/helpers/fake-zotero.ts):
+//                 each paper an item with its metadata and an attachment whose text is Zotero's
+//                 full-text index of the Markdown body; nothing else carries authors or years
 //   no metadata   the Markdown alone: the floor, where the names match nothing
 // Figures: doc recall@1 and @5 (medians over --seeds seeds, with their range), written to
 // bench/out/author-year.json. --baseline <dir> runs the same corpora through another checkout's app
@@ -21,9 +24,11 @@ import { parseArgs } from 'node:util';
 import * as appModule from '../src/app.ts';
 import * as configModule from '../src/config.ts';
 import * as runModule from '../src/eval/run.ts';
+import * as prepareModule from '../ingest/sources/prepare.ts';
 import { createLogger } from '../src/log.ts';
 import type { EvalQuestion } from '../src/search/evaluate.ts';
 import { betterBibtex, zoteroCslJson, type LibraryPaper } from '../test/fixtures/libraries.ts';
+import { articleItem, pdfAttachment, startFakeZotero, type FakeZotero } from '../test/helpers/fake-zotero.ts';
 import { TEST_MIX, firstCreator, generatePapers, renderPaperPdf, type GeneratedPaper } from '../test/fixtures/papers.ts';
 import { mulberry32 } from './prng.ts';
 
@@ -44,7 +49,7 @@ const { runEval } = await from('src/eval/run.ts', runModule);
 const N = Number(values.papers);
 const SEEDS = Number(values.seeds);
 
-const CORPORA = ['front matter', 'library .bib', 'CSL-JSON', 'PDF + .bib', 'PDF only', 'no metadata'] as const;
+const CORPORA = ['front matter', 'library .bib', 'CSL-JSON', 'Zotero', 'PDF + .bib', 'PDF only', 'no metadata'] as const;
 type Corpus = (typeof CORPORA)[number];
 
 const yaml = (s: string) => JSON.stringify(s);
@@ -95,6 +100,34 @@ async function writeCorpus(corpus: Corpus, papers: GeneratedPaper[], dir: string
   return ids;
 }
 
+const ZOTERO_KEY = 'bench-zotero-key-0123456789';
+const ALPHABET = '23456789ABCDEFGHIJKLMNPQRSTUVWXYZ';
+const itemKey = (n: number, tag: string) => {
+  let k = '';
+  for (let i = 0, x = n; i < 7; i++, x = Math.floor(x / ALPHABET.length)) k += ALPHABET[x % ALPHABET.length];
+  return `${tag}${k}`;
+};
+
+/** The papers as a Zotero library: metadata in the items, text in Zotero's full-text index only. */
+async function zoteroLibrary(papers: GeneratedPaper[]): Promise<FakeZotero> {
+  const z = await startFakeZotero({ library: 'groups/4242', apiKey: ZOTERO_KEY });
+  z.put(
+    papers.flatMap((p, i) => [
+      articleItem(itemKey(i, 'P'), { title: p.truth.title, authors: p.truth.authors.map((a) => [a.given, a.family] as [string, string]), date: String(p.truth.year), journal: p.truth.journal, doi: p.truth.doi }),
+      pdfAttachment(itemKey(i, 'A'), itemKey(i, 'P')),
+    ]),
+  );
+  papers.forEach((p, i) => z.setFulltext(itemKey(i, 'A'), body(p)));
+  return z;
+}
+
+/** A config whose one source is the fake Zotero library. */
+function zoteroConfig(z: FakeZotero, dir: string) {
+  const file = path.join(dir, 'labbot.config.json');
+  writeFileSync(file, JSON.stringify({ sources: [{ id: 'bench', type: 'zotero', library: 'groups/4242', apiKeyEnv: 'BENCH_ZOTERO_KEY' }] }));
+  return loadConfig({ ...process.env, LABBOT_CONFIG: file, ZOTERO_API_URL: z.url, BENCH_ZOTERO_KEY: ZOTERO_KEY });
+}
+
 /** One question per paper, naming its first author and year the ways people write them. */
 function questions(papers: GeneratedPaper[], ids: string[], seed: number): EvalQuestion[] {
   const rnd = mulberry32(seed);
@@ -121,12 +154,23 @@ for (let s = 0; s < SEEDS; s++) {
   // The test mix of layouts: the PDF rules were tuned on the dev mix only.
   const papers = generatePapers(seed, N, TEST_MIX);
   for (const corpus of CORPORA) {
+    // A checkout from before Zotero sources has no Zotero corpus.
+    if (corpus === 'Zotero' && values.baseline && !(await import(path.resolve(values.baseline, 'ingest/sources/prepare.ts')).catch(() => undefined))) continue;
     const dir = mkdtempSync(path.join(os.tmpdir(), `labbot-ay-${corpus.replace(/\W+/g, '')}-`));
-    const ids = await writeCorpus(corpus, papers, dir, seed);
-    const config = { ...base, collection: `ay-${corpus.replace(/\W+/g, '').toLowerCase()}-${Date.now().toString(36)}`, dataDir, sources: [] };
-    const app = await openApp(config, createLogger('warn'), { loadCatalog: false });
+    const zotero = corpus === 'Zotero' ? await zoteroLibrary(papers) : undefined;
+    const ids = zotero ? [] : await writeCorpus(corpus, papers, dir, seed);
+    const sources = zotero ? zoteroConfig(zotero, dir).sources : [];
+    const config = { ...base, collection: `ay-${corpus.replace(/\W+/g, '').toLowerCase()}-${Date.now().toString(36)}`, dataDir, sources };
+    const app = await openApp(config, createLogger('warn'), zotero ? {} : { loadCatalog: false });
     try {
-      const summary = await app.ingest({ sourceId: 'bench', root: dir, kind: 'paper' });
+      let summary: { failed: unknown[] };
+      if (zotero) {
+        const { prepareSource } = await from('ingest/sources/prepare.ts', prepareModule);
+        await prepareSource(sources[0], { maxFileBytes: app.ingestSettings.maxFileBytes });
+        summary = await app.ingestSource(sources[0]);
+        // Zotero names each document by its item key (a paper with only Zotero's text is "<key>.txt").
+        ids.push(...papers.map((_, i) => [...app.catalog.docs()].find((d) => d.path.startsWith(`${itemKey(i, 'P')}.`))?.id ?? `missing:${i}`));
+      } else summary = await app.ingest({ sourceId: 'bench', root: dir, kind: 'paper' });
       const report = await runEval(app, questions(papers, ids, seed), { k: app.config.retrieval.k, groups: [app.config.access.default], answers: Boolean(values.answers) });
       const r = results[corpus];
       r.r1.push(report.metrics.doc_recall_at_1);
@@ -137,6 +181,7 @@ for (let s = 0; s < SEEDS; s++) {
     } finally {
       await app.reset();
       await app.close();
+      await zotero?.close();
       if (!values['keep-dirs']) rmSync(dir, { recursive: true, force: true });
     }
   }
@@ -149,6 +194,7 @@ console.log('| corpus | doc recall@1 | doc recall@5 |' + (values.answers ? ' ref
 console.log('|---|---|---|' + (values.answers ? '---|' : ''));
 for (const c of CORPORA) {
   const r = results[c];
+  if (r.r1.length === 0) continue;
   console.log(`| ${c} | ${spread(r.r1)} | ${spread(r.r5)} |${values.answers ? ` ${spread(r.refused)} |` : ''}`);
 }
 mkdirSync('bench/out', { recursive: true });

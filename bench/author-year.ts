@@ -28,7 +28,7 @@ import * as prepareModule from '../ingest/sources/prepare.ts';
 import { createLogger } from '../src/log.ts';
 import type { EvalQuestion } from '../src/search/evaluate.ts';
 import { betterBibtex, zoteroCslJson, type LibraryPaper } from '../test/fixtures/libraries.ts';
-import { articleItem, pdfAttachment, startFakeZotero, type FakeZotero } from '../test/helpers/fake-zotero.ts';
+import { articleItem, pdfAttachment, startFakeZotero, zoteroKey, type FakeZotero } from '../test/helpers/fake-zotero.ts';
 import { TEST_MIX, firstCreator, generatePapers, renderPaperPdf, type GeneratedPaper } from '../test/fixtures/papers.ts';
 import { mulberry32 } from './prng.ts';
 
@@ -101,12 +101,7 @@ async function writeCorpus(corpus: Corpus, papers: GeneratedPaper[], dir: string
 }
 
 const ZOTERO_KEY = 'bench-zotero-key-0123456789';
-const ALPHABET = '23456789ABCDEFGHIJKLMNPQRSTUVWXYZ';
-const itemKey = (n: number, tag: string) => {
-  let k = '';
-  for (let i = 0, x = n; i < 7; i++, x = Math.floor(x / ALPHABET.length)) k += ALPHABET[x % ALPHABET.length];
-  return `${tag}${k}`;
-};
+const itemKey = zoteroKey;
 
 /** The papers as a Zotero library: metadata in the items, text in Zotero's full-text index only. */
 async function zoteroLibrary(papers: GeneratedPaper[]): Promise<FakeZotero> {

@@ -16,19 +16,14 @@ import { followSync } from '../src/queue/progress.ts';
 import { startServe } from '../src/serve.ts';
 import { startChromaServer } from '../src/store/chroma-server.ts';
 import { clearNamespace } from './redis-clean.ts';
-import { articleItem, pdfAttachment, startFakeZotero, type FakeZotero } from '../test/helpers/fake-zotero.ts';
+import { articleItem, pdfAttachment, startFakeZotero, zoteroKey, type FakeZotero } from '../test/helpers/fake-zotero.ts';
 import { makePaperPdf } from '../test/fixtures/make.ts';
 
 const { values } = parseArgs({ options: { items: { type: 'string', default: '2000' }, runs: { type: 'string', default: '3' }, out: { type: 'string' } } });
 const N = Number(values.items);
 const RUNS = Number(values.runs);
 const KEY = 'bench-zotero-key-0123456789';
-const ALPHABET = '23456789ABCDEFGHIJKLMNPQRSTUVWXYZ';
-const key = (n: number, tag: string) => {
-  let s = '';
-  for (let i = 0, x = n; i < 7; i++, x = Math.floor(x / ALPHABET.length)) s += ALPHABET[x % ALPHABET.length];
-  return `${tag}${s}`;
-};
+const key = zoteroKey;
 const TOPICS = ['fin regeneration', 'cilia length', 'mitochondrial fission', 'Notch signalling', 'Wnt outgrowth', 'osteoblast repair', 'kidney epithelia', 'potassium channels'];
 
 console.error(`making ${N} PDFs...`);

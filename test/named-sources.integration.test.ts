@@ -24,24 +24,29 @@ async function shelfDir(files?: ShelfFile[]): Promise<{ dir: string; shelf: Shel
   return { dir, shelf };
 }
 
+/** The shelf and the sample lab as two folder sources of one app, both ingested. */
+async function shelfBesideLab(files: ShelfFile[]): Promise<{ app: App; shelf: ShelfFile[] }> {
+  const made = await shelfDir(files);
+  const app = await openTestApp({
+    fileConfig: {
+      sources: [
+        { id: 'shelf', type: 'folder', path: made.dir },
+        { id: 'lab', type: 'folder', path: LAB },
+      ],
+      access: { default: 'public', channels: {} },
+    },
+  });
+  for (const s of app.config.sources) expect((await app.ingestSource(s)).failed).toEqual([]);
+  return { app, shelf: made.shelf };
+}
+
 const docOf = (shelf: ShelfFile[], title: string) => `shelf:${shelf.find((f) => f.paper.title === title)!.name}`;
 
 describe('named sources on a shelf without metadata, beside the sample lab (no model)', () => {
   let app: App;
   let shelf: ShelfFile[];
   beforeAll(async () => {
-    const made = await shelfDir();
-    shelf = made.shelf;
-    app = await openTestApp({
-      fileConfig: {
-        sources: [
-          { id: 'shelf', type: 'folder', path: made.dir },
-          { id: 'lab', type: 'folder', path: LAB },
-        ],
-        access: { default: 'public', channels: {} },
-      },
-    });
-    for (const s of app.config.sources) expect((await app.ingestSource(s)).failed).toEqual([]);
+    ({ app, shelf } = await shelfBesideLab(await makeShelf()));
   });
   afterAll(async () => app?.close());
 
@@ -91,18 +96,7 @@ describe('named sources on papers kept as text files, beside the sample lab (no 
   let app: App;
   let shelf: ShelfFile[];
   beforeAll(async () => {
-    const made = await shelfDir(makeTextShelf());
-    shelf = made.shelf;
-    app = await openTestApp({
-      fileConfig: {
-        sources: [
-          { id: 'shelf', type: 'folder', path: made.dir },
-          { id: 'lab', type: 'folder', path: LAB },
-        ],
-        access: { default: 'public', channels: {} },
-      },
-    });
-    for (const s of app.config.sources) expect((await app.ingestSource(s)).failed).toEqual([]);
+    ({ app, shelf } = await shelfBesideLab(makeTextShelf()));
   });
   afterAll(async () => app?.close());
 

@@ -369,3 +369,11 @@ export function pdfAttachment(key: string, parent: string | undefined, o: { titl
     dateAdded: o.dateAdded ?? '2024-01-01T00:00:00Z',
   };
 }
+
+const KEY_ALPHABET = '23456789ABCDEFGHIJKLMNPQRSTUVWXYZ';
+/** The n-th valid Zotero item key with a one-letter tag ("P" for items, "A" for attachments): 8 characters of Zotero's alphabet. */
+export function zoteroKey(n: number, tag: string): string {
+  let s = '';
+  for (let i = 0, x = n; i < 7; i++, x = Math.floor(x / KEY_ALPHABET.length)) s += KEY_ALPHABET[x % KEY_ALPHABET.length];
+  return `${tag}${s}`;
+}

@@ -1,8 +1,7 @@
-// Bibliographic metadata: tolerant coercion of hand-written values (front matter, YAML/BibTeX
+// Bibliographic metadata: tolerant coercion of hand-written values (front matter, YAML/TOML/BibTeX
 // sidecars), DOIs, and the short author form used in citations.
 // Lab members write metadata by hand, so wrong types are repaired where the intent is clear and
 // reported (not thrown) where it is not.
-import matter from 'gray-matter';
 import { KINDS, type DocMeta, type Kind } from '../../src/types.ts';
 import { readAccessField } from '../access.ts';
 import { describeValue } from './describe-value.ts';
@@ -13,48 +12,7 @@ export interface MetaResult {
 }
 
 // ---------------------------------------------------------------------------------------------
-// YAML without code execution
-
-const refuse = (language: string) => () => {
-  throw new Error(`${language} front matter is not allowed (only YAML or JSON)`);
-};
-
-/**
- * gray-matter options used everywhere: its "javascript" engine runs eval() on the front matter,
- * which would let any Markdown file in a wiki execute code in the indexer. Passing an options
- * object also bypasses gray-matter's unbounded per-content cache.
- */
-export const SAFE_MATTER_OPTIONS = {
-  language: 'yaml',
-  engines: { javascript: refuse('JavaScript'), js: refuse('JavaScript'), coffee: refuse('CoffeeScript') },
-};
-
-/**
- * Parse a YAML document into a plain object (or a warning). A sidecar may be written the way
- * front matter is, between "---" lines (and "..." closing it): those markers are stripped, so
- * the fields inside are read instead of YAML seeing an empty first document. A file holding
- * more than one YAML document is refused: which one describes the document is unknown.
- */
-export function parseYamlObject(text: string): { data?: Record<string, unknown>; warning?: string } {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  const blank = (l: string | undefined) => l !== undefined && /^\s*(#.*)?$/.test(l);
-  let start = 0;
-  while (blank(lines[start])) start++;
-  if (/^---\s*(#.*)?$/.test(lines[start] ?? '')) start++;
-  let end = lines.length;
-  while (end > start && blank(lines[end - 1])) end--;
-  if (end > start && /^(---|\.\.\.)\s*(#.*)?$/.test(lines[end - 1])) end--;
-  const body = lines.slice(start, end);
-  if (body.some((l) => /^(---|\.\.\.)(\s|$)/.test(l))) return { warning: 'YAML file holds more than one document' };
-  if (body.every((l) => blank(l))) return { data: {} };
-  try {
-    const parsed: unknown = matter(`---\n${body.join('\n')}\n---\n`, SAFE_MATTER_OPTIONS).data;
-    if (!isPlainObject(parsed)) return { warning: 'YAML is not a mapping of fields to values' };
-    return { data: parsed };
-  } catch (err) {
-    return { warning: `invalid YAML: ${firstLine(err)}` };
-  }
-}
+// Helpers shared by the readers
 
 export const firstLine = (err: unknown): string =>
   (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200);

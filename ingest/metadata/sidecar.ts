@@ -1,12 +1,13 @@
 // A per-file sidecar: metadata in a file beside its document, with the same name
-// (paper.pdf + paper.bib, paper.yaml, paper.yml, paper.json or paper.ris). A .json sidecar is an
-// object of fields or a CSL-JSON array (Zotero's "Export Item… → CSL JSON" of one item); a
-// sidecar with several entries gives the one that matches the document (library-match.ts),
-// else the first.
+// (paper.pdf + paper.bib, paper.yaml, paper.yml, paper.toml, paper.json or paper.ris). A .json
+// sidecar is an object of fields or a CSL-JSON array (Zotero's "Export Item… → CSL JSON" of one
+// item); a sidecar with several entries gives the one that matches the document
+// (library-match.ts), else the first.
 import type { DocMeta } from '../../src/types.ts';
 import { bibEntryMeta, parseBibtex } from './bibtex.ts';
-import { firstLine, isPlainObject, normalizeMeta, parseYamlObject, type MetaResult } from './coerce.ts';
+import { firstLine, isPlainObject, normalizeMeta, type MetaResult } from './coerce.ts';
 import { cslItemMeta, isCslLibrary } from './csl.ts';
+import { checkJsonFields, parseTomlFields, parseYamlFields } from './field-text.ts';
 import { parseLibrary, type LibraryFormat } from './library.ts';
 import { matchLibraries } from './library-match.ts';
 import { readRisLibrary } from './ris.ts';
@@ -75,8 +76,8 @@ export function parseSidecar(fileName: string, text: string, docName?: string): 
   const body = text.replace(/^\uFEFF/, '');
   if (ext === 'bib' || ext === 'bibtex') return bibSidecar(body, docName);
   if (ext === 'ris') return risSidecar(body, docName);
-  if (ext === 'yaml' || ext === 'yml') {
-    const { data, warning } = parseYamlObject(body);
+  if (ext === 'yaml' || ext === 'yml' || ext === 'toml') {
+    const { data, warning } = ext === 'toml' ? parseTomlFields(body) : parseYamlFields(body);
     if (!data) return { meta: {}, warnings: [`${fileName}: ${warning}`], unreadable: warning };
     return normalizeMeta(data);
   }
@@ -88,11 +89,13 @@ export function parseSidecar(fileName: string, text: string, docName?: string): 
         const reason = Array.isArray(data) ? 'JSON array holds values that are not CSL-JSON items' : 'JSON is neither an object nor a CSL-JSON array';
         return { meta: {}, warnings: [`${fileName}: ${reason}`], unreadable: reason };
       }
-      return normalizeMeta(data);
+      const fields = checkJsonFields(data, body);
+      if (!fields.data) return { meta: {}, warnings: [`${fileName}: ${fields.warning}`], unreadable: fields.warning };
+      return normalizeMeta(fields.data);
     } catch (err) {
       return { meta: {}, warnings: [`${fileName}: invalid JSON: ${firstLine(err)}`], unreadable: `invalid JSON: ${firstLine(err)}` };
     }
   }
-  const reason = `unsupported sidecar type ".${ext}" (use .bib, .yaml, .yml, .json or .ris)`;
+  const reason = `unsupported sidecar type ".${ext}" (use .bib, .yaml, .yml, .toml, .json or .ris)`;
   return { meta: {} as DocMeta, warnings: [`${fileName}: ${reason}`], unreadable: reason };
 }

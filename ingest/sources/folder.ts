@@ -28,7 +28,7 @@ export interface Listing {
   ignored: { path: string; reason: string }[];
 }
 
-export const SIDECAR_EXT = ['.bib', '.yaml', '.yml', '.json', '.ris'];
+export const SIDECAR_EXT = ['.bib', '.yaml', '.yml', '.toml', '.json', '.ris'];
 const isLibraryName = (name: string) => LIBRARY_EXT.includes(path.extname(name).toLowerCase()) && !name.startsWith('.');
 const SKIP_DIRS = new Set(['node_modules', '.git', '.svn', '__pycache__']);
 export const SYMLINK_REASON = 'symbolic link; not followed';

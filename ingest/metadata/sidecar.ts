@@ -2,7 +2,7 @@
 // (paper.pdf + paper.bib, paper.yaml, paper.yml, paper.toml, paper.json or paper.ris). A .json
 // sidecar is an object of fields or a CSL-JSON array (Zotero's "Export Item… → CSL JSON" of one
 // item); a sidecar with several entries gives the one that matches the document
-// (library-match.ts), else the first.
+// (library-match.ts), else the first, unless another entry names a different access group.
 import type { DocMeta } from '../../src/types.ts';
 import { bibEntryMeta, parseBibtex } from './bibtex.ts';
 import { firstLine, isPlainObject, normalizeMeta, type MetaResult } from './coerce.ts';
@@ -18,6 +18,19 @@ export interface SidecarResult extends MetaResult {
 }
 
 const NO_ENTRIES = 'BibTeX file has no entries';
+
+/**
+ * Why a sidecar whose entries match none by name cannot be read for access: its first entry is
+ * taken, and another entry names a different group (the file is about one document, so which
+ * group holds is unknown). Undefined when every entry that names a group names the first's.
+ */
+function unmatchedGroups(metas: DocMeta[]): string | undefined {
+  const claim = (m: DocMeta) => m.access ?? (m.invalidAccess !== undefined ? m.invalidAccess : undefined);
+  const first = claim(metas[0]);
+  const other = metas.slice(1).map(claim).find((c) => c !== undefined && c !== first);
+  if (other === undefined) return undefined;
+  return `its entries name different access groups (${first === undefined ? 'none' : `"${first}"`} in the first, "${other}" in another) and none is named after the document`;
+}
 
 /** Which of several entries describes the document `docName` (by file name, key or title), if one does. */
 function entryFor(format: LibraryFormat, text: string, docName: string | undefined): number | undefined {
@@ -40,7 +53,10 @@ function bibSidecar(text: string, docName: string | undefined): SidecarResult {
   }
   if (!entry) return text.trim() === '' ? { meta: {}, warnings: [NO_ENTRIES] } : { meta: {}, warnings: [NO_ENTRIES], unreadable: NO_ENTRIES };
   const r = bibEntryMeta(entry);
-  const more = file.entries.length > 1 && chosen === undefined ? [`BibTeX file has ${file.entries.length} entries; using the first ("${entry.key}")`] : [];
+  const unmatched = file.entries.length > 1 && chosen === undefined;
+  const mixed = unmatched ? unmatchedGroups(file.entries.map((e) => bibEntryMeta(e).meta)) : undefined;
+  if (mixed) return { meta: r.meta, warnings: [mixed], unreadable: mixed };
+  const more = unmatched ? [`BibTeX file has ${file.entries.length} entries; using the first ("${entry.key}")`] : [];
   return { meta: r.meta, warnings: [...more, ...r.warnings] };
 }
 
@@ -48,7 +64,10 @@ function cslSidecar(items: Record<string, unknown>[], text: string, docName: str
   if (items.length === 0) return { meta: {}, warnings: ['CSL-JSON file has no items'] };
   const chosen = items.length > 1 ? entryFor('csl-json', text, docName) : undefined;
   const r = cslItemMeta(items[chosen ?? 0]);
-  const more = items.length > 1 && chosen === undefined ? [`CSL-JSON file has ${items.length} items; using the first`] : [];
+  const unmatched = items.length > 1 && chosen === undefined;
+  const mixed = unmatched ? unmatchedGroups(items.map((i) => cslItemMeta(i).meta)) : undefined;
+  if (mixed) return { meta: r.meta, warnings: [mixed], unreadable: mixed };
+  const more = unmatched ? [`CSL-JSON file has ${items.length} items; using the first`] : [];
   return { meta: r.meta, warnings: [...more, ...r.warnings] };
 }
 
@@ -62,7 +81,10 @@ function risSidecar(text: string, docName: string | undefined): SidecarResult {
   if (read.entries.length === 0) return { meta: {}, warnings: ['RIS file has no records'] };
   const chosen = read.entries.length > 1 ? entryFor('ris', text, docName) : undefined;
   const entry = read.entries[chosen ?? 0];
-  const more = read.entries.length > 1 && chosen === undefined ? [`RIS file has ${read.entries.length} records; using the first`] : [];
+  const unmatched = read.entries.length > 1 && chosen === undefined;
+  const mixed = unmatched ? unmatchedGroups(read.entries.map((e) => e.meta)) : undefined;
+  if (mixed) return { meta: entry.meta, warnings: [mixed], unreadable: mixed };
+  const more = unmatched ? [`RIS file has ${read.entries.length} records; using the first`] : [];
   return { meta: entry.meta, warnings: [...more, ...entry.warnings] };
 }
 

@@ -8,6 +8,7 @@
 import * as cheerio from 'cheerio';
 import type { Block, DocMeta, ParsedFile } from '../../src/types.ts';
 import { coerceKeywords, coerceYear, normalizeAuthorName, normalizeDoi, splitAuthors } from '../metadata/coerce.ts';
+import { readFrontMatter } from './front-matter.ts';
 import { textToBlocks } from './text.ts';
 
 /** The part of domhandler's node shape this module reads. */
@@ -489,8 +490,19 @@ function tooDeep(html: string): string | undefined {
     : undefined;
 }
 
-/** A web page or wiki export: main content only, with citation metadata from <head>. */
-export function parseHtml(html: string): ParsedFile {
+/**
+ * A web page or wiki export: main content only, with citation metadata from <head>. A page that
+ * opens with front matter (a Jekyll or Hugo source kept in a wiki's repository) has it read as
+ * its own layer: it may say who may read the page.
+ */
+export function parseHtml(text: string): ParsedFile {
+  const fm = readFrontMatter(text);
+  if (!fm.present) return parsePage(text);
+  const page = parsePage(fm.body);
+  return { ...page, warnings: [...fm.warnings, ...page.warnings], textLayers: [{ origin: 'front matter', meta: fm.meta }, ...(page.textLayers ?? [])] };
+}
+
+function parsePage(html: string): ParsedFile {
   const deep = tooDeep(html);
   if (deep) return { format: 'html', blocks: textToBlocks(htmlToPlainText(html)), meta: {}, warnings: [deep] };
   const $ = loadHtml(html);

@@ -161,18 +161,20 @@ export async function listFolder(root: string, target: string = root): Promise<L
   all.sort((a, b) => (a.path < b.path ? -1 : 1));
 
   const docs = all.filter((f) => !isSidecar(f.path));
-  const docStems = new Map<string, SourceFile>();
+  // A sidecar belongs to every document of its name (paper.pdf and paper.docx beside paper.yaml):
+  // one it skipped would be indexed without the access group it gives.
+  const docStems = new Map<string, SourceFile[]>();
   const files: SourceFile[] = docs.map((f) => {
     const sf: SourceFile = { path: f.path, rel: path.relative(root, f.path).split(path.sep).join('/'), size: f.size, sidecars: [], libraries: [] };
-    docStems.set(stem(f.path), sf);
+    docStems.set(stem(f.path), [...(docStems.get(stem(f.path)) ?? []), sf]);
     return sf;
   });
   // Libraries of the folders listed, by folder; the folders above the target are read on their own.
   const librariesByDir = new Map<string, string[]>();
   for (const f of all) {
     if (!isSidecar(f.path)) continue;
-    const owner = docStems.get(stem(f.path));
-    if (owner) owner.sidecars.push(f.path);
+    const owners = docStems.get(stem(f.path));
+    if (owners) for (const owner of owners) owner.sidecars.push(f.path);
     else if (isLibraryName(path.basename(f.path))) {
       const dir = path.dirname(f.path);
       librariesByDir.set(dir, [...(librariesByDir.get(dir) ?? []), f.path]);

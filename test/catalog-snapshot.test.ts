@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCatalog } from '../src/search/catalog.ts';
 import { isValidTable, packTexts, textAt } from '../src/search/text-table.ts';
-import { readSnapshot, writeSnapshot } from '../src/store/lexical-snapshot.ts';
+import { diffAgainstRecords, readSnapshot, writeSnapshot } from '../src/store/lexical-snapshot.ts';
 import type { Chunk, LabDocument } from '../src/types.ts';
 
 const doc = (id: string, title: string): LabDocument => ({
@@ -101,5 +101,26 @@ describe('catalog snapshot', () => {
     writeFileSync(file, bytes.subarray(0, bytes.length - 10));
     const cut = await readSnapshot(file, stamp);
     expect(cut.ok).toBe(false);
+  });
+
+  it('a document in another group than its record is out of date, whatever its chunks', () => {
+    const catalog = sample();
+    const hash = (id: string) => catalog.chunkInfo(id)?.hash;
+    const record = (id: string, access: string) => {
+      const d = catalog.doc(id)!;
+      return { id, access, chunkIds: d.chunkIds, chunkHashes: d.chunkIds.map((c) => hash(c)!) };
+    };
+    expect(diffAgainstRecords(catalog.docs(), hash, [record('wb', 'public'), record('pcr', 'public')])).toEqual({ stale: [], extra: [] });
+    expect(diffAgainstRecords(catalog.docs(), hash, [record('wb', 'pi-only'), record('pcr', 'public')])).toEqual({ stale: ['wb'], extra: [] });
+  });
+
+  it('a restored catalog refuses chunks filed under another document or outside its group', () => {
+    const snap = sample().snapshot();
+    const wb = snap.docs.find((d) => d.id === 'wb')!;
+    const pcr = snap.docs.find((d) => d.id === 'pcr')!;
+    // pcr claims one of wb's chunks.
+    expect(() => createCatalog({ ...snap, docs: [wb, { ...pcr, chunkIds: [...pcr.chunkIds, 'wb#0'] }] })).toThrow(RangeError);
+    // A document whose group has no partition holding its chunks.
+    expect(() => createCatalog({ ...snap, docs: [{ ...wb, access: 'pi-only' }, pcr] })).toThrow(RangeError);
   });
 });

@@ -1,6 +1,7 @@
 // Fills a physical index's in-memory catalog: from its snapshot on disk when that still agrees
-// with the records and with Chroma (patched when only a few documents changed while this
-// process was down), else by scanning every chunk from Chroma. Saves a fresh snapshot after a
+// with the records (every document's chunks, their hashes and its access group) and with Chroma
+// (patched when only a few documents changed while this process was down), else by scanning
+// every chunk from Chroma. Saves a fresh snapshot after a
 // scan or a patch, and keeps it fresh while the catalog changes.
 import type { Logger } from 'pino';
 import { createCatalog, type Catalog } from '../search/catalog.ts';

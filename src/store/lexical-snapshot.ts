@@ -20,7 +20,9 @@ import type { ChunkInfo } from '../types.ts';
 
 const FORMAT = 'labbot-lexical-snapshot';
 // 2: chunk texts moved out of the chunk frames into one raw UTF-8 frame.
-const FORMAT_VERSION = 2;
+// 3: "equal to the records" includes access groups: the notes beside snapshots of version 2
+//    compared none, so none of them may be believed.
+const FORMAT_VERSION = 3;
 const DOCS_PER_FRAME = 5_000;
 const CHUNKS_PER_FRAME = 10_000;
 
@@ -286,21 +288,27 @@ export interface RecordDiff {
   extra: string[];
 }
 
-/** Compares documents by id, chunk ids and chunk hashes (pure: both sides are passed in). */
+/**
+ * Compares documents by id, access group, chunk ids and chunk hashes (pure: both sides are passed
+ * in). The group matters as much as the text: the same text in another group is another answer
+ * to another reader, and Chroma's per-group counts cannot tell two documents that swapped groups.
+ */
 export function diffAgainstRecords(
-  catalogDocs: Iterable<Pick<DocRecord, 'id' | 'chunkIds'>>,
+  catalogDocs: Iterable<Pick<DocRecord, 'id' | 'access' | 'chunkIds'>>,
   chunkHash: (chunkId: string) => string | undefined,
-  records: Iterable<{ id: string; chunkIds: string[]; chunkHashes: string[] }>,
+  records: Iterable<{ id: string; access: string; chunkIds: string[]; chunkHashes: string[] }>,
 ): RecordDiff {
-  const held = new Map<string, string[]>();
-  for (const d of catalogDocs) held.set(d.id, d.chunkIds);
+  const held = new Map<string, Pick<DocRecord, 'access' | 'chunkIds'>>();
+  for (const d of catalogDocs) held.set(d.id, d);
   const stale: string[] = [];
   const seen = new Set<string>();
   for (const rec of records) {
     seen.add(rec.id);
-    const ids = held.get(rec.id);
+    const doc = held.get(rec.id);
+    const ids = doc?.chunkIds;
     const same =
       ids !== undefined &&
+      doc!.access === rec.access &&
       ids.length === rec.chunkIds.length &&
       ids.every((id, i) => id === rec.chunkIds[i] && chunkHash(id) === rec.chunkHashes[i]);
     if (!same) stale.push(rec.id);

@@ -2,7 +2,7 @@
 // document's access group, not only on chunk ids and text hashes. Two documents swap their
 // `access:` lines (same text, same chunk counts, so Chroma's per-group counts match) while serve
 // is down and a queue worker re-syncs; the restarted serve must answer from the new groups.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Running } from '../../src/serve.ts';
@@ -36,6 +36,10 @@ describe('the lexical snapshot keeps every document in the access group the reco
     expect(await askText(first, ALPHA_Q)).toContain('ALPHA7QX');
     expect(await askText(first, BRAVO_Q)).not.toContain('BRAVO7QX');
     await first.close();
+    const snapshot = lab.snapshotFile();
+    // Kept for the next test: a genuine snapshot from before the change.
+    copyFileSync(snapshot, `${snapshot}.before`);
+    copyFileSync(`${snapshot}.checked`, `${snapshot}.checked.before`);
 
     // Swap the two access lines, text unchanged; a worker (no lexical index) re-syncs.
     const swap = (f: string, from: string, to: string) => writeFileSync(path.join(lab.root, f), readFileSync(path.join(lab.root, f), 'utf8').replace(`access: ${from}`, `access: ${to}`));
@@ -59,5 +63,21 @@ describe('the lexical snapshot keeps every document in the access group the reco
     expect(await askText(third, ALPHA_Q)).not.toContain('ALPHA7QX');
     expect(await askText(third, BRAVO_Q)).toContain('BRAVO7QX');
     await third.close();
+  });
+
+  it('an older snapshot put back with its note moved to the current records revision is checked in full', async () => {
+    // Someone with the data dir restores the snapshot from before the change and edits its note
+    // ("equal to the records at revision R") to name the records' current revision.
+    const snapshot = lab.snapshotFile();
+    const current = JSON.parse(readFileSync(`${snapshot}.checked`, 'utf8')) as { recordsRevision: string };
+    copyFileSync(`${snapshot}.before`, snapshot);
+    const old = JSON.parse(readFileSync(`${snapshot}.checked.before`, 'utf8')) as Record<string, unknown>;
+    writeFileSync(`${snapshot}.checked`, JSON.stringify({ ...old, recordsRevision: current.recordsRevision }));
+
+    const bot = await serve();
+    expect(bot.app.lexical?.recordsCheck).not.toBe('revision');
+    expect(await askText(bot, ALPHA_Q)).not.toContain('ALPHA7QX');
+    expect(await askText(bot, BRAVO_Q)).toContain('BRAVO7QX');
+    await bot.close();
   });
 });

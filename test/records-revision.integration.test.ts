@@ -70,4 +70,16 @@ describe('records revision', () => {
     expect(r5).not.toBe(r4);
     expect([r0, r1, r2, r3, r4].includes(r5)).toBe(false);
   });
+
+  it('holds one snapshot key per index: claimed once, the same for every reader, replaced when the records are dropped', async () => {
+    const ns = `labbot:${uniqueCollection('key')}`;
+    trackRedisPrefix(`${ns}:`, TEST_REDIS_URL);
+    const a = createRecordStore(redis, ns, 'base1', 'v1');
+    const [k1, k2] = await Promise.all([a.snapshotKey(), createRecordStore(redis, ns, 'base1', 'v1').snapshotKey()]);
+    expect(k1.length).toBe(32);
+    expect(k2.equals(k1)).toBe(true);
+    expect((await createRecordStore(redis, ns, 'base2', 'v1').snapshotKey()).equals(k1)).toBe(false);
+    await a.drop();
+    expect((await a.snapshotKey()).equals(k1)).toBe(false);
+  });
 });

@@ -94,16 +94,20 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
     if (tableSize(from.texts) !== from.chunks.length) throw new RangeError('catalog snapshot: chunks and texts disagree');
     for (const [group, index] of from.partitions) partitions.set(group, createLexicalIndex({}, index));
     from.chunks.forEach((info, index) => chunks.set(info.id, { info, text: { table: from.texts, index } }));
+    // A chunk's group is its document's (groupOf): each chunk must belong to exactly the document
+    // that names it and sit in that document's partition, and no partition may hold more.
+    let owned = 0;
     for (const d of from.docs) {
       docs.set(d.id, d);
       byPath.set(pathKey(d.source, d.path), d.id);
-      if (!d.chunkIds.every((id) => chunks.has(id) && partitions.get(d.access)?.has(id))) {
-        throw new RangeError(`catalog snapshot: chunks of ${d.id} are missing`);
+      if (!d.chunkIds.every((id) => chunks.get(id)?.info.docId === d.id && partitions.get(d.access)?.has(id))) {
+        throw new RangeError(`catalog snapshot: chunks of ${d.id} are missing or another document's`);
       }
+      owned += d.chunkIds.length;
     }
     let indexed = 0;
     for (const p of partitions.values()) indexed += p.size;
-    if (indexed !== chunks.size) throw new RangeError('catalog snapshot: the lexical index and the chunks disagree');
+    if (indexed !== chunks.size || owned !== chunks.size) throw new RangeError('catalog snapshot: the lexical index, the documents and the chunks disagree');
   }
   const partition = (group: string): LexicalIndex => {
     let p = partitions.get(group);

@@ -1,12 +1,14 @@
-// Fills a physical index's in-memory catalog: from its snapshot on disk when that still agrees
-// with the records and with Chroma (patched when only a few documents changed while this
-// process was down), else by scanning every chunk from Chroma. Saves a fresh snapshot after a
-// scan or a patch, and keeps it fresh while the catalog changes.
+// Fills a physical index's in-memory catalog: from its snapshot on disk when its seal verifies
+// and it still agrees with the records (every document's chunks, their hashes and its access
+// group) and with Chroma (patched when only a few documents changed while this process was
+// down), else by scanning every chunk from Chroma. Saves a fresh snapshot after a scan or a
+// patch, and keeps it fresh while the catalog changes.
 import type { Logger } from 'pino';
 import { createCatalog, type Catalog } from '../search/catalog.ts';
 import type { VectorStore } from './chroma-store.ts';
 import { diffAgainstRecords, noteRecordsChecked, readSnapshot, recordsCheckedAt, writeSnapshot, type SnapshotInfo, type SnapshotStamp } from './lexical-snapshot.ts';
 import type { DocRecord, RecordStore } from './records.ts';
+import { CHECKSUM_ONLY_KEY } from './snapshot-seal.ts';
 
 /** Past this many (or this share of) documents out of date, a full scan is cheaper than patching. */
 const PATCH_MAX_DOCS = 100;
@@ -15,7 +17,7 @@ const PATCH_MAX_FRACTION = 0.2;
 export interface CatalogLoadDeps {
   store: Pick<VectorStore, 'groups' | 'scan' | 'count' | 'documentChunks'>;
   /** The index's records (Redis); without records only chunk counts are compared. */
-  records?: Pick<RecordStore, 'revision' | 'allAtRevision'>;
+  records?: Pick<RecordStore, 'revision' | 'allAtRevision' | 'snapshotKey'>;
   /** Where the snapshot lives; none: always scan, never save. */
   file?: string;
   stamp: SnapshotStamp;
@@ -30,7 +32,8 @@ export interface LoadedCatalog {
   ms: number;
   /**
    * How a snapshot was checked against the records: their revision had not moved since it was
-   * found equal to them, or every record was compared.
+   * found equal to them (groups included; the note saying so is sealed and names this very
+   * file, whose every frame verified), or every record was compared.
    */
   recordsCheck?: 'revision' | 'full';
   /** Chunks per group in the records, when this load found the catalog equal to them. */
@@ -71,11 +74,24 @@ interface FromSnapshot {
   recordChunks?: Map<string, number>;
 }
 
+/** The key sealing this index's snapshots: the records' secret, or checksums only without records. */
+const sealKey = (deps: Pick<CatalogLoadDeps, 'records'>): Promise<Buffer> => deps.records?.snapshotKey() ?? Promise.resolve(CHECKSUM_ONLY_KEY);
+
 async function fromSnapshot(deps: CatalogLoadDeps): Promise<FromSnapshot | undefined> {
   if (!deps.file) return undefined;
-  const read = await readSnapshot(deps.file, deps.stamp);
+  let key: Buffer;
+  try {
+    key = await sealKey(deps);
+  } catch (err) {
+    deps.log.warn({ err: (err as Error).message }, 'records unreadable; lexical snapshot not used');
+    return undefined;
+  }
+  const read = await readSnapshot(deps.file, deps.stamp, key);
   if (!read.ok) {
-    deps.log.info({ file: deps.file, reason: read.reason }, 'lexical snapshot not used; loading from Chroma');
+    // A snapshot that is there but fails its checks is worth an admin's attention: damage, or
+    // someone editing the data dir.
+    if (read.damaged) deps.log.warn({ file: deps.file, reason: read.reason }, 'lexical snapshot failed its checks and is not used; loading from Chroma');
+    else deps.log.info({ file: deps.file, reason: read.reason }, 'lexical snapshot not used; loading from Chroma');
     return undefined;
   }
   let catalog: Catalog;
@@ -88,7 +104,7 @@ async function fromSnapshot(deps: CatalogLoadDeps): Promise<FromSnapshot | undef
   const out: FromSnapshot = { catalog, patched: 0 };
   if (deps.records) {
     try {
-      const checkedAt = recordsCheckedAt(deps.file, read.info);
+      const checkedAt = recordsCheckedAt(deps.file, read.info, key);
       if (checkedAt !== undefined && checkedAt === (await deps.records.revision())) {
         // No record was written or removed since this snapshot was found equal to the records.
         return (await countsAgree(deps.store, catalog)) ? { ...out, recordsCheck: 'revision', recordChunks: chunksByGroup(catalog.docs()) } : chromaDisagrees(deps);
@@ -113,7 +129,7 @@ async function fromSnapshot(deps: CatalogLoadDeps): Promise<FromSnapshot | undef
       // A patch reads Chroma, which may hold other chunks than the records say (a crash mid-write).
       if (!changed || equalToRecords(catalog, records)) out.recordChunks = chunksByGroup(records);
       // Found equal without a patch: noted, so the next start needs not compare every record.
-      if (!changed && revision !== undefined) noteChecked(deps, read.info, revision);
+      if (!changed && revision !== undefined) noteChecked(deps, read.info, revision, key);
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'records unreadable; lexical snapshot not used');
       return undefined;
@@ -123,9 +139,9 @@ async function fromSnapshot(deps: CatalogLoadDeps): Promise<FromSnapshot | undef
 }
 
 /** Only an optimisation: a note that cannot be written costs the next start a full check. */
-function noteChecked(deps: Pick<CatalogLoadDeps, 'file' | 'log'>, info: SnapshotInfo, revision: string | undefined): void {
+function noteChecked(deps: Pick<CatalogLoadDeps, 'file' | 'log'>, info: SnapshotInfo, revision: string | undefined, key: Buffer): void {
   try {
-    noteRecordsChecked(deps.file!, info, revision);
+    noteRecordsChecked(deps.file!, info, revision, key);
   } catch (err) {
     deps.log.warn({ file: deps.file, err: (err as Error).message }, 'could not note the records check of the lexical snapshot');
   }
@@ -144,6 +160,14 @@ function chromaDisagrees(deps: CatalogLoadDeps): undefined {
  */
 export async function saveCatalogSnapshot(catalog: Catalog, deps: Pick<CatalogLoadDeps, 'file' | 'stamp' | 'log' | 'records'>): Promise<Map<string, number> | undefined> {
   if (!deps.file) return undefined;
+  let key: Buffer;
+  try {
+    key = await sealKey(deps);
+  } catch (err) {
+    // Unsealed, no load would accept it.
+    deps.log.warn({ file: deps.file, err: (err as Error).message }, 'records unreadable; the lexical snapshot is not saved');
+    return undefined;
+  }
   let read: { records: DocRecord[]; revision: string | undefined } | undefined;
   try {
     read = await deps.records?.allAtRevision();
@@ -153,8 +177,8 @@ export async function saveCatalogSnapshot(catalog: Catalog, deps: Pick<CatalogLo
   const t0 = performance.now();
   try {
     const revision = read?.revision !== undefined && equalToRecords(catalog, read.records) ? read.revision : undefined;
-    const info = await writeSnapshot(deps.file, deps.stamp, catalog.snapshot());
-    noteChecked(deps, info, revision);
+    const info = await writeSnapshot(deps.file, deps.stamp, catalog.snapshot(), key);
+    noteChecked(deps, info, revision, key);
     deps.log.debug({ file: deps.file, chunks: info.chunks, bytes: info.bytes, recordsChecked: revision !== undefined, ms: Math.round(performance.now() - t0) }, 'lexical snapshot saved');
     return revision !== undefined && read ? chunksByGroup(read.records) : undefined;
   } catch (err) {

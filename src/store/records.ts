@@ -2,7 +2,7 @@
 // chunk hashes, when and with which index version it was indexed; per source its last sync. Every
 // worker on every machine reads and writes this, so no process relies on its own memory to know
 // what a sync must change.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IndexedDoc, IndexLookup } from '../../ingest/pipeline.ts';
 import type { Chunk, LabDocument } from '../types.ts';
 import { execChecked, type Redis } from './redis.ts';
@@ -57,6 +57,12 @@ export interface RecordStore extends IndexLookup {
   revision(): Promise<string>;
   /** Every record with the revision they are all at; no revision when a write raced the read. */
   allAtRevision(): Promise<{ records: DocRecord[]; revision: string | undefined }>;
+  /**
+   * The secret that seals this index's lexical snapshots (store/snapshot-seal.ts), claimed on
+   * first use. It lives with the records, not beside the snapshots, so a process that can write
+   * the data dir but not read Redis cannot make a snapshot a load accepts.
+   */
+  snapshotKey(): Promise<Buffer>;
   /** The physical index these records describe (see physical-index.ts); undefined when never set. */
   identity(): Promise<string | undefined>;
   /** Sets the identity unless one is set; returns the identity now stored. */
@@ -173,7 +179,7 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
     },
     async drop() {
       const sources = await redis.smembers(k('sources'));
-      const keys = [k('ids'), k('sources'), k('identity'), k('rev'), k('configured'), k('notes'), ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)])];
+      const keys = [k('ids'), k('sources'), k('identity'), k('rev'), k('snapshot-key'), k('configured'), k('notes'), ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)])];
       await redis.del(...keys);
     },
     all,
@@ -184,6 +190,12 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
       const before = await revision();
       const records = await all();
       return { records, revision: (await redis.get(k('rev'))) === before ? before : undefined };
+    },
+    async snapshotKey() {
+      await redis.set(k('snapshot-key'), randomBytes(32).toString('base64'), 'NX');
+      const key = await redis.get(k('snapshot-key'));
+      if (!key) throw new Error('the lexical snapshot key vanished as it was claimed');
+      return Buffer.from(key, 'base64');
     },
     identity: async () => (await redis.get(k('identity'))) ?? undefined,
     async claimIdentity(id) {

@@ -11,7 +11,7 @@ import { untaggedReplyIsForLabbot } from './etiquette.ts';
 import { handleFeedback, parseFeedbackValue } from './feedback.ts';
 import { FEEDBACK_DOWN, FEEDBACK_NATIVE, FEEDBACK_UP, type SlackMessage } from './format.ts';
 import type { Limiter } from './limiter.ts';
-import { routeMessage, type MessageEventFields } from './message-events.ts';
+import { routeMention, routeMessage, type MessageEventFields } from './message-events.ts';
 import type { ChannelPacer } from './pacer.ts';
 import { createProgressMessage } from './progress-message.ts';
 import { SHARE_ACTION, shareAnswer, type SharedAnswer } from './share.ts';
@@ -28,6 +28,12 @@ export const envelopeShared = (body: unknown) => (body as { is_ext_shared_channe
 export function registerQuestionEvents(bolt: BoltApp, deps: HandlerDeps, runner: QuestionRunner): void {
   const { dedupe, log } = deps;
   bolt.event('app_mention', async ({ event, body, client, context }) => {
+    const route = routeMention(event, context, deps.config.allowBots);
+    if (route.kind === 'ignore') {
+      // The bot_id is logged: it is what an admin lists in slack.allowBots to let that bot ask.
+      log.info({ eventId: body.event_id, channel: event.channel, botId: event.bot_id, user: event.user, reason: route.reason }, 'mention ignored');
+      return;
+    }
     if (!(await dedupe.claim(body.event_id))) {
       log.info({ eventId: body.event_id }, 'duplicate app_mention ignored');
       return;

@@ -168,6 +168,18 @@ const fileSchema = z
     admins: z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'a Slack user id looks like U012ABCDEF')).default([]),
     /** Channels shared with other organisations (Slack Connect): refuse to answer, or read `public` only. */
     slackConnect: z.enum(['refuse', 'public']).default('refuse'),
+    slack: z
+      .object({
+        /**
+         * Bots (bot ids, B…) whose @mentions labbot answers; any other bot's are ignored, so bots
+         * cannot drive labbot or loop through it. labbot's own id never counts.
+         */
+        allowBots: z
+          .array(z.string().regex(/^B[A-Z0-9]+$/, 'a Slack bot id looks like B0123ABCDEF (the bot_id labbot logs when it ignores a mention; not the bot’s user id U…)'))
+          .default([]),
+      })
+      .strict()
+      .prefault({}),
     /**
      * Minutes after an answer in a channel thread during which the person answered may ask a
      * follow-up there without a mention (0: every follow-up needs a mention).
@@ -290,6 +302,8 @@ export interface Config {
   admins: string[];
   /** What labbot does in Slack Connect channels (shared with other organisations). */
   slackConnect: FileConfig['slackConnect'];
+  /** Bot ids whose @mentions are answered (`slack.allowBots`); every other bot's are ignored. */
+  allowBots: string[];
   /** Untagged follow-ups in a channel thread are answered this long after labbot's answer (the asker's only). */
   followUpMinutes: number;
   /** The lab's own suggested prompts; undefined: derived from the index. */
@@ -416,6 +430,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminToken: e.LABBOT_ADMIN_TOKEN,
     admins: [...new Set([...(e.LABBOT_ADMINS?.split(',') ?? []), ...file.admins])],
     slackConnect: file.slackConnect,
+    allowBots: file.slack.allowBots,
     followUpMinutes: file.followUpMinutes,
     suggestedPrompts: file.suggestedPrompts,
     docLinks:

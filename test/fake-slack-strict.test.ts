@@ -197,6 +197,18 @@ describe('fake Slack strictness', () => {
     expect((await client.conversations.info({ channel: 'GPRIV' })).channel).toMatchObject({ is_private: true, is_ext_shared: false });
     expect((await client.conversations.info({ channel: 'D123' })).channel).toMatchObject({ is_im: true });
     expect(await errorOf(client.conversations.info({ channel: 'CGONE' }))).toBe('channel_not_found');
+    // A DM is labbot's own (its `user` is the other member) or, between two people, not labbot's to see.
+    expect((await client.conversations.info({ channel: 'D123' })).channel).toEqual(expect.objectContaining({ id: 'D123', is_im: true, user: 'U123', is_org_shared: false, priority: 0 }));
+    expect((await client.conversations.info({ channel: 'D123' })).channel).not.toHaveProperty('is_mpim');
+    fake.conversations.set('DPEOPLE', { members: ['UPI', 'USTUDENT'] });
+    expect(await errorOf(client.conversations.info({ channel: 'DPEOPLE' }))).toBe('channel_not_found');
+    fake.conversations.set('DWITHBOT', { members: ['USTUDENT', 'UBOT'] });
+    expect((await client.conversations.info({ channel: 'DWITHBOT' })).channel).toMatchObject({ is_im: true, user: 'USTUDENT' });
+    // A group DM: is_mpim, private, not a channel or group; seen only when labbot is in it.
+    fake.conversations.set('CGROUPDM', { mpim: true, members: ['UPI', 'USTUDENT', 'UBOT'] });
+    fake.conversations.set('GGROUPDM', { mpim: true, members: ['UPI', 'USTUDENT'] });
+    expect((await client.conversations.info({ channel: 'CGROUPDM' })).channel).toMatchObject({ is_mpim: true, is_im: false, is_channel: false, is_group: false, is_private: true, name: 'mpdm-upi--ustudent-1' });
+    expect(await errorOf(client.conversations.info({ channel: 'GGROUPDM' }))).toBe('channel_not_found');
     expect(await errorOf(client.conversations.info({ channel: 'not-an-id' }))).toBe('channel_not_found');
   });
 });

@@ -12,6 +12,7 @@ import { SHUTDOWN_BUDGET } from '../shutdown.ts';
 import type { ActivityStore } from '../store/activity.ts';
 import { registerAgentSurfaces } from './agent.ts';
 import { createAnswerMap } from './answer-map.ts';
+import { createAudienceGuard } from './audience.ts';
 import { createConnectGuard, listenForSharing } from './connect.ts';
 import { createQuestionRunner } from './conversation.ts';
 import { createDeduper } from './dedupe.ts';
@@ -90,6 +91,7 @@ function createHandlerDeps(deps: SlackBotDeps, pacer: ChannelPacer, log: Logger)
     threads: createThreadTracker(deps.redis, prefix, { log }),
     shares: createShareStore(deps.redis, prefix, log),
     connect: createConnectGuard(deps.redis, prefix, log),
+    audience: createAudienceGuard(deps.redis, prefix, log),
     userNames: createUserDirectory({ log }),
     answers: createAnswerMap(deps.redis, prefix, log),
     statusSupport: createStatusSupport(),

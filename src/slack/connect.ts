@@ -25,9 +25,7 @@ import type { App as BoltApp, webApi } from '@slack/bolt';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Language } from '../answer/messages.ts';
-import type { Config } from '../config.ts';
 import { conversationText } from './conversation-texts.ts';
-import type { SharedAnswer } from './share.ts';
 
 type WebClient = webApi.WebClient;
 
@@ -148,18 +146,4 @@ export function listenForSharing(bolt: BoltApp, guard: ConnectGuard, log: Logger
     log.info({ channel: event.channel }, 'channel no longer shared with an organisation');
     await guard.unshared(event.channel);
   });
-}
-
-/**
- * Why a kept private answer may not be shared to its channel now, or undefined when it may. Decided
- * at the click, from Slack (the channel may have been shared since the answer): refused where
- * labbot refuses, and where it reads public material only, unless the answer read no more than that.
- */
-export async function shareRefusal(deps: { connect: ConnectGuard; config: Pick<Config, 'slackConnect' | 'access'> }, client: WebClient, shared: SharedAnswer): Promise<string | undefined> {
-  const policy = connectPolicy(await deps.connect.verdict(client, shared.channel, { fresh: true }), deps.config.slackConnect);
-  const lang = shared.view.language;
-  if (policy.kind === 'refuse') return connectRefusal(policy, lang);
-  // Answers kept before the groups were recorded count as restricted (unknown).
-  if (policy.kind === 'public-only' && !(shared.groups ?? ['?']).every((g) => g === deps.config.access.default)) return conversationText(lang).connectShareStale;
-  return undefined;
 }

@@ -11,6 +11,8 @@ export interface ConversationTexts {
   connectUnchecked: string;
   /** Share of a private answer that read restricted groups, to a channel shared since. */
   connectShareStale: string;
+  /** Share of a private answer that read groups someone in the conversation may not read (audience.ts). */
+  shareNotReadable: string;
   connectPublicOnly: string;
   attachmentsNotRead: string;
   restarting: string;
@@ -34,6 +36,8 @@ const TEXTS: Record<Language, ConversationTexts> = {
       'I could not check whether this conversation is shared with another organisation (Slack Connect), so I do not answer here. Ask me in a channel I am a member of, or in a direct message.',
     connectShareStale:
       'This channel is shared with another organisation now, and that answer used material the lab keeps inside. Ask again here to get an answer from the lab’s public material.',
+    shareNotReadable:
+      'That answer used material not everyone in this conversation may read, so I do not share it here; it stays visible to you only. Ask again here for an answer everyone here may see.',
     connectPublicOnly: '_This channel is shared with another organisation: only the lab’s public material was searched._',
     attachmentsNotRead: '_I answered from the text of your message: I do not read attachments._',
     restarting: 'labbot is restarting and could not finish this answer. Please ask again in a minute.',
@@ -52,6 +56,8 @@ const TEXTS: Record<Language, ConversationTexts> = {
       'No pude comprobar si esta conversación está compartida con otra organización (Slack Connect), así que aquí no respondo. Pregúntame en un canal del que sea miembro o por mensaje directo.',
     connectShareStale:
       'Este canal está compartido ahora con otra organización y esa respuesta usó material que el laboratorio guarda dentro. Vuelve a preguntar aquí para obtener una respuesta del material público del laboratorio.',
+    shareNotReadable:
+      'Esa respuesta usó material que no todos en esta conversación pueden leer, así que no la comparto aquí; solo tú la sigues viendo. Vuelve a preguntar aquí para obtener una respuesta que todos puedan ver.',
     connectPublicOnly: '_Este canal está compartido con otra organización: solo se buscó en el material público del laboratorio._',
     attachmentsNotRead: '_Respondí a partir del texto de tu mensaje: no leo los archivos adjuntos._',
     restarting: 'labbot se está reiniciando y no pudo terminar esta respuesta. Vuelve a preguntar en un minuto.',

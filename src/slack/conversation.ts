@@ -1,4 +1,4 @@
-// How one question goes through the bot: the Slack Connect rule, the status line (shown before the
+// How one question goes through the bot: whose grants apply (audience.ts), the Slack Connect rule, the status line (shown before the
 // answer limiter, with the queue position in busy moments), the limiter, what happened to the
 // question meanwhile (edited: answered again in place; deleted: its answer goes too), the thread's
 // follow-up window, and the bookkeeping that lets shutdown drain what was acknowledged: every
@@ -10,7 +10,7 @@ import { connectPolicy, connectRefusal } from './connect.ts';
 import { noticeMessage } from './format.ts';
 import { createInFlightAnswers, type InFlightAnswers } from './in-flight.ts';
 import type { Limiter } from './limiter.ts';
-import { answerSlackQuestion, questionText, type SlackQuestion } from './mentions.ts';
+import { answerSlackQuestion, questionText, type AskedQuestion, type SlackQuestion } from './mentions.ts';
 import { createProgress } from './progress.ts';
 import type { HandlerDeps } from './types.ts';
 
@@ -21,7 +21,7 @@ export interface QuestionRunner {
    * Answers q. Slack Connect: `envelopeShared` is the event envelope's is_ext_shared_channel, when
    * there is one; `freshConnect` asks Slack again however recent the cached verdict (no event).
    */
-  ask(client: WebClient, q: SlackQuestion, ctx?: { envelopeShared?: unknown; freshConnect?: boolean }): Promise<void>;
+  ask(client: WebClient, q: AskedQuestion, ctx?: { envelopeShared?: unknown; freshConnect?: boolean }): Promise<void>;
   /** Counts other work (slash commands) as in flight, so the drain waits for it too. */
   track<T>(work: Promise<T>): Promise<T>;
   /** Work running or waiting. */
@@ -64,8 +64,10 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
     if (later.editedText !== undefined) await ask(client, { ...q, text: later.editedText, names: undefined, replaceTs: shown }, ctx);
   }
 
-  async function ask(client: WebClient, q: SlackQuestion, ctx: ConnectContext = {}): Promise<void> {
-    const lang = detectLanguage(questionText(q));
+  async function ask(client: WebClient, asked: AskedQuestion, ctx: ConnectContext = {}): Promise<void> {
+    const lang = detectLanguage(questionText(asked));
+    // Whose grants apply here, from Slack (audience.ts): the asker's only in labbot's own DM with them.
+    let q: SlackQuestion = { ...asked, access: await deps.audience.access(client, asked.channel, asked.user) };
     const verdict = await deps.connect.verdict(client, q.channel, { envelope: ctx.envelopeShared, fresh: ctx.freshConnect });
     const policy = connectPolicy(verdict, deps.config.slackConnect);
     if (policy.kind === 'refuse') {

@@ -8,7 +8,7 @@ import type { App as BoltApp } from '@slack/bolt';
 import type { QuestionRunner } from './conversation.ts';
 import { deleteAnswer } from './conversation.ts';
 import { untaggedReplyIsForLabbot } from './etiquette.ts';
-import type { SlackQuestion } from './mentions.ts';
+import type { AskedQuestion } from './mentions.ts';
 import { routeChange, type MessageChangeFields } from './message-events.ts';
 import type { HandlerDeps } from './types.ts';
 
@@ -40,7 +40,7 @@ export function registerEditHandlers(bolt: BoltApp, deps: HandlerDeps, runner: Q
         mentionsBot || (change.threadTs !== undefined && (await untaggedReplyIsForLabbot(deps, { channel: e.channel, threadTs: change.threadTs, user: change.user, text: change.text, ts: change.ts }, context.botUserId)));
       if (!forLabbot || !(await deps.dedupe.claimMessage(e.channel, change.ts))) return;
     }
-    const q: SlackQuestion = {
+    const q: AskedQuestion = {
       eventId: body.event_id,
       channel: e.channel,
       threadTs: known?.threadTs ?? change.threadTs ?? change.ts,
@@ -50,7 +50,6 @@ export function registerEditHandlers(bolt: BoltApp, deps: HandlerDeps, runner: Q
       text: change.text,
       botUserId: context.botUserId,
       source: change.dm ? 'dm' : 'slack',
-      access: change.dm ? { user: change.user } : { channel: e.channel },
       team: body.team_id,
       ...(known ? { replaceTs: known.answerTs } : {}),
     };

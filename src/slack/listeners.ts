@@ -5,17 +5,17 @@ import type { App as BoltApp, AllMiddlewareArgs, MessageShortcut, SlackCommandMi
 import type { Logger } from 'pino';
 import { detectLanguage } from '../search/tokenize.ts';
 import type { Vote } from '../store/activity.ts';
-import { shareRefusal } from './connect.ts';
 import { conversationText } from './conversation-texts.ts';
 import type { QuestionRunner } from './conversation.ts';
 import { untaggedReplyIsForLabbot } from './etiquette.ts';
 import { handleFeedback, parseFeedbackValue } from './feedback.ts';
 import { FEEDBACK_DOWN, FEEDBACK_NATIVE, FEEDBACK_UP, type SlackMessage } from './format.ts';
 import type { Limiter } from './limiter.ts';
-import { routeMessage, type MessageEventFields } from './message-events.ts';
+import { routeMention, routeMessage, type MessageEventFields } from './message-events.ts';
 import type { ChannelPacer } from './pacer.ts';
 import { createProgressMessage } from './progress-message.ts';
 import { SHARE_ACTION, shareAnswer, type SharedAnswer } from './share.ts';
+import { shareRefusal } from './share-check.ts';
 import { handleSlashCommand, restartingReply, routeSlashCommand, searchingAck } from './slash.ts';
 import { slackToPlain } from './slack-text.ts';
 import { ASK_SHORTCUT } from './surfaces.ts';
@@ -28,6 +28,12 @@ export const envelopeShared = (body: unknown) => (body as { is_ext_shared_channe
 export function registerQuestionEvents(bolt: BoltApp, deps: HandlerDeps, runner: QuestionRunner): void {
   const { dedupe, log } = deps;
   bolt.event('app_mention', async ({ event, body, client, context }) => {
+    const route = routeMention(event, context, deps.config.allowBots);
+    if (route.kind === 'ignore') {
+      // The bot_id is logged: it is what an admin lists in slack.allowBots to let that bot ask.
+      log.info({ eventId: body.event_id, channel: event.channel, botId: event.bot_id, user: event.user, reason: route.reason }, 'mention ignored');
+      return;
+    }
     if (!(await dedupe.claim(body.event_id))) {
       log.info({ eventId: body.event_id }, 'duplicate app_mention ignored');
       return;
@@ -47,8 +53,6 @@ export function registerQuestionEvents(bolt: BoltApp, deps: HandlerDeps, runner:
       text: event.text,
       botUserId: context.botUserId,
       source: 'slack',
-      // Only the channel: a user's own grants must not widen what a shared channel sees.
-      access: { channel: event.channel },
       team: body.team_id,
       notes: hasFiles ? [conversationText(detectLanguage(event.text)).attachmentsNotRead] : undefined,
     }, { envelopeShared: envelopeShared(body) });
@@ -79,7 +83,6 @@ export function registerQuestionEvents(bolt: BoltApp, deps: HandlerDeps, runner:
       text: e.text ?? '',
       botUserId: context.botUserId,
       source: dm ? 'dm' : 'slack',
-      access: dm ? { user: e.user! } : { channel: e.channel },
       team: body.team_id,
       // A file with a question: the question's text is answered; the file itself is not read.
       notes: route.hasFiles ? [conversationText(detectLanguage(e.text ?? '')).attachmentsNotRead] : undefined,
@@ -92,7 +95,6 @@ export function registerAskShortcut(bolt: BoltApp, runner: QuestionRunner): void
   bolt.shortcut({ callback_id: ASK_SHORTCUT, type: 'message_action' }, async ({ ack, shortcut, client, respond, context }) => {
     await ack();
     const s = shortcut as MessageShortcut;
-    const inDm = s.channel.id.startsWith('D');
     await runner.ask(client, {
       eventId: `shortcut:${s.trigger_id}`,
       channel: s.channel.id,
@@ -103,7 +105,6 @@ export function registerAskShortcut(bolt: BoltApp, runner: QuestionRunner): void
       text: s.message.text ?? '',
       botUserId: context.botUserId,
       source: 'slack',
-      access: inDm ? { user: s.user.id } : { channel: s.channel.id },
       team: s.team?.id,
       // Where labbot cannot post (a DM between people, a channel it is not in), the asker still hears why.
       undeliverable: async (msg) => {

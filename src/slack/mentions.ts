@@ -23,6 +23,9 @@ import type { HandlerDeps } from './types.ts';
 
 type WebClient = webApi.WebClient;
 
+/** A question as a listener hands it to the runner: where, by whom, what; the runner decides what it may read. */
+export type AskedQuestion = Omit<SlackQuestion, 'access'>;
+
 export interface SlackQuestion {
   eventId: string;
   channel: string;
@@ -35,7 +38,10 @@ export interface SlackQuestion {
   text: string;
   botUserId: string | undefined;
   source: Extract<ActivitySource, 'slack' | 'dm'>;
-  /** Access is decided by the channel for mentions and by the user for DMs, never both; {} is `public` only. */
+  /**
+   * What the answer may read: the conversation's grants, or the asker's in labbot's own DM with
+   * them, never both; {} is `public` only. Set by the question runner (audience.ts), never by a listener.
+   */
   access: { channel?: string; user?: string };
   /** Lines of labbot's own mrkdwn shown above the answer (attachments not read, Slack Connect). */
   notes?: string[];

@@ -1,5 +1,6 @@
 // Which `message` events labbot answers, decided from the event alone (pure): direct messages,
-// and replies in channel threads (message.channels / message.groups / message.mpim). Whether a
+// and replies in channel threads (message.channels / message.groups / message.mpim); and which
+// `app_mention`s: a person's, or a bot's that `slack.allowBots` lists, never labbot's own. Whether a
 // thread reply is for labbot is decided afterwards (etiquette.ts: the thread's follow-up window and
 // how the reply reads); everything else is ignored. Edits and deletions of people's messages are
 // routed apart (routeChange), for an edited question to be answered again and a deleted one to
@@ -43,6 +44,30 @@ export function routeMessage(e: MessageEventFields, botUserId: string | undefine
   // A reply that mentions labbot is also delivered as app_mention, which answers it.
   if (botUserId && new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`).test(e.text ?? '')) return { kind: 'ignore', reason: 'mention (app_mention answers it)' };
   return { kind: 'thread-reply', threadTs: e.thread_ts!, hasFiles };
+}
+
+/** Who wrote an app_mention: a person (`user`), or a bot (`bot_id`, and `user` when it posted with its own token). */
+export interface MentionAuthor {
+  user?: string;
+  bot_id?: string;
+}
+
+export type MentionRoute = { kind: 'answer' } | { kind: 'ignore'; reason: string };
+
+/**
+ * Slack delivers a bot's @mention of labbot like a person's (Bolt's own-message filter only catches
+ * events whose `user` is labbot's): answered, another bot could drive labbot, and two bots answering
+ * each other would loop. A bot's mention is answered only when `allowBots` lists it, never
+ * labbot's own (its `botId`); when labbot's own bot id is not known, no bot's is.
+ */
+export function routeMention(e: MentionAuthor, self: { botId?: string; botUserId?: string }, allowBots: readonly string[]): MentionRoute {
+  if ((self.botUserId && e.user === self.botUserId) || (self.botId && e.bot_id === self.botId)) return { kind: 'ignore', reason: 'own message' };
+  if (e.bot_id) {
+    if (!self.botId) return { kind: 'ignore', reason: 'from a bot, and labbot’s own bot id is not known' };
+    return allowBots.includes(e.bot_id) ? { kind: 'answer' } : { kind: 'ignore', reason: 'from a bot not in slack.allowBots' };
+  }
+  if (!e.user) return { kind: 'ignore', reason: 'no author' };
+  return { kind: 'answer' };
 }
 
 /** A message_changed / message_deleted event, the fields the decision reads. */

@@ -41,11 +41,6 @@ function privateReplies(respond: RespondFn, deps: HandlerDeps): PrivateReplies {
 
 const notice = (reply: PrivateReplies, mrkdwn: string) => reply.send(noticeMessage(mrkdwn));
 
-/** Channels decide access; in a DM with the bot (channel id D…) the user's own grants apply. */
-function accessFor(command: SlashCommand): { channel?: string; user?: string } {
-  return command.channel_id.startsWith('D') ? { user: command.user_id } : { channel: command.channel_id };
-}
-
 /** Posts one response_url takes (Slack answers used_url after the fifth). */
 const RESPONSE_URL_POSTS = 5;
 
@@ -92,8 +87,9 @@ async function ask(deps: HandlerDeps, command: SlashCommand, reply: PrivateRepli
   let lang: Language = detectLanguage(question);
   if (!question) return notice(reply, escapeMrkdwn(messages(lang).emptyQuestion));
   if (app.catalog.chunkCount === 0) return notice(reply, slackText(lang).indexEmpty);
-  // Slack Connect, decided by the one guard (connect.ts) for this conversation: the rule of mentions.
-  let access = accessFor(command);
+  // Whose grants apply (audience.ts: the asker's only in labbot's own DM with them) and Slack
+  // Connect (connect.ts), decided for this conversation as for a mention; no client, no lookup: the channel's.
+  let access = client ? await deps.audience.access(client, command.channel_id, command.user_id) : { channel: command.channel_id };
   const verdict = client ? await deps.connect.verdict(client, command.channel_id) : ({ shared: true, checked: false } as const);
   const policy = connectPolicy(verdict, deps.config.slackConnect);
   if (policy.kind === 'refuse') return notice(reply, connectRefusal(policy, lang));

@@ -4,6 +4,7 @@ import type { App } from '../app.ts';
 import type { Config } from '../config.ts';
 import type { ActivityStore } from '../store/activity.ts';
 import type { AnswerMap } from './answer-map.ts';
+import type { AudienceGuard } from './audience.ts';
 import type { ConnectGuard } from './connect.ts';
 import type { Deduper } from './dedupe.ts';
 import type { StatusSupport } from './progress.ts';
@@ -23,6 +24,8 @@ export interface HandlerDeps {
   shares: ShareStore;
   /** Whether a conversation is shared with another organisation (Slack Connect): the one place that decides. */
   connect: ConnectGuard;
+  /** Whose conversation a question is in, so whose grants apply (labbot's own DM with the asker, or the conversation's): the one place that decides. */
+  audience: AudienceGuard;
   /** Names of mentioned users (users.info), cached. */
   userNames: UserDirectory;
   /** Question ts -> the messages of its answer (edits answer again, deletions take the answer along). */

@@ -60,8 +60,10 @@ export interface FakeSlack {
   /** Control or invisible formatting characters in anything labbot sent; close() fails when any remain. */
   strayInvisible: StrayInvisible[];
   /**
-   * conversations.info answers, by channel id: the sharing flags of a conversation (Slack Connect).
-   * Channels not listed answer as ordinary internal conversations of their type (C/G/D prefix).
+   * conversations.info answers, by channel id: the sharing flags of a conversation (Slack Connect),
+   * who is in a DM or group DM (`members`, `mpim`). Conversations not listed answer as ordinary
+   * internal ones of their type (C/G prefix); a D… id is labbot's DM with U<the rest of the id>. A
+   * DM or group DM labbot is not in is channel_not_found, as Slack answers it.
    */
   conversations: Map<string, ConversationInfo>;
   /** Calls Slack refused (Web API ok:false and response_url errors), for diagnosis. */

@@ -1,7 +1,10 @@
 // The workspace around the conversation: who labbot is (auth.test), its members (users.info),
-// conversations (conversations.info, with the Slack Connect flags a test sets), the thread history
-// a test seeds (conversations.replies, paged as Slack pages it) and the Socket Mode URL.
+// conversations (conversations.info, with the Slack Connect flags and members a test sets), the
+// thread history a test seeds (conversations.replies, paged as Slack pages it) and the Socket Mode URL.
 import { refuse, type Body, type Method } from '../args.ts';
+
+/** labbot's own user id (auth.test's user_id): a member of its DMs and of the group DMs it was added to. */
+export const BOT_USER = 'UBOT';
 
 export interface FakeUser {
   /** The handle (user.name). */
@@ -18,6 +21,15 @@ export interface ConversationInfo {
   is_org_shared?: boolean;
   is_pending_ext_shared?: boolean;
   pending_connected_team_ids?: string[];
+  /**
+   * Who is in the conversation. A D… id is a direct message between its two members; unset, it is
+   * labbot's DM with U<the rest of the id> (the DM chat.postMessage to that user id opens). With
+   * `mpim` it is a group DM. Slack shows labbot only the DMs and group DMs it is in (BOT_USER):
+   * channel_not_found for any other, as for a DM between two people.
+   */
+  members?: string[];
+  /** A group DM (is_mpim; a C… or, for older ones, G… id) with `members`. */
+  mpim?: boolean;
   /** Answer this error instead (channel_not_found, missing_scope, …). */
   error?: string;
 }
@@ -39,7 +51,7 @@ export interface Workspace {
 
 export function workspaceMethods(ws: Workspace, socketUrl: () => string): Record<string, Method> {
   return {
-    'auth.test': () => ({ ok: true, url: 'https://lab.slack.com/', team: 'Lab', user: 'labbot', team_id: 'T0LAB', user_id: 'UBOT', bot_id: 'BBOT' }),
+    'auth.test': () => ({ ok: true, url: 'https://lab.slack.com/', team: 'Lab', user: 'labbot', team_id: 'T0LAB', user_id: BOT_USER, bot_id: 'BBOT' }),
     'users.info': (body) => {
       // As Slack answers it: the user object, names both at the top and in profile.
       if (typeof body.user !== 'string' || !body.user) return refuse('invalid_arguments');
@@ -54,24 +66,44 @@ export function workspaceMethods(ws: Workspace, socketUrl: () => string): Record
   };
 }
 
-/** conversations.info as Slack answers it: the conversation object, its type from the id, a test's flags. */
+/**
+ * conversations.info as Slack answers a bot token (the shapes of slackapi/slack-api-specs'
+ * objs_conversation: the IM object of conversations.* methods, the MPIM object, the channel object):
+ * the conversation's type from its id and a test's `members`/`mpim`, its sharing flags, or its error.
+ * A DM or group DM labbot is not in is channel_not_found, as is a malformed id.
+ */
 function conversationInfo(conversations: Map<string, ConversationInfo>, body: Body): Record<string, unknown> {
   const id = body.channel;
   if (typeof id !== 'string' || !/^[CGD][A-Z0-9]+$/.test(id)) return { ok: false, error: 'channel_not_found' };
   const set = conversations.get(id) ?? {};
   if (set.error) return { ok: false, error: set.error };
-  const { error: _e, ...flags } = set;
-  if (id.startsWith('D')) return { ok: true, channel: { id, is_im: true, is_org_shared: false, user: 'UASKER', ...flags } };
+  const { error: _e, members: listed, mpim, ...flags } = set;
+  const created = 1700000000;
+  if (id.startsWith('D')) {
+    const members = listed ?? [BOT_USER, `U${id.slice(1)}`];
+    if (members.length !== 2) return { ok: false, error: 'fake_slack_misconfigured: a DM has two members' };
+    if (!members.includes(BOT_USER)) return { ok: false, error: 'channel_not_found' };
+    // "One of these users is always the calling user, the other's ID is indicated by the user property."
+    const user = members.find((m) => m !== BOT_USER) ?? BOT_USER;
+    return { ok: true, channel: { id, created, is_archived: false, is_im: true, is_org_shared: false, context_team_id: 'T0LAB', user, is_user_deleted: false, priority: 0, ...flags } };
+  }
+  if (mpim && !(listed ?? []).includes(BOT_USER)) return { ok: false, error: 'channel_not_found' };
+  const name = mpim ? `mpdm-${(listed ?? []).filter((m) => m !== BOT_USER).map((m) => m.toLowerCase()).join('--')}-1` : id.toLowerCase();
   return {
     ok: true,
     channel: {
       id,
-      name: id.toLowerCase(),
-      is_channel: id.startsWith('C'),
-      is_group: id.startsWith('G'),
+      name,
+      name_normalized: name,
+      created,
+      creator: mpim ? (listed ?? [])[0] : 'UCREATOR',
+      is_archived: false,
+      is_general: false,
+      is_channel: !mpim && id.startsWith('C'),
+      is_group: !mpim && id.startsWith('G'),
       is_im: false,
-      is_mpim: false,
-      is_private: id.startsWith('G'),
+      is_mpim: Boolean(mpim),
+      is_private: Boolean(mpim) || id.startsWith('G'),
       is_shared: false,
       is_ext_shared: false,
       is_org_shared: false,
@@ -79,7 +111,10 @@ function conversationInfo(conversations: Map<string, ConversationInfo>, body: Bo
       pending_shared: [],
       pending_connected_team_ids: [],
       shared_team_ids: ['T0LAB'],
+      context_team_id: 'T0LAB',
       is_member: true,
+      topic: { value: '', creator: '', last_set: 0 },
+      purpose: { value: '', creator: '', last_set: 0 },
       ...flags,
     },
   };

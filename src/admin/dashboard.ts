@@ -18,7 +18,7 @@ import type { Redis } from '../store/redis.ts';
 import { KINDS } from '../types.ts';
 import { findInjectedInstructions } from '../answer/injection.ts';
 import { countPerBucket, isoToMs } from './activity-views.ts';
-import { createAuth, dashboardStartCheck, sameOrigin } from './auth.ts';
+import { createAuth, dashboardStartCheck, sameOrigin, withoutToken, type AdminToken } from './auth.ts';
 import { gapsCsv, groupGaps } from './gaps.ts';
 import type { Metrics } from './metrics.ts';
 import { barChart } from './views/chart.ts';
@@ -35,6 +35,8 @@ export interface AdminDeps {
   activity: ActivityStore | undefined;
   metrics: Metrics;
   log: Logger;
+  /** LABBOT_ADMIN_TOKEN, or the token `serve` made for this start when none is configured. */
+  adminToken: AdminToken;
 }
 
 const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -104,12 +106,12 @@ export function readyzRouter(app: App, redis: Redis | undefined): Router {
 }
 
 export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
-  const { app, queue, redis, activity, metrics, log } = deps;
+  const { app, queue, redis, activity, metrics, log, adminToken } = deps;
   const config = app.config;
   const refusal = dashboardStartCheck(config);
   if (refusal) throw new Error(refusal);
 
-  const auth = createAuth({ adminToken: config.adminToken, redis, ns: app.ns });
+  const auth = createAuth({ adminToken, redis, ns: app.ns });
   const files = new Map<string, StaticFile>([
     ['admin.js', loadStatic('admin.js', 'text/javascript; charset=utf-8')],
     ['admin.css', loadStatic('admin.css', 'text/css; charset=utf-8')],
@@ -145,7 +147,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   const denied = (req: Request, res: Response, status: 401 | 403, message: string) => {
     if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="labbot admin"');
     if (wantsJson(req)) return sendJson(res, status, { error: message });
-    if (status === 401) return sendHtml(res, 401, loginPage({ next: req.originalUrl.startsWith('/admin') ? req.originalUrl : '/admin' }));
+    if (status === 401) return sendHtml(res, 401, loginPage({ next: req.originalUrl.startsWith('/admin') ? withoutToken(req.originalUrl) : '/admin', generated: auth.tokenGenerated, message: req.query.token === undefined ? undefined : message }));
     sendHtml(res, status, messagePage('Not allowed', message));
   };
   const csrfDenied = (req: Request, res: Response, message: string) => {
@@ -154,20 +156,18 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     sendHtml(res, 403, messagePage('Request refused', message));
   };
 
-  admin.get('/login', (req, res) => {
-    if (!auth.tokenConfigured) return res.redirect(303, '/admin');
-    sendHtml(res, 200, loginPage({}));
+  admin.get('/login', (_req, res) => {
+    sendHtml(res, 200, loginPage({ generated: auth.tokenGenerated }));
   });
   admin.post('/login', urlencoded, async (req, res, next) => {
     try {
-      if (!auth.tokenConfigured) return res.redirect(303, '/admin');
       if (!sameOrigin(req)) return csrfDenied(req, res, 'cross-origin sign-in refused');
       const body = (req.body ?? {}) as Record<string, unknown>;
       const token = typeof body.token === 'string' ? body.token : '';
       if (!(await auth.login(req, res, token))) {
         log.warn({ ip: req.ip }, 'admin: failed sign-in');
         await new Promise((r) => setTimeout(r, 250));
-        return sendHtml(res, 401, loginPage({ message: 'Wrong token.' }));
+        return sendHtml(res, 401, loginPage({ message: 'Wrong token.', generated: auth.tokenGenerated }));
       }
       const target = typeof body.next === 'string' && /^\/admin(\/[\w\-./?=&#%]*)?$/.test(body.next) && !body.next.startsWith('/admin/login') ? body.next : '/admin';
       res.redirect(303, target);
@@ -191,7 +191,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
 
   admin.post('/logout', urlencoded, csrf, async (req, res) => {
     await auth.logout(req, res);
-    res.redirect(303, auth.tokenConfigured ? '/admin/login' : '/admin');
+    res.redirect(303, '/admin/login');
   });
 
   // bull-board, behind the same authentication; its own POST/PUT calls must be same-origin.
@@ -239,10 +239,10 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   }
 
   // Asking as a channel (which can open restricted groups) needs the admin token, here as on
-  // POST /api/ask: without one, the loopback-only dashboard asks as public only.
+  // POST /api/ask: every dashboard request has it (configured or made at start-up).
   const channelOptions = () => [
     { value: 'public', label: `public (groups: ${groupsForChannel(config.access).join(', ')})` },
-    ...(config.adminToken ? Object.keys(config.access.channels) : []).map((ch) => ({ value: ch, label: `${ch} (groups: ${groupsForChannel(config.access, ch).join(', ')})` })),
+    ...Object.keys(config.access.channels).map((ch) => ({ value: ch, label: `${ch} (groups: ${groupsForChannel(config.access, ch).join(', ')})` })),
   ];
 
   async function recentActivity(limit: number): Promise<QuestionRecord[] | undefined> {
@@ -339,8 +339,8 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       const state = req.adminAuth;
       const page = dashboardPage({
         csrf: state?.session?.csrf ?? '',
-        localMode: !auth.tokenConfigured,
-        signedIn: auth.tokenConfigured && state?.via === 'session',
+        generatedToken: auth.tokenGenerated,
+        signedIn: state?.via === 'session',
         version: app.version,
         versionDescription: app.versionDescription,
         embeddings: `${config.embeddings.provider}:${config.embeddings.model}`,
@@ -393,7 +393,6 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     if (!parsed.success) return sendJson(res, 400, { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
     const { question } = parsed.data;
     const channelName = parsed.data.channel && parsed.data.channel !== 'public' ? parsed.data.channel : undefined;
-    if (channelName && !config.adminToken) return sendJson(res, 403, { error: 'Asking as a channel needs LABBOT_ADMIN_TOKEN; without it the dashboard asks as public only.' });
     if (channelName && !(channelName in config.access.channels)) return sendJson(res, 400, { error: `unknown channel "${channelName}"` });
     const groups = groupsForChannel(config.access, channelName);
     const t0 = performance.now();

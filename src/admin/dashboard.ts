@@ -16,15 +16,15 @@ import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor, type ActivityStore, type QuestionRecord } from '../store/activity.ts';
 import type { Redis } from '../store/redis.ts';
 import { KINDS } from '../types.ts';
-import { findInjectedInstructions } from '../answer/injection.ts';
 import { countPerBucket, isoToMs } from './activity-views.ts';
 import { createAuth, dashboardStartCheck, sameOrigin, withoutToken, type AdminToken } from './auth.ts';
 import { gapsCsv, groupGaps } from './gaps.ts';
+import { createInjectionScanner } from './injection-scan.ts';
 import type { Metrics } from './metrics.ts';
 import { barChart } from './views/chart.ts';
 import { documentPage, documentView } from './views/document.ts';
 import { safeJson } from './views/html.ts';
-import { confirmRebuildPage, dashboardPage, loginPage, messagePage, type InjectionView, type SourceView } from './views/pages.ts';
+import { confirmRebuildPage, dashboardPage, loginPage, messagePage, type SourceView } from './views/pages.ts';
 
 export { dashboardStartCheck } from './auth.ts';
 
@@ -45,6 +45,8 @@ const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-s
 const BOARD_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'";
 const ACTIVITY_WINDOW = 1000;
 const DOCS_PER_SOURCE = 200;
+// How long a view waits for the check for planted instructions (the event loop stays free).
+const INJECTION_WAIT_MS = 5000;
 
 const askBody = z.object({
   question: z.string().trim().min(1, 'question must not be empty').max(4000, 'question is over 4000 characters'),
@@ -293,30 +295,14 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     );
   }
 
-  // Documents holding instructions addressed to an assistant, from the chunk texts the catalog
-  // already has in memory; cached per document content hash so a page view rescans only changes.
-  const injectionCache = new Map<string, { hash: string; lines: string[] }>();
-  function injectedDocs(): InjectionView[] {
-    const out: InjectionView[] = [];
-    const seen = new Set<string>();
-    for (const d of app.catalog.docs()) {
-      seen.add(d.id);
-      let hit = injectionCache.get(d.id);
-      if (!hit || hit.hash !== d.contentHash) {
-        const text = d.chunkIds.map((id) => app.catalog.chunk(id)?.text ?? '').join('\n');
-        hit = { hash: d.contentHash, lines: findInjectedInstructions(text, 3) };
-        injectionCache.set(d.id, hit);
-      }
-      if (hit.lines.length) out.push({ source: d.source, path: d.path, title: d.title, access: d.access, lines: hit.lines });
-    }
-    for (const id of injectionCache.keys()) if (!seen.has(id)) injectionCache.delete(id);
-    return out.sort((a, b) => a.source.localeCompare(b.source) || a.path.localeCompare(b.path));
-  }
+  // Documents holding instructions addressed to an assistant: read from every chunk text in
+  // slices that leave the event loop free, once per document version (injection-scan.ts).
+  const injections = createInjectionScanner({ log });
 
   admin.get('/', async (req, res, next) => {
     try {
       const errors: string[] = [];
-      const [sources, counts, recent, jobs] = await Promise.all([
+      const [sources, counts, recent, jobs, planted] = await Promise.all([
         sourceViews(),
         queue ? queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed').catch(() => undefined) : Promise.resolve(undefined),
         recentActivity(ACTIVITY_WINDOW),
@@ -324,6 +310,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
           errors.push(`Queue history unavailable: ${err.message}`);
           return { completed: [], failed: [] };
         }),
+        injections.scan(app.catalog, INJECTION_WAIT_MS),
       ]);
       const now = Date.now();
       const hour = 3_600_000;
@@ -353,7 +340,8 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         recent: recent?.slice(0, 25),
         chart,
         gaps: groupGaps(recent ?? [], { minTopScore: config.gaps.minTopScore }),
-        injections: injectedDocs(),
+        injections: planted.found,
+        injectionsPending: planted.pending,
         notes: await app.records?.notes().catch(() => []),
         flash: queued ? `Queued job ${queued}.` : undefined,
         errors,

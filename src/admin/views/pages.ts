@@ -39,6 +39,8 @@ export interface DashboardView {
   gaps: GapGroup[];
   /** Documents with sentences addressed to an assistant (never quoted as answers). */
   injections?: InjectionView[];
+  /** Documents the check for such sentences has not read yet (it goes on in the background). */
+  injectionsPending?: number;
   /** What happened to the index that an admin should know (sources removed from the config). */
   notes?: IndexNote[];
   flash?: string;
@@ -176,11 +178,13 @@ ${v.gaps.slice(0, 30).map(
 }
 
 function injectionsSection(v: DashboardView): Html {
-  if (!v.injections?.length) return html``;
+  const pending = v.injectionsPending ?? 0;
+  if (!v.injections?.length && !pending) return html``;
   return html`<section id="injections"><h2>Instructions in documents</h2>
+${pending ? html`<p class="notice" id="injections-pending">Still checking ${pending} ${pending === 1 ? 'document' : 'documents'} for such sentences; reload the page for the full list.</p>` : ''}
 <p class="muted">These documents contain sentences addressed to an AI assistant (role switches, "ignore previous instructions", fake system prompts). They are never quoted as answers; check where they came from.</p>
 <table><thead><tr><th>Source</th><th>Document</th><th>Access</th><th>Sentences</th></tr></thead><tbody>
-${v.injections.slice(0, 50).map(
+${(v.injections ?? []).slice(0, 50).map(
   (d) => html`<tr><td>${d.source}</td><td><strong>${d.title}</strong><br><small class="muted">${d.path}</small></td><td>${d.access}</td><td><ul class="examples">${d.lines.map((l) => html`<li>${l.length > 200 ? `${l.slice(0, 200)}…` : l}</li>`)}</ul></td></tr>`,
 )}</tbody></table></section>`;
 }

@@ -19,6 +19,7 @@ import { KINDS } from '../types.ts';
 import { countPerBucket, isoToMs } from './activity-views.ts';
 import { createAuth, dashboardStartCheck, sameOrigin, withoutToken, type AdminToken } from './auth.ts';
 import { gapsCsv, groupGaps } from './gaps.ts';
+import { firstBy, type FirstBy } from './first-by.ts';
 import { createInjectionScanner } from './injection-scan.ts';
 import type { Metrics } from './metrics.ts';
 import { barChart } from './views/chart.ts';
@@ -266,11 +267,12 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
 
   async function sourceViews(): Promise<SourceView[]> {
     const stats = app.catalog.stats();
-    const docsBySource = new Map<string, SourceView['docs']>();
+    // Each source's first documents by title, without sorting all of them.
+    const docsBySource = new Map<string, FirstBy<SourceView['docs'][number]>>();
     for (const d of app.catalog.docs()) {
-      const list = docsBySource.get(d.source) ?? [];
-      list.push({ id: d.id, title: d.title, kind: d.kind, path: d.path, chunks: d.chunkIds.length, notes: d.metaNotes?.length ?? 0 });
-      docsBySource.set(d.source, list);
+      let first = docsBySource.get(d.source);
+      if (!first) docsBySource.set(d.source, (first = firstBy(DOCS_PER_SOURCE, (a, b) => a.title.localeCompare(b.title))));
+      first.add({ id: d.id, title: d.title, kind: d.kind, path: d.path, chunks: d.chunkIds.length, notes: d.metaNotes?.length ?? 0 });
     }
     const configured = config.sources.map((s) => ({ id: s.id, type: s.type, location: sourceLocation(s) }));
     const extra = Object.keys(stats.bySource)
@@ -280,7 +282,8 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       [...configured, ...extra].map(async (s) => {
         const st = stats.bySource[s.id];
         const [state, problems] = app.records ? await Promise.all([app.records.sourceState(s.id), app.records.problems(s.id)]) : [undefined, []];
-        const docs = (docsBySource.get(s.id) ?? []).sort((a, b) => a.title.localeCompare(b.title));
+        const first = docsBySource.get(s.id);
+        const docs = first?.items() ?? [];
         return {
           ...s,
           state,
@@ -288,8 +291,8 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
           chunks: st?.chunks ?? 0,
           byKind: KINDS.filter((k) => st?.byKind[k]).map((k) => ({ kind: k, documents: st?.byKind[k]?.documents ?? 0, chunks: st?.byKind[k]?.chunks ?? 0 })),
           problems: problems.sort((a, b) => a.path.localeCompare(b.path)),
-          docs: docs.slice(0, DOCS_PER_SOURCE),
-          moreDocs: Math.max(0, docs.length - DOCS_PER_SOURCE),
+          docs,
+          moreDocs: (first?.seen ?? 0) - docs.length,
         };
       }),
     );

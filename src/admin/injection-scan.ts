@@ -98,13 +98,12 @@ export function createInjectionScanner(opts: InjectionScannerOptions = {}): Inje
         if (!known && !(current?.id === d.id && current.hash === d.contentHash)) queue.set(d.id, { doc: d, catalog });
       }
       for (const id of checked.keys()) if (!seen.has(id)) checked.delete(id);
-      if (queue.size) {
-        const done = ensureRunning();
-        if (waitMs > 0) {
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
-          clearTimeout(timer);
-        }
+      if (queue.size) ensureRunning();
+      // Also when nothing new was queued: a check already running may be reading one of these.
+      if (running && waitMs > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([running, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
+        clearTimeout(timer);
       }
       const found: InjectionHit[] = [];
       let pending = 0;

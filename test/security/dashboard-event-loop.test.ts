@@ -130,15 +130,17 @@ describe('the check for planted instructions', () => {
     const catalog = createCatalog();
     const filler = Array.from({ length: 3000 }, (_, i) => `Step ${i}: spin the tube for ${i % 9} minutes at 4 degrees.`).join('\n\n');
     catalog.putDocument(...doc('long', `${filler}\n\n${BIG_DOC_PLANTED}`, 'h1'));
-    catalog.putDocument(...doc('clean', 'The cryostat blade is replaced after every 40 sections.', 'h2'));
     const scanner = createInjectionScanner({ sliceMs: 1 });
 
     const now = await scanner.scan(catalog, 0);
-    expect(now.pending).toBe(2);
+    expect(now.pending).toBe(1);
     expect(now.found).toEqual([]);
+    // A second view while that document is being read waits for it too (nothing new to queue).
     const later = await scanner.scan(catalog, 60_000);
     expect(later.pending).toBe(0);
     expect(later.found.map((f) => [f.docId, f.lines])).toEqual([['long', [BIG_DOC_PLANTED]]]);
+    catalog.putDocument(...doc('clean', 'The cryostat blade is replaced after every 40 sections.', 'h2'));
+    expect(await scanner.scan(catalog, 60_000)).toMatchObject({ pending: 0, found: [{ docId: 'long' }] });
 
     // A new version of the document is checked again; until then it is pending, not listed.
     catalog.putDocument(...doc('long', filler, 'h3'));

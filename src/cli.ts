@@ -34,6 +34,21 @@ const positiveInt = (v: string) => {
   return n;
 };
 
+/** What `serve` prints when it made the dashboard's token itself (Jupyter-style: the link on a line of its own). */
+function dashboardBanner(link: string): string {
+  return [
+    '',
+    'No LABBOT_ADMIN_TOKEN is set: the dashboard takes a token made for this start. Open it with:',
+    '',
+    `    ${link}`,
+    '',
+    'Every /admin request needs this token, from this machine too, and through a reverse proxy too: a',
+    'proxy in front does not open the dashboard, but anyone holding this link can read every document',
+    'and re-index. It changes at every start; set LABBOT_ADMIN_TOKEN for one that lasts.',
+    '',
+  ].join('\n');
+}
+
 function setup(quietLogs = false): { config: Config; log: Logger } {
   const config = loadConfig();
   const log = createLogger(quietLogs && config.logLevel === 'info' ? 'warn' : config.logLevel);
@@ -255,8 +270,12 @@ export function buildProgram(): Command {
       const { config, log } = setup();
       const running = await startServe(config, log);
       const slack = running.slack ? `Slack over ${running.slack.mode === 'socket' ? 'Socket Mode' : `${running.url}/slack/events`}` : 'Slack is not configured (no SLACK_BOT_TOKEN)';
-      const admin = running.dashboardRefused ? 'no dashboard' : `dashboard ${running.url}/admin${config.adminToken ? '' : ' (no LABBOT_ADMIN_TOKEN: this machine only)'}`;
+      const admin = running.dashboardRefused
+        ? 'no dashboard'
+        : `dashboard ${running.url}/admin${running.dashboardTokenGenerated ? ' (no LABBOT_ADMIN_TOKEN: a token for this start, in the link printed on stdout)' : ''}`;
       log.info({ url: running.url, worker: Boolean(running.queue?.worker) }, `labbot is serving: POST /api/ask, /hooks/wiki/<source>, ${admin}; ${slack}`);
+      // On stdout, not in the log: logs are kept and shipped, and this link opens every document.
+      if (running.dashboardTokenGenerated && running.dashboardLink) console.log(dashboardBanner(running.dashboardLink));
       onShutdown(log, () => running.close());
     });
 

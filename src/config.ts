@@ -296,7 +296,7 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** Per-client limit on anonymous POST /api/ask; undefined means none. */
   askRateLimit: { max: number; windowMs: number } | undefined;
-  /** Admin dashboard token; unset means the dashboard is served on 127.0.0.1 only. */
+  /** Admin dashboard token; unset, `serve` makes one per start (printed with the dashboard link) and serves the dashboard on loopback binds only. */
   adminToken: string | undefined;
   /** Slack user ids allowed to run admin commands: LABBOT_ADMINS plus the config file's `admins`. */
   admins: string[];

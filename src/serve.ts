@@ -19,6 +19,7 @@ import { closeRedis, tryConnectRedis, type Redis } from './store/redis.ts';
 import { redactUrls } from './log.ts';
 import { createAdminRouter, dashboardStartCheck, readyzRouter } from './admin/dashboard.ts';
 import { createMetrics, type Metrics } from './admin/metrics.ts';
+import { adminTokenFor, type AdminToken } from './admin/auth.ts';
 import type { SlackBot } from './slack/bot.ts';
 import { createBackgroundReindexer } from './slack/reindexer.ts';
 import { createQueueReindexer } from './queue/reindexer.ts';
@@ -36,6 +37,13 @@ export interface Running {
   slack: SlackBot | undefined;
   /** Why the dashboard is not served, if it is not. */
   dashboardRefused: string | undefined;
+  /**
+   * The dashboard's address; with the token `serve` made for this start (`/admin?token=…`) when
+   * no LABBOT_ADMIN_TOKEN is configured. Undefined when the dashboard is not served.
+   */
+  dashboardLink: string | undefined;
+  /** The dashboard's token was made for this start (print dashboardLink for the operator). */
+  dashboardTokenGenerated: boolean;
   close(): Promise<void>;
 }
 
@@ -107,15 +115,19 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   // Signed document links from Slack answers (LABBOT_PUBLIC_URL): open to members, not the dashboard.
   if (config.docLinks) routers.push(docViewRouter({ catalog: () => app.catalog, config, log }));
   const dashboardRefused = dashboardStartCheck(config);
+  let adminToken: AdminToken | undefined;
   if (dashboardRefused) {
     log.error(dashboardRefused);
     // /readyz and /metrics are still wanted by orchestrators when the dashboard is refused.
     routers.push(readyzRouter(app, redis), metrics.router);
   } else {
-    routers.push(await createAdminRouter({ app, queue: queue?.queue, redis, activity, metrics, log }));
+    // No LABBOT_ADMIN_TOKEN: a token for this start only (cli.ts prints the link holding it), so
+    // the dashboard is never open to whoever reaches the port, through a proxy or not.
+    adminToken = adminTokenFor(config.adminToken);
+    routers.push(await createAdminRouter({ app, queue: queue?.queue, redis, activity, metrics, log, adminToken }));
   }
   if (opts.routers) routers.push(...(await opts.routers({ app, queue, redis })));
-  const server = await listen(createHttpApp(app, { routers, activity, redis }), config.port, config.host);
+  const server = await listen(createHttpApp(app, { routers, activity, redis, adminToken: adminToken?.value ?? config.adminToken }), config.port, config.host);
   // Indexed DOIs are looked up again as their Crossref records expire (new retractions show up).
   const maxAge = config.enrich?.crossref.maxAgeMs;
   const recheck = app.enricher && app.notices && maxAge ? startNoticeRecheck(app, Math.min(3_600_000, Math.max(300_000, maxAge / 4))) : undefined;
@@ -123,6 +135,7 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host}:${port}`;
+  const dashboardLink = adminToken && (adminToken.generated ? `${url}/admin?token=${adminToken.value}` : `${url}/admin`);
   return {
     app,
     url,
@@ -133,6 +146,8 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
     activity,
     slack,
     dashboardRefused,
+    dashboardLink,
+    dashboardTokenGenerated: adminToken?.generated ?? false,
     async close() {
       // Stop taking Slack events and drain the answers (SHUTDOWN_BUDGET, src/shutdown.ts) while
       // the queue worker finishes its running job, both at once; then everything else.

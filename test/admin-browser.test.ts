@@ -1,5 +1,6 @@
 // A real browser (Debian chromium via playwright-core) against a real `serve` with its worker:
-// sign in, re-sync a source and watch the completed count grow, run the ask box, open bull-board.
+// sign in, re-sync a source and watch the completed count grow, run the ask box, open bull-board;
+// with no token configured, open the start-up link serve printed.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,5 +114,23 @@ describe('admin dashboard in a browser', () => {
     expect(failed.filter((f) => f !== '/favicon.ico' && !f.endsWith(' /favicon.ico'))).toEqual(['401 /admin']);
     expect(blocked.filter((b) => !/fonts\.googleapis/.test(b))).toEqual([]);
     await context.close();
+  });
+
+  it('with no LABBOT_ADMIN_TOKEN set, the link serve printed signs in, and the token leaves the address bar', async () => {
+    const bare = await startAdminServer({ env: { LABBOT_ADMIN_TOKEN: '', LABBOT_WORKER: 'off' }, sources: [] });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${bare.url}/admin`);
+      expect(await page.locator('#token-help').textContent()).toContain('/admin?token=');
+      await page.goto(bare.running.dashboardLink!);
+      expect(page.url()).toBe(`${bare.url}/admin`);
+      expect(await page.locator('#generated-token').textContent()).toContain('No LABBOT_ADMIN_TOKEN is set');
+      await page.goto(`${bare.url}/admin/queues`);
+      await page.getByText('labbot-index').first().waitFor({ timeout: 15_000 });
+    } finally {
+      await context.close();
+      await bare.close();
+    }
   });
 });

@@ -1,10 +1,11 @@
-// Readiness with Redis or Chroma down, the no-token localhost mode and the start-up refusal.
+// Readiness with Redis or Chroma down, the dashboard with no LABBOT_ADMIN_TOKEN set and the start-up refusal.
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { adminTokenFor } from '../src/admin/auth.ts';
 import { createAdminRouter, dashboardStartCheck } from '../src/admin/dashboard.ts';
 import { createMetrics } from '../src/admin/metrics.ts';
 import { openApp } from '../src/app.ts';
@@ -44,7 +45,7 @@ describe('dashboard start check', () => {
     const app = await openApp(config, log);
     try {
       const metrics = createMetrics({ app });
-      await expect(createAdminRouter({ app, queue: undefined, redis: undefined, activity: undefined, metrics, log })).rejects.toThrow(/refuses to start.*LABBOT_ADMIN_TOKEN/s);
+      await expect(createAdminRouter({ app, queue: undefined, redis: undefined, activity: undefined, metrics, log, adminToken: adminTokenFor(undefined) })).rejects.toThrow(/refuses to start.*LABBOT_ADMIN_TOKEN/s);
       await metrics.close();
     } finally {
       await app.close();
@@ -52,19 +53,27 @@ describe('dashboard start check', () => {
   });
 });
 
-describe('no token on localhost', () => {
-  it('serves the dashboard without login, says so, and only to loopback Host names', async () => {
+describe('no token configured, on localhost', () => {
+  it('asks for the token made at start-up, says where it is, and the signed-in page says it changes at every start', async () => {
     const s = await startAdminServer({ env: { LABBOT_ADMIN_TOKEN: '', LABBOT_WORKER: 'off' }, sources: [] });
     try {
       const page = await get(`${s.url}/admin`, { accept: 'text/html' });
-      expect(page.status).toBe(200);
+      expect(page.status).toBe(401);
       expect(page.body).toContain('No LABBOT_ADMIN_TOKEN is set');
+      expect(page.body).toContain('/admin?token=');
       // A page on another site that rebinds its DNS name to 127.0.0.1 sends its own Host.
       const rebound = await get(`${s.url}/admin`, { host: 'evil.example', accept: 'text/html' });
-      expect(rebound.status).toBe(403);
-      // Still CSRF-protected: a form post without the session's token is refused.
+      expect(rebound.status).toBe(401);
+      // No session, no state change (and with one, the session's CSRF token is still needed).
       const res = await fetch(`${s.url}/admin/actions/rebuild`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'confirm=yes' });
-      expect(res.status).toBe(403);
+      expect(res.status).toBe(401);
+      const signIn = await fetch(s.running.dashboardLink!, { redirect: 'manual' });
+      const cookie = signIn.headers.getSetCookie()[0].split(';')[0];
+      const signedIn = await get(`${s.url}/admin`, { accept: 'text/html', cookie });
+      expect(signedIn.status).toBe(200);
+      expect(signedIn.body).toContain('id="generated-token"');
+      const noCsrf = await fetch(`${s.url}/admin/actions/rebuild`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: 'confirm=yes' });
+      expect(noCsrf.status).toBe(403);
     } finally {
       await s.close();
     }

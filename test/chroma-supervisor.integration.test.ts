@@ -57,7 +57,9 @@ describe('supervised embedded Chroma', () => {
     expect(body.refused).toBe(false);
     expect(body.citations.some((c) => c.doc_id === 'docs:freezer.md')).toBe(true);
 
-    const page = await (await fetch(`${url}/admin`, { headers: { accept: 'text/html' } })).text();
+    // No LABBOT_ADMIN_TOKEN: the dashboard takes the token serve made for this start.
+    const token = new URL(running.dashboardLink!).searchParams.get('token')!;
+    const page = await (await fetch(`${url}/admin`, { headers: { accept: 'text/html', authorization: `Bearer ${token}` } })).text();
     expect(page).toMatch(/Embedded Chroma: <strong[^>]*>up<\/strong>; restarts 1/);
   }, 90_000);
 

@@ -1,6 +1,7 @@
 // No side doors, over HTTP on a real `serve` (real Redis, real Chroma): acting as a channel needs
-// the admin token; without a token only direct loopback requests are served (Host and proxy
-// headers checked); the session cookie is Secure behind a trusted TLS proxy; a per-client limit on
+// the admin token; without a configured token anonymous /api/ask is served only to direct
+// loopback requests (Host and proxy headers checked) and the dashboard only with the token made at
+// start-up (test/security/dashboard-proxy.test.ts); the session cookie is Secure behind a trusted TLS proxy; a per-client limit on
 // anonymous /api/ask; names like "constructor" in lookups; oversized login bodies; the gaps CSV
 // quoting; planted instructions never quoted as answers and listed on the dashboard.
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -50,19 +51,14 @@ describe('without an admin token', () => {
     expect(res.body).not.toContain('NIGHTJAR');
   });
 
-  it('never lets the dashboard ask as a channel either: no channel to pick, and a forged one is refused', async () => {
+  it('never lets the dashboard ask as a channel either without the token made at start-up', async () => {
     const page = await call(`${s.url}/admin`, { headers: { accept: 'text/html' } });
-    expect(page.status).toBe(200);
+    expect(page.status).toBe(401);
     expect(page.body).not.toContain('value="CPI"');
-    const cookie = String(page.headers['set-cookie']).split(';')[0];
-    const csrf = /data-csrf="([^"]+)"/.exec(page.body)![1];
-    const headers = { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf };
-    const forged = await call(`${s.url}/admin/api/ask`, { method: 'POST', headers, body: JSON.stringify({ question: 'What is the renewal code word?', channel: 'CPI' }) });
-    expect(forged.status).toBe(403);
-    expect(forged.body).toContain('LABBOT_ADMIN_TOKEN');
+    expect(page.headers['set-cookie']).toBeUndefined();
+    const forged = await call(`${s.url}/admin/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'What is the renewal code word?', channel: 'CPI' }) });
+    expect(forged.status).toBe(401);
     expect(forged.body).not.toContain('NIGHTJAR');
-    const asPublic = await call(`${s.url}/admin/api/ask`, { method: 'POST', headers, body: JSON.stringify({ question: 'How is the ultracentrifuge rotor cleaned?', channel: 'public' }) });
-    expect(asPublic.status).toBe(200);
   });
 
   it('answers public questions asked directly on a loopback name', async () => {
@@ -79,7 +75,7 @@ describe('without an admin token', () => {
     const pub = await askJson(s, { question: 'How is the ultracentrifuge rotor cleaned?' }, { host: 'attacker.example:3000' });
     expect(pub.status).toBe(403);
     const admin = await call(`${s.url}/admin/api/status`, { headers: { host: 'attacker.example' } });
-    expect(admin.status).toBe(403);
+    expect(admin.status).toBe(401);
   });
 
   it('refuses requests that came through a reverse proxy', async () => {
@@ -97,13 +93,15 @@ describe('without an admin token', () => {
       const ask = await askJson(s, { question: 'How is the ultracentrifuge rotor cleaned?' }, h);
       expect(ask.status, JSON.stringify(headers)).toBe(403);
       const page = await call(`${s.url}/admin`, { headers: { ...h, accept: 'text/html' } });
-      expect(page.status, JSON.stringify(headers)).toBe(403);
+      expect(page.status, JSON.stringify(headers)).toBe(401);
       expect(page.headers['set-cookie']).toBeUndefined();
       const status = await call(`${s.url}/admin/api/status`, { headers: h });
-      expect(status.status, JSON.stringify(headers)).toBe(403);
+      expect(status.status, JSON.stringify(headers)).toBe(401);
     }
-    // The same requests without proxy headers are served.
-    expect((await call(`${s.url}/admin/api/status`)).status).toBe(200);
+    // The same anonymous question without proxy headers is served; the dashboard, with the token.
+    expect((await askJson(s, { question: 'How is the ultracentrifuge rotor cleaned?' })).status).toBe(200);
+    const token = new URL(s.running.dashboardLink!).searchParams.get('token')!;
+    expect((await call(`${s.url}/admin/api/status`, { headers: { 'x-forwarded-for': '203.0.113.9', authorization: `Bearer ${token}` } })).status).toBe(200);
   });
 });
 

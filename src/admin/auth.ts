@@ -1,12 +1,15 @@
 // Authentication and CSRF protection for /admin.
 //
-// - LABBOT_ADMIN_TOKEN as `Authorization: Bearer <token>` (scripts), or the login form, which
-//   creates a random session id stored (hashed) in Redis with a TTL (in memory without Redis) and
-//   sets it as an HttpOnly, SameSite=Strict cookie. The token itself never goes into a cookie.
-// - Without a token the dashboard is only served when bound to a loopback address, and only to
-//   requests whose Host header is a loopback name (a DNS-rebinding page cannot reach it) and that
-//   carry no proxy headers (a reverse proxy on the same host would otherwise make every visitor
-//   look local).
+// - Every /admin request needs the admin token: LABBOT_ADMIN_TOKEN, or, when none is configured,
+//   a random token `serve` makes at every start and prints with the dashboard link (as Jupyter
+//   does). No request is let in for where it seems to come from: a reverse proxy on the same host
+//   (nginx's plain `proxy_pass` rewrites Host to the upstream's and adds no X-Forwarded-* header)
+//   makes every visitor look like a direct loopback caller.
+// - The token as `Authorization: Bearer <token>` (scripts), the login form, or (the start-up token
+//   only) the printed link's `?token=`, which signs the browser in and redirects to the same page
+//   without it. Signing in creates a random session id stored (hashed) in Redis with a TTL (in
+//   memory without Redis) and sets it as an HttpOnly, SameSite=Strict cookie. The token itself
+//   never goes into a cookie.
 // - State-changing requests from a browser session carry the session's CSRF token (hidden field
 //   `_csrf` or header `x-csrf-token`) and, when the browser sends one, a same-origin Origin.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -23,7 +26,7 @@ export interface Session {
   createdAt: string;
 }
 
-export type AuthVia = 'bearer' | 'session' | 'local';
+export type AuthVia = 'bearer' | 'session';
 
 export interface AuthState {
   via: AuthVia;
@@ -46,8 +49,9 @@ export function hasProxyHeaders(req: Pick<Request, 'headers'>): boolean {
 }
 
 /**
- * Without an admin token, the only callers we trust are people on this machine talking to it
- * directly: the Host must be a loopback name (not a DNS-rebinding name) and no proxy in between.
+ * A request sent straight to a loopback name with no proxy header. Not proof of a local caller (a
+ * plain same-host proxy sends exactly this), so it never opens the dashboard; it only narrows who
+ * may ask anonymous public questions when no LABBOT_ADMIN_TOKEN is configured (server.ts).
  */
 export function isDirectLocalRequest(req: Pick<Request, 'headers'>): boolean {
   return isLoopback(hostName(req)) && !hasProxyHeaders(req);
@@ -62,6 +66,25 @@ export function dashboardStartCheck(config: Pick<Config, 'adminToken' | 'host'>)
     'so anyone who can reach this port could re-index or read every document. Set LABBOT_ADMIN_TOKEN (16+ random characters), ' +
     'or bind to 127.0.0.1.'
   );
+}
+
+/** The token that guards /admin: configured (LABBOT_ADMIN_TOKEN), or made for this start. */
+export interface AdminToken {
+  value: string;
+  /** Made by `serve` at start-up because none is configured; changes at every start. */
+  generated: boolean;
+}
+
+/** LABBOT_ADMIN_TOKEN when set, else 32 random bytes for this start only. */
+export function adminTokenFor(configured: string | undefined): AdminToken {
+  return configured ? { value: configured, generated: false } : { value: randomBytes(32).toString('base64url'), generated: true };
+}
+
+/** A dashboard URL (path and query) without its `token` parameter, for redirects and `next`. */
+export function withoutToken(url: string): string {
+  const u = new URL(url, 'http://labbot.invalid');
+  u.searchParams.delete('token');
+  return `${u.pathname}${u.search}`;
 }
 
 /** Constant-time string comparison (lengths are hidden by hashing both sides first). */
@@ -161,7 +184,8 @@ export interface Auth {
   requireCsrf(onDenied: (req: Request, res: Response, message: string) => void): (req: Request, res: Response, next: NextFunction) => void;
   login(req: Request, res: Response, token: string): Promise<boolean>;
   logout(req: Request, res: Response): Promise<void>;
-  tokenConfigured: boolean;
+  /** The token was made at start-up (no LABBOT_ADMIN_TOKEN): pages say where to find it. */
+  tokenGenerated: boolean;
 }
 
 declare global {
@@ -174,48 +198,60 @@ declare global {
   }
 }
 
-export function createAuth(opts: { adminToken: string | undefined; redis: Redis | undefined; ns: string }): Auth {
+export function createAuth(opts: { adminToken: AdminToken; redis: Redis | undefined; ns: string }): Auth {
   const sessions = createSessionStore(opts.redis, opts.ns);
-  const token = opts.adminToken;
+  const token = opts.adminToken.value;
+  const generated = opts.adminToken.generated;
 
   async function identify(req: Request): Promise<AuthState | undefined> {
     const authz = req.headers.authorization;
     if (authz !== undefined) {
       const m = /^Bearer\s+(.+)$/i.exec(authz);
       // A wrong bearer token is a failure even when a cookie is also present.
-      return token && m && safeEqual(m[1].trim(), token) ? { via: 'bearer' } : undefined;
+      return m && safeEqual(m[1].trim(), token) ? { via: 'bearer' } : undefined;
     }
     const sid = readCookie(req, SESSION_COOKIE);
     const session = sid ? await sessions.get(sid) : undefined;
-    if (token) return session ? { via: 'session', session } : undefined;
-    // No token: loopback only, addressed to a loopback name, and not through a proxy.
-    if (!isDirectLocalRequest(req)) return undefined;
-    return session ? { via: 'session', session } : { via: 'local' };
+    return session ? { via: 'session', session } : undefined;
+  }
+
+  async function startSession(req: Request, res: Response): Promise<void> {
+    const old = readCookie(req, SESSION_COOKIE);
+    if (old) await sessions.destroy(old);
+    const session = await sessions.create();
+    res.append('Set-Cookie', sessionCookie(req, session.id));
+  }
+
+  /**
+   * The start-up link (`/admin?token=...`): sign the browser in and send it to the same page
+   * without the token, so the token does not stay in its address bar, history or Referer. Only
+   * for the token made at start-up: a configured one lives long and belongs in the form or a
+   * header, not in URLs a proxy logs.
+   */
+  async function linkSignIn(req: Request, res: Response, offered: string, onDenied: (req: Request, res: Response, status: 401, message: string) => void) {
+    if (!safeEqual(offered, token)) {
+      return onDenied(req, res, 401, 'This link’s token is not the one of this start (it changes each time `labbot serve` starts): open the link it printed last.');
+    }
+    await startSession(req, res);
+    res.redirect(303, withoutToken(req.originalUrl));
   }
 
   return {
     sessions,
     identify,
-    tokenConfigured: Boolean(token),
+    tokenGenerated: generated,
     require(onDenied) {
       return (req, res, next) => {
-        identify(req)
-          .then(async (state) => {
-            if (!state) {
-              if (!token) onDenied(req, res, 403, 'Without LABBOT_ADMIN_TOKEN the dashboard only answers requests addressed to localhost, not through a proxy; set LABBOT_ADMIN_TOKEN to use it remotely.');
-              else onDenied(req, res, 401, 'Sign in with the admin token.');
-              return;
-            }
-            if (state.via === 'local' && req.method === 'GET' && (req.headers.accept ?? '').includes('text/html')) {
-              // No token configured: give the browser a session so its forms get a CSRF token.
-              const session = await sessions.create();
-              res.append('Set-Cookie', sessionCookie(req, session.id));
-              state = { via: 'session', session };
-            }
-            req.adminAuth = state;
-            next();
-          })
-          .catch(next);
+        const offered = req.query.token;
+        const viaLink = generated && typeof offered === 'string' && (req.method === 'GET' || req.method === 'HEAD');
+        (viaLink ? linkSignIn(req, res, offered, onDenied) : identify(req).then((state) => {
+          if (!state) {
+            const how = generated ? 'Open the dashboard link `labbot serve` printed at start-up, or sign in with its token.' : 'Sign in with the admin token.';
+            return onDenied(req, res, 401, how);
+          }
+          req.adminAuth = state;
+          next();
+        })).catch(next);
       };
     },
     requireCsrf(onDenied) {
@@ -230,11 +266,8 @@ export function createAuth(opts: { adminToken: string | undefined; redis: Redis 
       };
     },
     async login(req, res, given) {
-      if (!token || !safeEqual(given, token)) return false;
-      const old = readCookie(req, SESSION_COOKIE);
-      if (old) await sessions.destroy(old);
-      const session = await sessions.create();
-      res.append('Set-Cookie', sessionCookie(req, session.id));
+      if (!safeEqual(given, token)) return false;
+      await startSession(req, res);
       return true;
     },
     async logout(req, res) {

@@ -16,15 +16,16 @@ import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { entryFor, type ActivityStore, type QuestionRecord } from '../store/activity.ts';
 import type { Redis } from '../store/redis.ts';
 import { KINDS } from '../types.ts';
-import { findInjectedInstructions } from '../answer/injection.ts';
 import { countPerBucket, isoToMs } from './activity-views.ts';
-import { createAuth, dashboardStartCheck, sameOrigin } from './auth.ts';
+import { createAuth, dashboardStartCheck, sameOrigin, withoutToken, type AdminToken } from './auth.ts';
 import { gapsCsv, groupGaps } from './gaps.ts';
+import { firstBy, type FirstBy } from './first-by.ts';
+import { createInjectionScanner } from './injection-scan.ts';
 import type { Metrics } from './metrics.ts';
 import { barChart } from './views/chart.ts';
 import { documentPage, documentView } from './views/document.ts';
 import { safeJson } from './views/html.ts';
-import { confirmRebuildPage, dashboardPage, loginPage, messagePage, type InjectionView, type SourceView } from './views/pages.ts';
+import { confirmRebuildPage, dashboardPage, loginPage, messagePage, type SourceView } from './views/pages.ts';
 
 export { dashboardStartCheck } from './auth.ts';
 
@@ -35,6 +36,8 @@ export interface AdminDeps {
   activity: ActivityStore | undefined;
   metrics: Metrics;
   log: Logger;
+  /** LABBOT_ADMIN_TOKEN, or the token `serve` made for this start when none is configured. */
+  adminToken: AdminToken;
 }
 
 const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -43,6 +46,8 @@ const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-s
 const BOARD_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'";
 const ACTIVITY_WINDOW = 1000;
 const DOCS_PER_SOURCE = 200;
+// How long a view waits for the check for planted instructions (the event loop stays free).
+const INJECTION_WAIT_MS = 5000;
 
 const askBody = z.object({
   question: z.string().trim().min(1, 'question must not be empty').max(4000, 'question is over 4000 characters'),
@@ -104,12 +109,12 @@ export function readyzRouter(app: App, redis: Redis | undefined): Router {
 }
 
 export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
-  const { app, queue, redis, activity, metrics, log } = deps;
+  const { app, queue, redis, activity, metrics, log, adminToken } = deps;
   const config = app.config;
   const refusal = dashboardStartCheck(config);
   if (refusal) throw new Error(refusal);
 
-  const auth = createAuth({ adminToken: config.adminToken, redis, ns: app.ns });
+  const auth = createAuth({ adminToken, redis, ns: app.ns });
   const files = new Map<string, StaticFile>([
     ['admin.js', loadStatic('admin.js', 'text/javascript; charset=utf-8')],
     ['admin.css', loadStatic('admin.css', 'text/css; charset=utf-8')],
@@ -145,7 +150,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   const denied = (req: Request, res: Response, status: 401 | 403, message: string) => {
     if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="labbot admin"');
     if (wantsJson(req)) return sendJson(res, status, { error: message });
-    if (status === 401) return sendHtml(res, 401, loginPage({ next: req.originalUrl.startsWith('/admin') ? req.originalUrl : '/admin' }));
+    if (status === 401) return sendHtml(res, 401, loginPage({ next: req.originalUrl.startsWith('/admin') ? withoutToken(req.originalUrl) : '/admin', generated: auth.tokenGenerated, message: req.query.token === undefined ? undefined : message }));
     sendHtml(res, status, messagePage('Not allowed', message));
   };
   const csrfDenied = (req: Request, res: Response, message: string) => {
@@ -154,20 +159,18 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     sendHtml(res, 403, messagePage('Request refused', message));
   };
 
-  admin.get('/login', (req, res) => {
-    if (!auth.tokenConfigured) return res.redirect(303, '/admin');
-    sendHtml(res, 200, loginPage({}));
+  admin.get('/login', (_req, res) => {
+    sendHtml(res, 200, loginPage({ generated: auth.tokenGenerated }));
   });
   admin.post('/login', urlencoded, async (req, res, next) => {
     try {
-      if (!auth.tokenConfigured) return res.redirect(303, '/admin');
       if (!sameOrigin(req)) return csrfDenied(req, res, 'cross-origin sign-in refused');
       const body = (req.body ?? {}) as Record<string, unknown>;
       const token = typeof body.token === 'string' ? body.token : '';
       if (!(await auth.login(req, res, token))) {
         log.warn({ ip: req.ip }, 'admin: failed sign-in');
         await new Promise((r) => setTimeout(r, 250));
-        return sendHtml(res, 401, loginPage({ message: 'Wrong token.' }));
+        return sendHtml(res, 401, loginPage({ message: 'Wrong token.', generated: auth.tokenGenerated }));
       }
       const target = typeof body.next === 'string' && /^\/admin(\/[\w\-./?=&#%]*)?$/.test(body.next) && !body.next.startsWith('/admin/login') ? body.next : '/admin';
       res.redirect(303, target);
@@ -191,7 +194,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
 
   admin.post('/logout', urlencoded, csrf, async (req, res) => {
     await auth.logout(req, res);
-    res.redirect(303, auth.tokenConfigured ? '/admin/login' : '/admin');
+    res.redirect(303, '/admin/login');
   });
 
   // bull-board, behind the same authentication; its own POST/PUT calls must be same-origin.
@@ -239,10 +242,10 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   }
 
   // Asking as a channel (which can open restricted groups) needs the admin token, here as on
-  // POST /api/ask: without one, the loopback-only dashboard asks as public only.
+  // POST /api/ask: every dashboard request has it (configured or made at start-up).
   const channelOptions = () => [
     { value: 'public', label: `public (groups: ${groupsForChannel(config.access).join(', ')})` },
-    ...(config.adminToken ? Object.keys(config.access.channels) : []).map((ch) => ({ value: ch, label: `${ch} (groups: ${groupsForChannel(config.access, ch).join(', ')})` })),
+    ...Object.keys(config.access.channels).map((ch) => ({ value: ch, label: `${ch} (groups: ${groupsForChannel(config.access, ch).join(', ')})` })),
   ];
 
   async function recentActivity(limit: number): Promise<QuestionRecord[] | undefined> {
@@ -264,11 +267,12 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
 
   async function sourceViews(): Promise<SourceView[]> {
     const stats = app.catalog.stats();
-    const docsBySource = new Map<string, SourceView['docs']>();
+    // Each source's first documents by title, without sorting all of them.
+    const docsBySource = new Map<string, FirstBy<SourceView['docs'][number]>>();
     for (const d of app.catalog.docs()) {
-      const list = docsBySource.get(d.source) ?? [];
-      list.push({ id: d.id, title: d.title, kind: d.kind, path: d.path, chunks: d.chunkIds.length, notes: d.metaNotes?.length ?? 0 });
-      docsBySource.set(d.source, list);
+      let first = docsBySource.get(d.source);
+      if (!first) docsBySource.set(d.source, (first = firstBy(DOCS_PER_SOURCE, (a, b) => a.title.localeCompare(b.title))));
+      first.add({ id: d.id, title: d.title, kind: d.kind, path: d.path, chunks: d.chunkIds.length, notes: d.metaNotes?.length ?? 0 });
     }
     const configured = config.sources.map((s) => ({ id: s.id, type: s.type, location: sourceLocation(s) }));
     const extra = Object.keys(stats.bySource)
@@ -278,7 +282,8 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       [...configured, ...extra].map(async (s) => {
         const st = stats.bySource[s.id];
         const [state, problems] = app.records ? await Promise.all([app.records.sourceState(s.id), app.records.problems(s.id)]) : [undefined, []];
-        const docs = (docsBySource.get(s.id) ?? []).sort((a, b) => a.title.localeCompare(b.title));
+        const first = docsBySource.get(s.id);
+        const docs = first?.items() ?? [];
         return {
           ...s,
           state,
@@ -286,37 +291,21 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
           chunks: st?.chunks ?? 0,
           byKind: KINDS.filter((k) => st?.byKind[k]).map((k) => ({ kind: k, documents: st?.byKind[k]?.documents ?? 0, chunks: st?.byKind[k]?.chunks ?? 0 })),
           problems: problems.sort((a, b) => a.path.localeCompare(b.path)),
-          docs: docs.slice(0, DOCS_PER_SOURCE),
-          moreDocs: Math.max(0, docs.length - DOCS_PER_SOURCE),
+          docs,
+          moreDocs: (first?.seen ?? 0) - docs.length,
         };
       }),
     );
   }
 
-  // Documents holding instructions addressed to an assistant, from the chunk texts the catalog
-  // already has in memory; cached per document content hash so a page view rescans only changes.
-  const injectionCache = new Map<string, { hash: string; lines: string[] }>();
-  function injectedDocs(): InjectionView[] {
-    const out: InjectionView[] = [];
-    const seen = new Set<string>();
-    for (const d of app.catalog.docs()) {
-      seen.add(d.id);
-      let hit = injectionCache.get(d.id);
-      if (!hit || hit.hash !== d.contentHash) {
-        const text = d.chunkIds.map((id) => app.catalog.chunk(id)?.text ?? '').join('\n');
-        hit = { hash: d.contentHash, lines: findInjectedInstructions(text, 3) };
-        injectionCache.set(d.id, hit);
-      }
-      if (hit.lines.length) out.push({ source: d.source, path: d.path, title: d.title, access: d.access, lines: hit.lines });
-    }
-    for (const id of injectionCache.keys()) if (!seen.has(id)) injectionCache.delete(id);
-    return out.sort((a, b) => a.source.localeCompare(b.source) || a.path.localeCompare(b.path));
-  }
+  // Documents holding instructions addressed to an assistant: read from every chunk text in
+  // slices that leave the event loop free, once per document version (injection-scan.ts).
+  const injections = createInjectionScanner({ log });
 
   admin.get('/', async (req, res, next) => {
     try {
       const errors: string[] = [];
-      const [sources, counts, recent, jobs] = await Promise.all([
+      const [sources, counts, recent, jobs, planted] = await Promise.all([
         sourceViews(),
         queue ? queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed').catch(() => undefined) : Promise.resolve(undefined),
         recentActivity(ACTIVITY_WINDOW),
@@ -324,6 +313,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
           errors.push(`Queue history unavailable: ${err.message}`);
           return { completed: [], failed: [] };
         }),
+        injections.scan(app.catalog, INJECTION_WAIT_MS),
       ]);
       const now = Date.now();
       const hour = 3_600_000;
@@ -339,8 +329,8 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       const state = req.adminAuth;
       const page = dashboardPage({
         csrf: state?.session?.csrf ?? '',
-        localMode: !auth.tokenConfigured,
-        signedIn: auth.tokenConfigured && state?.via === 'session',
+        generatedToken: auth.tokenGenerated,
+        signedIn: state?.via === 'session',
         version: app.version,
         versionDescription: app.versionDescription,
         embeddings: `${config.embeddings.provider}:${config.embeddings.model}`,
@@ -353,7 +343,8 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         recent: recent?.slice(0, 25),
         chart,
         gaps: groupGaps(recent ?? [], { minTopScore: config.gaps.minTopScore }),
-        injections: injectedDocs(),
+        injections: planted.found,
+        injectionsPending: planted.pending,
         notes: await app.records?.notes().catch(() => []),
         flash: queued ? `Queued job ${queued}.` : undefined,
         errors,
@@ -393,7 +384,6 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     if (!parsed.success) return sendJson(res, 400, { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
     const { question } = parsed.data;
     const channelName = parsed.data.channel && parsed.data.channel !== 'public' ? parsed.data.channel : undefined;
-    if (channelName && !config.adminToken) return sendJson(res, 403, { error: 'Asking as a channel needs LABBOT_ADMIN_TOKEN; without it the dashboard asks as public only.' });
     if (channelName && !(channelName in config.access.channels)) return sendJson(res, 400, { error: `unknown channel "${channelName}"` });
     const groups = groupsForChannel(config.access, channelName);
     const t0 = performance.now();

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { familyName } from '../answer/cite.ts';
 import { groupsForChannel, type Config } from '../config.ts';
 import { chunkOrdinal, type Catalog } from '../search/catalog.ts';
-import { accessOf, chunkAnchor, DOC_VIEW_PATH, verifyDocLink } from './doc-links.ts';
+import { accessOf, chunkAnchor, DOC_VIEW_PATH, VIEW_PART_CHUNKS, verifyDocLink } from './doc-links.ts';
 import { DOC_PAGE_CSP, docErrorPage, docPage, type DocPageModel, type DocPageSection } from './views/doc-page.ts';
 
 export interface DocViewDeps {
@@ -30,22 +30,32 @@ function overlapLength(prev: string, next: string, max: number): number {
   return 0;
 }
 
-/** The document's chunks in order as sections, without each chunk's header line or repeated overlap. */
-export function docSections(catalog: Catalog, chunkIds: string[], overlapMax: number): DocPageSection[] {
+// Chunk text starts with its "<title> — <section>" header line (ingest/chunk/text.ts makeChunk).
+function bodyOf(text: string): string {
+  const nl = text.indexOf('\n');
+  return nl >= 0 ? text.slice(nl + 1) : text;
+}
+
+/**
+ * The chunks in order as sections, without each chunk's header line or repeated overlap. `before`:
+ * the chunk just before them (a part that starts mid-section trims its overlap with it too).
+ */
+export function docSections(catalog: Catalog, chunkIds: string[], overlapMax: number, before?: string): DocPageSection[] {
   const sections: DocPageSection[] = [];
-  let prevText = '';
+  const prev = before === undefined ? undefined : catalog.chunk(before);
+  let prevText = prev ? bodyOf(prev.text) : '';
+  let prevSection = prev?.section;
   const seen = new Set<string>();
   for (const id of chunkIds) {
     const chunk = catalog.chunk(id);
     if (!chunk) continue;
-    // Chunk text starts with its "<title> — <section>" header line (ingest/chunk/text.ts makeChunk).
-    const nl = chunk.text.indexOf('\n');
-    let text = nl >= 0 ? chunk.text.slice(nl + 1) : chunk.text;
+    let text = bodyOf(chunk.text);
+    if (chunk.section !== prevSection) prevText = '';
+    prevSection = chunk.section;
     let section = sections[sections.length - 1];
     if (!section || section.heading !== chunk.section) {
       section = { heading: chunk.section, parts: [] };
       sections.push(section);
-      prevText = '';
     }
     const cut = overlapLength(prevText, text, overlapMax);
     prevText = text;
@@ -58,6 +68,28 @@ export function docSections(catalog: Catalog, chunkIds: string[], overlapMax: nu
     if (text || anchors.length > 1) section.parts.push({ anchors, text });
   }
   return sections;
+}
+
+/** First index in `chunkIds` (in document order) whose ordinal is at least `ordinal`. */
+function firstAtOrAfter(chunkIds: string[], ordinal: number): number {
+  let lo = 0;
+  let hi = chunkIds.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (chunkOrdinal(chunkIds[mid]) < ordinal) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The chunks of one part of a document's view: at most VIEW_PART_CHUNKS, found without a scan. */
+export function viewPart(chunkIds: string[], requested: number): { part: number; parts: number; from: number; ids: string[] } {
+  const last = chunkIds.length ? chunkOrdinal(chunkIds[chunkIds.length - 1]) : 0;
+  const parts = Math.floor(last / VIEW_PART_CHUNKS) + 1;
+  const part = Math.min(parts, Math.max(1, Number.isSafeInteger(requested) ? requested : 1));
+  const from = firstAtOrAfter(chunkIds, (part - 1) * VIEW_PART_CHUNKS);
+  const to = firstAtOrAfter(chunkIds, part * VIEW_PART_CHUNKS);
+  return { part, parts, from, ids: chunkIds.slice(from, to) };
 }
 
 function byline(doc: { authors: string[]; year?: number }): string {
@@ -99,8 +131,10 @@ export function docViewRouter(deps: DocViewDeps): express.Router {
     const readable = new Set(groupsForChannel(deps.config.access, a.channel, a.user));
     // The document's group must be one the link granted, and one its conversation may still read;
     // every chunk shown is checked too. Missing and not readable look the same from outside.
-    const ok = doc && grant.groups.includes(doc.access) && readable.has(doc.access) && doc.chunkIds.every((id) => catalog.groupOf(id) === doc.access);
-    if (!doc || !ok) {
+    const requested = typeof req.query.part === 'string' && /^\d{1,9}$/.test(req.query.part) ? Number(req.query.part) : 1;
+    const shown = doc && viewPart(doc.chunkIds, requested);
+    const ok = doc && shown && grant.groups.includes(doc.access) && readable.has(doc.access) && shown.ids.every((id) => catalog.groupOf(id) === doc.access);
+    if (!doc || !shown || !ok) {
       deps.log.info({ doc: grant.docId, who: grant.who }, 'document view: not readable from this link');
       return send(res, 404, docErrorPage(TEXTS.gone));
     }
@@ -109,8 +143,18 @@ export function docViewRouter(deps: DocViewDeps): express.Router {
       kind: doc.kind,
       byline: byline(doc),
       reference: doc.doi ? `doi:${doc.doi}` : doc.url,
-      sections: docSections(catalog, doc.chunkIds, 2000),
+      sections: docSections(catalog, shown.ids, 2000, shown.from > 0 ? doc.chunkIds[shown.from - 1] : undefined),
     };
+    if (shown.parts > 1) {
+      // Links to the neighbouring parts carry the same signed fields; only `part` changes.
+      const href = (n: number) => {
+        const q = new URLSearchParams();
+        for (const k of ['d', 'w', 'g', 'e', 's']) q.set(k, String(req.query[k]));
+        q.set('part', String(n));
+        return `${DOC_VIEW_PATH}?${q.toString()}`;
+      };
+      model.part = { n: shown.part, of: shown.parts, prev: shown.part > 1 ? href(shown.part - 1) : undefined, next: shown.part < shown.parts ? href(shown.part + 1) : undefined };
+    }
     send(res, 200, docPage(model));
   });
   return router;

@@ -27,6 +27,11 @@ export interface HttpMounts {
   activity?: ActivityStore;
   /** Shares the per-client /api/ask limit between bot processes (per process without it). */
   redis?: Redis;
+  /**
+   * The admin token: LABBOT_ADMIN_TOKEN, or the one `serve` made for this start when none is
+   * configured (printed with the dashboard link). Defaults to LABBOT_ADMIN_TOKEN.
+   */
+  adminToken?: string;
 }
 
 export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Express {
@@ -36,8 +41,9 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
   // proxy's X-Forwarded-* headers, but only from the peers configured here.
   http.set('trust proxy', app.config.trustProxy);
   if (app.config.trustProxy !== false && !app.config.adminToken) {
-    app.log.warn('LABBOT_TRUST_PROXY is set but LABBOT_ADMIN_TOKEN is not: without a token the dashboard and /api/ask refuse every request that came through a proxy');
+    app.log.warn('LABBOT_TRUST_PROXY is set but LABBOT_ADMIN_TOKEN is not: the dashboard takes only the token printed at start-up (a new one at every start), and anonymous /api/ask refuses every request that came through a proxy');
   }
+  const adminToken = mounts.adminToken ?? app.config.adminToken;
   const rate = app.config.askRateLimit;
   const limiter = rate ? createRateLimiter(rate, { redis: mounts.redis, prefix: `${app.ns}:ratelimit:ask` }) : undefined;
   for (const r of mounts.routers ?? []) http.use(r);
@@ -53,16 +59,18 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
       res.status(400).json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
       return;
     }
-    const admin = hasAdminToken(app.config, req.headers.authorization);
-    // Without a token only this machine's direct callers are trusted: a DNS-rebinding page sends
-    // its own Host, and a same-host reverse proxy makes every visitor's peer address loopback.
-    if (!app.config.adminToken && !isDirectLocalRequest(req)) {
+    const admin = hasAdminToken(adminToken, req.headers.authorization);
+    // Without a configured token, anonymous questions (public documents only) are taken from
+    // direct local callers only: a DNS-rebinding page sends its own Host, and a proxy adding
+    // X-Forwarded-* is refused. (A plain proxy that adds nothing looks direct: it can reach only
+    // what any anonymous caller may read.)
+    if (!admin && !app.config.adminToken && !isDirectLocalRequest(req)) {
       res.status(403).json({ error: 'without LABBOT_ADMIN_TOKEN, /api/ask only answers requests addressed to localhost, not through a proxy' });
       return;
     }
     // A channel widens what may be read (pi-only...): only the admin token may ask "as" one.
     if (parsed.data.channel && !admin) {
-      res.status(403).json({ error: 'asking as a channel needs the admin token (Authorization: Bearer <LABBOT_ADMIN_TOKEN>); without it only public documents are searched' });
+      res.status(403).json({ error: 'asking as a channel needs the admin token (Authorization: Bearer <LABBOT_ADMIN_TOKEN>, or the token `labbot serve` printed at start-up when none is set); without it only public documents are searched' });
       return;
     }
     if (limiter && !admin) {
@@ -101,10 +109,10 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
   return http;
 }
 
-function hasAdminToken(config: App['config'], authorization: string | undefined): boolean {
-  if (!config.adminToken) return false;
+function hasAdminToken(adminToken: string | undefined, authorization: string | undefined): boolean {
+  if (!adminToken) return false;
   const m = /^Bearer\s+(.+)$/i.exec(authorization ?? '');
-  return m !== null && safeEqual(m[1].trim(), config.adminToken);
+  return m !== null && safeEqual(m[1].trim(), adminToken);
 }
 
 export async function listen(http: express.Express, port: number, host: string): Promise<Server> {

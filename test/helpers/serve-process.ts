@@ -13,13 +13,16 @@ export interface LabbotProcess {
   waitForLog(match: RegExp, timeoutMs?: number): Promise<{ msg?: string; [k: string]: unknown }>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr(): string;
+  /** What it printed on stdout so far (plain lines for the operator, such as the dashboard link). */
+  stdout(): string;
 }
 
 export function startLabbot(args: string[], env: Record<string, string | undefined>): LabbotProcess {
   const child = spawn(process.execPath, [path.resolve('bin/labbot.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-  child.stdout!.on('data', () => undefined);
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
   const logs = () =>
     err
@@ -37,6 +40,7 @@ export function startLabbot(args: string[], env: Record<string, string | undefin
     pid: child.pid!,
     logs,
     stderr: () => err,
+    stdout: () => out,
     exited,
     waitForLog: (match, timeoutMs = 60_000) => waitFor(async () => logs().find((l) => match.test(String(l.msg ?? ''))), timeoutMs, `log ${match}`),
   };

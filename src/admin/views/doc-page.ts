@@ -24,6 +24,8 @@ export interface DocPageModel {
   /** A DOI or URL from the metadata, shown as text (the Sources line is the place for links). */
   reference?: string;
   sections: DocPageSection[];
+  /** Which part of a long document this page is, with links to the parts beside it. */
+  part?: { n: number; of: number; prev?: string; next?: string };
 }
 
 const STYLE =
@@ -50,9 +52,15 @@ function anchorLabel(anchors: string[]): string {
   return `${kind[0].toUpperCase()}${kind.slice(1)} ${n}`;
 }
 
+function partNav(part: NonNullable<DocPageModel['part']>): Html {
+  return html`<p class="meta parts">Part ${part.n} of ${part.of}${part.prev ? html` · <a href="${part.prev}" rel="prev">previous part</a>` : ''}${part.next ? html` · <a href="${part.next}" rel="next">next part</a>` : ''}</p>`;
+}
+
 export function docPage(m: DocPageModel): string {
+  const nav = m.part ? partNav(m.part) : '';
   const body = html`<h1>${m.title}</h1>
 <p class="meta">${m.kind} · ${m.byline}${m.reference ? html` · ${m.reference}` : ''}</p>
+${nav}
 ${m.sections.map(
   (s) => html`${s.heading ? html`<h2>${s.heading}</h2>` : ''}
 ${s.parts.map((p) => {
@@ -62,6 +70,7 @@ ${s.parts.map((p) => {
   return html`${p.anchors.slice(1).map((a) => html`<span id="${a}"></span>`)}<div class="part" id="${p.anchors[0]}">${label ? html`<span class="anchor">${label}</span>\n` : ''}${p.text}</div>`;
 })}`,
 )}
+${nav}
 <footer>From the lab's material, as labbot indexed it. This link was made for one Slack conversation and expires.</footer>`;
   return page(m.title, body);
 }

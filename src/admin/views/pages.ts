@@ -21,7 +21,8 @@ export interface SourceView {
 
 export interface DashboardView {
   csrf: string;
-  localMode: boolean;
+  /** No LABBOT_ADMIN_TOKEN: signed in with the token `serve` made for this start. */
+  generatedToken: boolean;
   signedIn: boolean;
   version: string;
   versionDescription: string;
@@ -38,6 +39,8 @@ export interface DashboardView {
   gaps: GapGroup[];
   /** Documents with sentences addressed to an assistant (never quoted as answers). */
   injections?: InjectionView[];
+  /** Documents the check for such sentences has not read yet (it goes on in the background). */
+  injectionsPending?: number;
   /** What happened to the index that an admin should know (sources removed from the config). */
   notes?: IndexNote[];
   flash?: string;
@@ -64,13 +67,16 @@ ${opts.js ? raw('<script src="/admin/static/admin.js" defer></script>') : ''}</h
 
 const when = (iso: string | undefined) => (iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)} UTC</time>` : html`<span class="muted">never</span>`);
 
-export function loginPage(opts: { message?: string; next?: string }): string {
+export function loginPage(opts: { message?: string; next?: string; generated?: boolean }): string {
   return layout(
     'labbot admin: sign in',
     html`<main class="narrow"><h1>labbot admin</h1>
 ${opts.message ? html`<p class="error" role="alert">${opts.message}</p>` : ''}
 <form method="post" action="/admin/login">
-<label for="token">Admin token (LABBOT_ADMIN_TOKEN)</label>
+${opts.generated
+  ? html`<p id="token-help">No LABBOT_ADMIN_TOKEN is set, so <code>labbot serve</code> made a token for this start: open the dashboard link it printed (<code>…/admin?token=…</code>) or paste its token here. It changes at every start.</p>
+<label for="token">Token printed by labbot serve</label>`
+  : html`<label for="token">Admin token (LABBOT_ADMIN_TOKEN)</label>`}
 <input id="token" name="token" type="password" autocomplete="current-password" required>
 <input type="hidden" name="next" value="${opts.next ?? '/admin'}">
 <button type="submit">Sign in</button></form></main>`,
@@ -172,11 +178,13 @@ ${v.gaps.slice(0, 30).map(
 }
 
 function injectionsSection(v: DashboardView): Html {
-  if (!v.injections?.length) return html``;
+  const pending = v.injectionsPending ?? 0;
+  if (!v.injections?.length && !pending) return html``;
   return html`<section id="injections"><h2>Instructions in documents</h2>
+${pending ? html`<p class="notice" id="injections-pending">Still checking ${pending} ${pending === 1 ? 'document' : 'documents'} for such sentences; reload the page for the full list.</p>` : ''}
 <p class="muted">These documents contain sentences addressed to an AI assistant (role switches, "ignore previous instructions", fake system prompts). They are never quoted as answers; check where they came from.</p>
 <table><thead><tr><th>Source</th><th>Document</th><th>Access</th><th>Sentences</th></tr></thead><tbody>
-${v.injections.slice(0, 50).map(
+${(v.injections ?? []).slice(0, 50).map(
   (d) => html`<tr><td>${d.source}</td><td><strong>${d.title}</strong><br><small class="muted">${d.path}</small></td><td>${d.access}</td><td><ul class="examples">${d.lines.map((l) => html`<li>${l.length > 200 ? `${l.slice(0, 200)}…` : l}</li>`)}</ul></td></tr>`,
 )}</tbody></table></section>`;
 }
@@ -199,7 +207,7 @@ export function dashboardPage(v: DashboardView): string {
     'labbot admin',
     html`<header><h1>labbot admin</h1><nav><a href="#index">Index</a><a href="#queue">Queue</a><a href="#ask">Ask</a><a href="#activity">Activity</a><a href="#gaps">Gaps</a><a href="#actions">Actions</a><a href="/admin/queues">Queue board</a></nav>
 ${v.signedIn ? html`<form method="post" action="/admin/logout" class="logout"><input type="hidden" name="_csrf" value="${v.csrf}"><button type="submit">Sign out</button></form>` : ''}</header>
-${v.localMode ? html`<p class="notice" id="local-mode">No LABBOT_ADMIN_TOKEN is set: this dashboard is served only on localhost, without a login.</p>` : ''}
+${v.generatedToken ? html`<p class="notice" id="generated-token">No LABBOT_ADMIN_TOKEN is set: this dashboard takes the token <code>labbot serve</code> printed at start-up, a new one at every start. Set LABBOT_ADMIN_TOKEN for one that lasts.</p>` : ''}
 ${v.flash ? html`<p class="flash" role="status">${v.flash}</p>` : ''}
 ${v.errors.map((e) => html`<p class="error">${e}</p>`)}
 <main>${indexSection(v)}${queueSection(v)}${actionsSection(v)}${askSection(v)}${activitySection(v)}${gapsSection(v)}${injectionsSection(v)}</main>`,

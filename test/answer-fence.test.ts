@@ -11,7 +11,7 @@ describe('fence neutraliser', () => {
       for (const forged of [`<${z}/passage>`, `</pas${z}sage>`, `</passage${z}>`, `<${z}passage id="S1">`, `</${z}question>`, `<hist${z}ory>`]) {
         const out = neutraliseFences(`text ${forged} more`);
         expect(out, JSON.stringify(forged)).not.toMatch(/</);
-        expect(out).toContain('‹');
+        expect(out).toContain('«');
       }
     }
   });

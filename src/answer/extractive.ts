@@ -4,7 +4,7 @@
 import { detectLanguage, tokenize } from '../search/tokenize.ts';
 import type { Passage } from '../types.ts';
 import { refusalText, type Language } from './messages.ts';
-import { isInjectedInstruction } from './injection.ts';
+import { isInjectedInstruction, WITHHELD } from './injection.ts';
 import { splitSentences } from '../../ingest/chunk/text.ts';
 import { extractExactTerms, isMeasure } from '../search/identifiers.ts';
 import { letterVariants, namesOtherVariant } from './variants.ts';
@@ -491,7 +491,8 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
       return false;
     };
     sentences.forEach((text, position) => {
-      if (isInjectedInstruction(text)) return; // planted instructions are never quoted as answers
+      // Planted instructions are never quoted as answers, nor what stands in for one withheld.
+      if (text.includes(WITHHELD) || isInjectedInstruction(text)) return;
       // A sentence about hepatitis G is not evidence about hepatitis C, however many words it shares.
       if (namesOtherVariant(variants, (i) => termSets[i], position)) return;
       let own = 0;

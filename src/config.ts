@@ -130,13 +130,15 @@ const fileSchema = z
         keepCompleted: z.number().int().min(0).default(500),
         keepFailed: z.number().int().min(0).default(5000),
         webhookMaxKb: z.number().int().min(1).max(10_240).default(1024),
+        // A delivery waits this long for Redis, then is answered 503 (GitHub gives up after 10 s).
+        webhookTimeoutMs: z.number().int().min(100).max(60_000).default(5000),
         // A job whose worker died is retried after its lock expires (stalled-job check every half).
         lockMs: z.number().int().min(1000).max(600_000).default(30_000),
         // After a blue/green switch, the old index is dropped once every live process has switched,
         // or after this long at most.
         switchGraceMs: z.number().int().min(0).max(3_600_000).default(120_000),
       })
-      .default({ concurrency: 2, attempts: 5, backoffMs: 1000, keepCompleted: 500, keepFailed: 5000, webhookMaxKb: 1024, lockMs: 30_000, switchGraceMs: 120_000 }),
+      .default({ concurrency: 2, attempts: 5, backoffMs: 1000, keepCompleted: 500, keepFailed: 5000, webhookMaxKb: 1024, webhookTimeoutMs: 5000, lockMs: 30_000, switchGraceMs: 120_000 }),
     gaps: z
       .object({
         // Answers whose best passage scored below this are listed as weakly supported knowledge

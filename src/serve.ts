@@ -89,7 +89,8 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   }
 
   const routers: express.Router[] = [];
-  if (queue && redis) routers.push(webhookRouter({ sources: config.sources, queue: queue.queue, redis, ns: app.ns, maxBodyKb: config.queue.webhookMaxKb, log }));
+  // Mounted without Redis too: a sender is told 503 (the queue is down), not 404 (no such hook).
+  routers.push(webhookRouter({ sources: config.sources, queue: queue?.queue, redis, ns: app.ns, maxBodyKb: config.queue.webhookMaxKb, timeoutMs: config.queue.webhookTimeoutMs, log }));
   const metrics = createMetrics({ app, queue: queue?.queue, worker: queue?.worker });
   const activity = redis ? createActivityStore(redis, `${app.ns}:`) : undefined;
 

@@ -58,6 +58,7 @@ export interface ServeOptions {
 }
 
 export async function startServe(config: Config, log: Logger, opts: ServeOptions = {}): Promise<Running> {
+  for (const w of config.warnings) log.warn(w);
   const redis = await tryConnectRedis(config.redisUrl);
   if (!redis) log.warn({ redis: redactUrls(config.redisUrl) }, 'Redis is not reachable: no queue, webhooks or wiki freshness; sources are indexed once at start');
   // A start that fails (Chroma refused or unreachable) must not leave Redis holding the process open.

@@ -51,7 +51,7 @@ function dashboardBanner(link: string): string {
 
 function setup(quietLogs = false): { config: Config; log: Logger } {
   const config = loadConfig();
-  const log = createLogger(quietLogs && config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const log = createLogger(quietLogs && config.logLevel === 'info' ? 'warn' : config.logLevel, 'labbot', undefined, config.secrets);
   return { config, log };
 }
 
@@ -284,6 +284,7 @@ export function buildProgram(): Command {
     .description('run a queue worker: sync sources, index and delete documents, rebuild')
     .action(async () => {
       const { config, log } = setup();
+      for (const w of config.warnings) log.warn(w);
       const redis = await tryConnectRedis(config.redisUrl);
       if (!redis) throw new ConfigError(`The worker needs Redis; nothing answers at ${redactUrls(config.redisUrl)} (REDIS_URL).`);
       // A worker reads what is indexed from Redis records, not from a lexical index in memory:

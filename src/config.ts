@@ -1,8 +1,9 @@
 // The one place that reads the environment. Everything else receives a typed Config.
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import type { GitAuth } from '../ingest/sources/git.ts';
 import { ACCESS_GROUP, KINDS } from './types.ts';
 
 export class ConfigError extends Error {}
@@ -19,6 +20,10 @@ const duration = z
   })
   .refine((ms) => ms >= 10_000, 'poll intervals under 10s would hammer the source');
 
+const envName = (field: string, example: string) =>
+  z.string().regex(/^[A-Z_][A-Z0-9_]*$/, `${field} names an environment variable, such as ${example}`);
+const isHttpUrl = (url: string | undefined) => url !== undefined && /^https?:\/\//i.test(url);
+
 const sourceSchema = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a source id is letters, digits, ".", "_" or "-"'),
@@ -34,8 +39,17 @@ const sourceSchema = z
     /** git remote to clone and fetch; without it `path` must already be a git work tree. */
     url: z.string().min(1).optional(),
     branch: z.string().regex(/^[A-Za-z0-9._/-]+$/, 'a branch name is letters, digits, ".", "_", "/" or "-"').optional(),
-    /** Webhook secret (HMAC for GitHub and generic hooks, token for GitLab). */
+    /**
+     * Webhook secret (HMAC for GitHub and generic hooks, token for GitLab). Still read from the
+     * file for old configs, with a warning: `secretEnv` is where it belongs.
+     */
     secret: z.string().min(8, 'a webhook secret must be at least 8 characters').optional(),
+    /** Name of the environment variable holding the webhook secret (never the secret itself). */
+    secretEnv: envName('secretEnv', 'WIKI_WEBHOOK_SECRET').optional(),
+    /** git over https: name of the environment variable holding an access token. */
+    tokenEnv: envName('tokenEnv', 'WIKI_GIT_TOKEN').optional(),
+    /** git over ssh: a private (deploy) key file, relative to the config file. */
+    sshKeyPath: z.string().min(1).optional(),
     poll: duration.optional(),
     kind: z.enum(KINDS).optional(),
     access: groupName.optional(),
@@ -44,7 +58,11 @@ const sourceSchema = z
   .refine((s) => s.type !== 'git' || s.path || s.url, { message: 'a git source needs a url or a path to an existing clone', path: ['url'] })
   .refine((s) => s.type !== 'zotero' || s.path || s.library, { message: 'a zotero source needs a "library" ("groups/<id>" or "users/<id>") for the Web API, or a "path" to a local Zotero data folder', path: ['library'] })
   .refine((s) => s.type === 'zotero' || (!s.library && !s.apiKeyEnv && !s.collection), { message: '"library", "apiKeyEnv" and "collection" are for zotero sources', path: ['type'] })
-  .refine((s) => s.type !== 'zotero' || (!s.url && !s.branch && !s.secret), { message: 'a zotero source has no "url", "branch" or "secret" (it is polled: set "poll")', path: ['type'] })
+  .refine((s) => s.type !== 'zotero' || (!s.url && !s.branch && !s.secret && !s.secretEnv), { message: 'a zotero source has no "url", "branch" or "secret" (it is polled: set "poll")', path: ['type'] })
+  .refine((s) => !(s.secret && s.secretEnv), { message: 'give either "secret" or "secretEnv" (the name of the environment variable holding it), not both', path: ['secretEnv'] })
+  .refine((s) => s.type === 'git' || (!s.tokenEnv && !s.sshKeyPath), { message: '"tokenEnv" and "sshKeyPath" are for git sources', path: ['type'] })
+  .refine((s) => !s.tokenEnv || isHttpUrl(s.url), { message: '"tokenEnv" sends a token over HTTP(S): the source needs an https:// url (an ssh remote takes "sshKeyPath")', path: ['tokenEnv'] })
+  .refine((s) => !s.sshKeyPath || (s.url !== undefined && !isHttpUrl(s.url)), { message: '"sshKeyPath" is for ssh remotes (ssh://... or git@host:path); an https:// url takes "tokenEnv"', path: ['sshKeyPath'] })
   .refine((s) => s.type !== 'zotero' || !(s.path && s.apiKeyEnv), { message: 'a local Zotero library ("path") needs no API key', path: ['apiKeyEnv'] });
 
 // Channel and user maps are looked up with names from Slack and HTTP requests: a plain object
@@ -130,13 +148,15 @@ const fileSchema = z
         keepCompleted: z.number().int().min(0).default(500),
         keepFailed: z.number().int().min(0).default(5000),
         webhookMaxKb: z.number().int().min(1).max(10_240).default(1024),
+        // A delivery waits this long for Redis, then is answered 503 (GitHub gives up after 10 s).
+        webhookTimeoutMs: z.number().int().min(100).max(60_000).default(5000),
         // A job whose worker died is retried after its lock expires (stalled-job check every half).
         lockMs: z.number().int().min(1000).max(600_000).default(30_000),
         // After a blue/green switch, the old index is dropped once every live process has switched,
         // or after this long at most.
         switchGraceMs: z.number().int().min(0).max(3_600_000).default(120_000),
       })
-      .default({ concurrency: 2, attempts: 5, backoffMs: 1000, keepCompleted: 500, keepFailed: 5000, webhookMaxKb: 1024, lockMs: 30_000, switchGraceMs: 120_000 }),
+      .default({ concurrency: 2, attempts: 5, backoffMs: 1000, keepCompleted: 500, keepFailed: 5000, webhookMaxKb: 1024, webhookTimeoutMs: 5000, lockMs: 30_000, switchGraceMs: 120_000 }),
     gaps: z
       .object({
         // Answers whose best passage scored below this are listed as weakly supported knowledge
@@ -208,7 +228,7 @@ export type ZoteroAccess =
  * sources `path` is the mirror folder under the data dir that the rest of labbot indexes, and
  * `zotero` says where the library is read from.
  */
-export type SourceConfig = Omit<ParsedSource, 'path'> & { path: string; zotero?: ZoteroAccess };
+export type SourceConfig = Omit<ParsedSource, 'path'> & { path: string; zotero?: ZoteroAccess; gitAuth?: GitAuth };
 export type FileConfig = z.infer<typeof fileSchema>;
 
 const envSchema = z.object({
@@ -313,6 +333,10 @@ export interface Config {
    * links and how long a link opens its document. Unset without LABBOT_PUBLIC_URL (no such links).
    */
   docLinks: { baseUrl: string; secret: string; ttlMs: number } | undefined;
+  /** Secrets still written in the config file, and similar advice: logged at start-up (never a value). */
+  warnings: string[];
+  /** Every secret value configured, so the logger can redact it from whatever line it reaches. */
+  secrets: string[];
   /** Unset when no Slack variables are given: `serve` runs without the bot. */
   slack: { botToken: string; signingSecret: string | undefined; appToken: string | undefined; apiUrl: string | undefined } | undefined;
 }
@@ -348,7 +372,11 @@ export function readConfigFile(file: string, required: boolean, dataDir = path.r
   return {
     ...parsed.data,
     sources: parsed.data.sources.map((s) => {
-      if (s.type !== 'zotero') return { ...s, path: s.path ? resolve(s.path) : path.join(dataDir, 'git', s.id) };
+      if (s.type !== 'zotero') {
+        const sshKeyPath = s.sshKeyPath === undefined ? undefined : resolve(s.sshKeyPath);
+        if (sshKeyPath !== undefined && !isReadableFile(sshKeyPath)) throw new ConfigError(`Invalid configuration in ${file}: source "${s.id}": sshKeyPath ${sshKeyPath} is not a readable file`);
+        return { ...s, path: s.path ? resolve(s.path) : path.join(dataDir, 'git', s.id), ...(sshKeyPath ? { sshKeyPath, gitAuth: { sshKeyPath } } : {}) };
+      }
       const zotero: ZoteroAccess = s.path
         ? { via: 'local', dataDir: resolve(s.path), library: s.library, collection: s.collection }
         : { via: 'web', apiUrl: DEFAULT_ZOTERO_API, library: s.library!, apiKey: undefined, collection: s.collection };
@@ -358,6 +386,87 @@ export function readConfigFile(file: string, required: boolean, dataDir = path.r
 }
 
 const DEFAULT_ZOTERO_API = 'https://api.zotero.org';
+
+function isReadableFile(p: string): boolean {
+  try {
+    accessSync(p, constants.R_OK);
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** A variable a source names; unset is an error naming the variable (never a value). */
+function fromEnv(env: Record<string, string | undefined>, source: string, name: string, what: string): string {
+  const v = env[name];
+  if (!v) throw new ConfigError(`Invalid configuration: source "${source}" reads its ${what} from ${name}, which is not set`);
+  return v;
+}
+
+/** An http(s) git URL without its userinfo, and that userinfo decoded (undefined when there is none). */
+function splitCredentials(url: string): { url: string; user?: string; password?: string } {
+  if (!isHttpUrl(url)) return { url };
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { url };
+  }
+  if (!u.username && !u.password) return { url };
+  const user = decodeURIComponent(u.username);
+  const password = u.password || /^[a-z]+:\/\/[^@/]*:@/i.test(url) ? decodeURIComponent(u.password) : undefined;
+  u.username = '';
+  u.password = '';
+  return { url: u.toString(), user, password };
+}
+
+/**
+ * Each source's webhook secret and git credentials, from the variables it names or (old configs,
+ * warned about) from the file. Credentials in a git URL leave the URL in every case: git gets them
+ * as a header (ingest/sources/git.ts), so they reach neither the clone's .git/config nor `ps`.
+ */
+function withSourceSecrets(sources: SourceConfig[], env: Record<string, string | undefined>, file: string, warnings: string[]): SourceConfig[] {
+  return sources.map((s) => {
+    let secret = s.secret;
+    if (s.secretEnv) {
+      secret = fromEnv(env, s.id, s.secretEnv, 'webhook secret');
+      if (secret.length < 8) throw new ConfigError(`Invalid configuration: the webhook secret in ${s.secretEnv} (source "${s.id}") must be at least 8 characters`);
+    } else if (secret) {
+      warnings.push(`source "${s.id}": its webhook secret is written in ${file}; move it to .env and name the variable with "secretEnv"`);
+    }
+    if (s.type !== 'git' || !s.url) return { ...s, secret };
+    const split = splitCredentials(s.url);
+    let basic: { user: string; password: string } | undefined;
+    if (s.tokenEnv) basic = { user: split.password !== undefined || split.user === undefined ? 'x-access-token' : split.user, password: fromEnv(env, s.id, s.tokenEnv, 'git token') };
+    // Exactly what git sent from such a URL: its user name, and the password or nothing.
+    else if (split.user !== undefined) basic = { user: split.user, password: split.password ?? '' };
+    if (split.user !== undefined && (!s.tokenEnv || split.password !== undefined)) {
+      warnings.push(`source "${s.id}": credentials in its git URL in ${file} are no longer needed there; put the token in .env and name the variable with "tokenEnv" (${s.tokenEnv ? 'tokenEnv is used' : 'they are used for now, kept out of the clone'})`);
+    }
+    return { ...s, secret, url: split.url, ...(basic ? { gitAuth: { ...s.gitAuth, basic } } : {}) };
+  });
+}
+
+/** Every secret value, for redaction; short values are left out (they would blank ordinary words). */
+function secretValues(e: z.infer<typeof envSchema>, sources: SourceConfig[]): string[] {
+  const values = [
+    e.OPENAI_API_KEY,
+    e.RERANK_API_KEY,
+    e.LABBOT_ADMIN_TOKEN,
+    e.LABBOT_LINK_SECRET,
+    e.SLACK_BOT_TOKEN,
+    e.SLACK_SIGNING_SECRET,
+    e.SLACK_APP_TOKEN,
+    splitCredentials(e.REDIS_URL.replace(/^redis/, 'http')).password,
+    ...sources.flatMap((s) => {
+      const basic = s.gitAuth?.basic;
+      // A token alone in a URL is its user name; the Authorization header git sends is base64.
+      const git = basic ? [basic.password, basic.password === '' ? basic.user : undefined, Buffer.from(`${basic.user}:${basic.password}`).toString('base64')] : [];
+      return [s.secret, ...git, s.zotero?.via === 'web' ? s.zotero.apiKey : undefined];
+    }),
+  ];
+  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v.length >= 8))];
+}
 
 /** The Web API's address and each web source's key, from the environment. */
 function withZoteroEnv(sources: SourceConfig[], env: Record<string, string | undefined>, apiUrl: string | undefined): SourceConfig[] {
@@ -397,6 +506,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.LABBOT_PUBLIC_URL && !e.LABBOT_LINK_SECRET) {
     throw new ConfigError('LABBOT_PUBLIC_URL is set but LABBOT_LINK_SECRET is not: document links are signed with it (at least 32 characters, e.g. openssl rand -hex 32).');
   }
+  const warnings: string[] = [];
+  const sources = withSourceSecrets(withZoteroEnv(file.sources, cleaned, e.ZOTERO_API_URL?.replace(/\/+$/, '')), cleaned, path.resolve(e.LABBOT_CONFIG), warnings);
   return {
     dataDir: path.resolve(e.LABBOT_DATA_DIR),
     configFile: existsSync(e.LABBOT_CONFIG) ? path.resolve(e.LABBOT_CONFIG) : undefined,
@@ -414,7 +525,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.LABBOT_PORT,
     host: e.LABBOT_HOST,
     logLevel: e.LOG_LEVEL,
-    sources: withZoteroEnv(file.sources, cleaned, e.ZOTERO_API_URL?.replace(/\/+$/, '')),
+    sources,
     access: file.access,
     chunking: file.chunking,
     retrieval: file.retrieval,
@@ -437,10 +548,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       e.LABBOT_PUBLIC_URL && e.LABBOT_LINK_SECRET
         ? { baseUrl: e.LABBOT_PUBLIC_URL.replace(/\/+$/, ''), secret: e.LABBOT_LINK_SECRET, ttlMs: file.links.ttlHours * 3_600_000 }
         : undefined,
+    warnings,
+    secrets: secretValues(e, sources),
     slack: e.SLACK_BOT_TOKEN
       ? { botToken: e.SLACK_BOT_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, appToken: e.SLACK_APP_TOKEN, apiUrl: e.SLACK_API_URL }
       : undefined,
   };
+}
+
+/**
+ * The environment of a program labbot runs (git): this process's own plus `extra`. Here because
+ * this is the one module that reads process.env; a child's environment is readable only by its
+ * own user (and root), unlike its arguments, which every `ps` shows.
+ */
+export function childEnv(extra: Record<string, string>): Record<string, string | undefined> {
+  return { ...process.env, ...extra };
 }
 
 /** Access groups a Slack channel (or DM user) may read. Unknown channels see the default group only. */

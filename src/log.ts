@@ -15,10 +15,29 @@ export function redactUrls(text: string): string {
   return text.replace(USERINFO, '$1');
 }
 
-export function createLogger(level: string, name = 'labbot', destination: DestinationStream = pino.destination(2)): Logger {
+/** The forms a secret takes in a log line: as is, inside a JSON string, in a URL, in a Basic header. */
+function secretForms(secrets: string[]): string[] {
+  const forms = new Set<string>();
+  for (const s of secrets) {
+    forms.add(s);
+    forms.add(JSON.stringify(s).slice(1, -1));
+    forms.add(encodeURIComponent(s));
+    forms.add(Buffer.from(s).toString('base64'));
+  }
+  // Longest first: a secret that contains another is replaced whole.
+  return [...forms].filter((f) => f.length >= 8).sort((a, b) => b.length - a.length);
+}
+
+export function createLogger(level: string, name = 'labbot', destination: DestinationStream = pino.destination(2), secrets: string[] = []): Logger {
   // Logs go to stderr so `--json` output on stdout stays machine-readable. Every line passes
-  // through redactUrls on its way out: a REDIS_URL (or git remote) password can reach a log by
-  // many roads (a message, an error from a client library, a logged config value), and scrubbing
-  // the finished line covers all of them.
-  return pino({ name, level, hooks: { streamWrite: redactUrls } }, destination);
+  // through the redaction on its way out: a REDIS_URL (or git remote) password, a token or a
+  // webhook secret can reach a log by many roads (a message, an error from a client library, a
+  // logged config value), and scrubbing the finished line covers all of them.
+  const forms = secretForms(secrets);
+  const redact = (line: string) => {
+    let out = redactUrls(line);
+    for (const f of forms) if (out.includes(f)) out = out.split(f).join('[redacted]');
+    return out;
+  };
+  return pino({ name, level, hooks: { streamWrite: redact } }, destination);
 }

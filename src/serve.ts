@@ -66,6 +66,7 @@ export interface ServeOptions {
 }
 
 export async function startServe(config: Config, log: Logger, opts: ServeOptions = {}): Promise<Running> {
+  for (const w of config.warnings) log.warn(w);
   const redis = await tryConnectRedis(config.redisUrl);
   if (!redis) log.warn({ redis: redactUrls(config.redisUrl) }, 'Redis is not reachable: no queue, webhooks or wiki freshness; sources are indexed once at start');
   // A start that fails (Chroma refused or unreachable) must not leave Redis holding the process open.
@@ -97,7 +98,8 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   }
 
   const routers: express.Router[] = [];
-  if (queue && redis) routers.push(webhookRouter({ sources: config.sources, queue: queue.queue, redis, ns: app.ns, maxBodyKb: config.queue.webhookMaxKb, log }));
+  // Mounted without Redis too: a sender is told 503 (the queue is down), not 404 (no such hook).
+  routers.push(webhookRouter({ sources: config.sources, queue: queue?.queue, redis, ns: app.ns, maxBodyKb: config.queue.webhookMaxKb, timeoutMs: config.queue.webhookTimeoutMs, log }));
   const metrics = createMetrics({ app, queue: queue?.queue, worker: queue?.worker });
   const activity = redis ? createActivityStore(redis, `${app.ns}:`) : undefined;
 

@@ -39,7 +39,7 @@ const checkoutLocks = new Map<string, Promise<void>>();
 async function withCheckout(source: SourceConfig, commit: string | undefined): Promise<void> {
   if (source.type !== 'git' || !commit) return;
   const prev = checkoutLocks.get(source.id) ?? Promise.resolve();
-  const next = prev.catch(() => undefined).then(() => ensureAtLeast(source.path, commit));
+  const next = prev.catch(() => undefined).then(() => ensureAtLeast(source, commit));
   checkoutLocks.set(source.id, next);
   await next;
 }

@@ -43,12 +43,12 @@ const trustProxy = () => String(svc('labbot').environment.LABBOT_TRUST_PROXY ?? 
 
 describe('docker-compose.yml: what is published', () => {
   it("publishes labbot's port on 127.0.0.1 only, and nothing of a service that runs without a profile on any other address", () => {
-    const ports = (svc('labbot').ports ?? []).map(published);
+    const ports = ((svc('labbot').ports ?? []) as unknown[]).map(published);
     expect(ports.map((p) => p.container)).toContain('3000');
     for (const p of ports) expect(p.hostIp, `labbot publishes ${p.host}:${p.container} on all interfaces`).toBe('127.0.0.1');
     for (const [name, s] of Object.entries(compose.services)) {
       if (profiles(s).length) continue;
-      for (const p of (s.ports ?? []).map(published)) expect(['127.0.0.1', '::1', '[::1]'], `${name} publishes ${p.host} on ${p.hostIp || 'every interface'}`).toContain(p.hostIp);
+      for (const p of ((s.ports ?? []) as unknown[]).map(published)) expect(['127.0.0.1', '::1', '[::1]'], `${name} publishes ${p.host} on ${p.hostIp || 'every interface'}`).toContain(p.hostIp);
     }
   });
 

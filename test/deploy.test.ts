@@ -576,7 +576,7 @@ describe('Dockerfile', () => {
   });
 
   it('.dockerignore keeps local state and secrets out of the build context', () => {
-    for (const p of ['node_modules', 'node_modules/x/index.js', '.git', 'data', 'data/chroma/x.sqlite3', 'test-output', '.env', '.env.local', 'bench/run.local']) {
+    for (const p of ['node_modules', 'node_modules/x/index.js', '.git', 'data', 'data/chroma/x.sqlite3', 'test-output', '.env', '.env.local', 'bench/run.local', 'backups/2025-05-01/redis.jsonl.gz']) {
       expect(dockerIgnored(dockerignore, p), `${p} should be ignored`).toBe(true);
     }
     expect(dockerIgnored(dockerignore, 'src/cli.ts')).toBe(false);

@@ -5,6 +5,7 @@
 #   git           the git-wiki source tests make real repositories
 #   redis-server, redis-tools
 #                 the Redis fault test starts and stops its own redis-server
+#   caddy         the TLS proxy test runs the shipped Caddyfile (test/security/deploy-proxy.test.ts)
 # Run by `npm test` (pretest), `npm run setup` and .ci/run. All present: prints nothing and
 # exits at once. It also warns when nothing answers on 127.0.0.1:6379, the Redis the tests use.
 #
@@ -39,6 +40,7 @@ missing=()
 command -v git >/dev/null 2>&1 || missing+=(git)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+command -v caddy >/dev/null 2>&1 || missing+=(caddy)
 if [ ${#missing[@]} = 0 ]; then
   redis_check
   exit 0

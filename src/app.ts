@@ -83,6 +83,9 @@ export interface AskedEvent {
   totalMs: number;
 }
 
+/** Redis key namespace of an installation: every key labbot writes starts with it and a colon. */
+export const namespaceOf = (collection: string) => `labbot:${collection}`;
+
 /** The settings the configuration asks a new index to be built with. */
 function configuredSettings(config: Config): IndexSettings {
   return {
@@ -109,7 +112,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   };
   const version = settingsVersion(settings);
   const redis = opts.redis;
-  const ns = `labbot:${config.collection}`;
+  const ns = namespaceOf(config.collection);
   // Without a loaded catalog (a queue worker, a CLI reindex) this process answers nothing: it does
   // not mirror the lexical index, it only follows which index is live.
   const mirror = opts.loadCatalog !== false;

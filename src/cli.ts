@@ -1,4 +1,4 @@
-// `labbot` commands: ingest, ask, eval, status, serve, worker, reindex.
+// `labbot` commands: ingest, ask, eval, status, serve, worker, reindex, backup, restore.
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -27,6 +27,7 @@ import { runEval } from './eval/run.ts';
 import { SPLITS, type Split } from './eval/split.ts';
 import { KINDS, type Kind } from './types.ts';
 import { prepareSource, sourceTarget } from '../ingest/sources/prepare.ts';
+import { addBackupCommands } from './ops/backup-commands.ts';
 
 const positiveInt = (v: string) => {
   const n = Number(v);
@@ -368,6 +369,7 @@ export function buildProgram(): Command {
       }
     });
 
+  addBackupCommands(program);
   return program;
 }
 

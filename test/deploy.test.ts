@@ -363,7 +363,8 @@ describe('docker-compose.yml', () => {
     const b = svc('labbot');
     expect(b.build === '.' || b.build?.context === '.').toBe(true);
     expect([b.command].flat().join(' ')).toBe('serve');
-    expect(b.ports).toContain('3000:3000');
+    // On this machine only; the TLS proxy (profile tls) is the way in: test/security/deploy-proxy.test.ts.
+    expect(b.ports).toEqual(['127.0.0.1:3000:3000']);
     expect(b.env_file === '.env' || (Array.isArray(b.env_file) && b.env_file.includes('.env'))).toBe(true);
     expect(envOf(b)).toMatchObject({ CHROMA_URL: 'http://chroma:8000', REDIS_URL: 'redis://redis:6379', LABBOT_HOST: '0.0.0.0', LABBOT_WORKER: 'off' });
     expect(b.volumes).toEqual(expect.arrayContaining(['./labbot.config.json:/app/labbot.config.json:ro', expect.stringMatching(/^[a-z][\w-]*:\/data$/)]));
@@ -575,7 +576,7 @@ describe('Dockerfile', () => {
   });
 
   it('.dockerignore keeps local state and secrets out of the build context', () => {
-    for (const p of ['node_modules', 'node_modules/x/index.js', '.git', 'data', 'data/chroma/x.sqlite3', 'test-output', '.env', '.env.local', 'bench/run.local']) {
+    for (const p of ['node_modules', 'node_modules/x/index.js', '.git', 'data', 'data/chroma/x.sqlite3', 'test-output', '.env', '.env.local', 'bench/run.local', 'backups/2025-05-01/redis.jsonl.gz']) {
       expect(dockerIgnored(dockerignore, p), `${p} should be ignored`).toBe(true);
     }
     expect(dockerIgnored(dockerignore, 'src/cli.ts')).toBe(false);

@@ -1,5 +1,5 @@
 // scripts/test-deps.sh (run by `npm test` before the suite) on a PATH of fakes only: apt-get, id,
-// sudo, git and the Redis tools are small scripts, so installing can be checked on a machine
+// sudo, git, the Redis tools and caddy are small scripts, so installing can be checked on a machine
 // that has everything.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,8 +21,9 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-test-deps-'));
   chromium = path.join(dir, 'chromium');
   aptLog = path.join(dir, 'apt.log');
-  // By default the machine has git and Redis (answering), is root and has apt.
+  // By default the machine has git, Redis (answering) and caddy, is root and has apt.
   fake('git', 'exit 0');
+  fake('caddy', 'exit 0');
   fake('redis-server', 'exit 0');
   fake('redis-cli', 'echo PONG');
   fake('id', 'echo 0');
@@ -73,12 +74,12 @@ describe('scripts/test-deps.sh', () => {
   });
 
   it('installs every missing package in one apt call', () => {
-    for (const t of ['git', 'redis-server', 'redis-cli']) rmSync(path.join(dir, t));
+    for (const t of ['git', 'redis-server', 'redis-cli', 'caddy']) rmSync(path.join(dir, t));
     writeFileSync(path.join(dir, 'lists'), '');
     const r = run();
     expect(r.status).toBe(0);
-    expect(r.apt).toEqual(['install -y -qq chromium git redis-server redis-tools']);
-    expect(r.out).toContain('test-deps: installed chromium git redis-server redis-tools (Chromium 1.2.3)');
+    expect(r.apt).toEqual(['install -y -qq chromium git redis-server redis-tools caddy']);
+    expect(r.out).toContain('test-deps: installed chromium git redis-server redis-tools caddy (Chromium 1.2.3)');
   });
 
   it('prints the commands and runs none with --dry-run', () => {

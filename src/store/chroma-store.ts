@@ -71,9 +71,9 @@ const MAX_UPSERT = 5000; // Chroma refuses batches above ~5,461 records.
  * Collections written before keep their text as documents; reads accept both.
  */
 const TEXT_KEY = 'labbot_text';
-const GROUP_SEP = '--';
+export const GROUP_SEP = '--';
 
-function parseUrl(url: string): { host: string; port: number; ssl: boolean } {
+export function parseUrl(url: string): { host: string; port: number; ssl: boolean } {
   const u = new URL(url);
   const ssl = u.protocol === 'https:';
   return { host: u.hostname, port: Number(u.port || (ssl ? 443 : 80)), ssl };

@@ -1,5 +1,5 @@
-// What `/labbot reindex` and `/labbot status` talk to. The interface lets a queue-backed version
-// (BullMQ, later) replace the in-process one below without touching the Slack handlers.
+// What `/labbot reindex` and `/labbot status` talk to: the BullMQ queue (queue/reindexer.ts) when
+// Redis is configured, else the in-process re-sync below (`labbot serve` without Redis).
 import type { App } from '../app.ts';
 import type { IngestSummary, ProgressEvent } from '../../ingest/pipeline.ts';
 import type { SourceConfig } from '../config.ts';

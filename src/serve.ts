@@ -20,8 +20,8 @@ import { redactUrls } from './log.ts';
 import { createAdminRouter, dashboardStartCheck, readyzRouter } from './admin/dashboard.ts';
 import { createMetrics, type Metrics } from './admin/metrics.ts';
 import type { SlackBot } from './slack/bot.ts';
-import { createBackgroundReindexer } from './slack/reindexer.ts';
-import { createQueueReindexer } from './queue/reindexer.ts';
+import { createBackgroundReindexer } from './queue/in-process-reindexer.ts';
+import { createQueueReindexer } from './queue/queue-reindexer.ts';
 import { createActivityStore, type ActivityStore } from './store/activity.ts';
 import { startNoticeRecheck } from './enrich/recheck.ts';
 

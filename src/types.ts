@@ -200,3 +200,15 @@ export interface EmbeddingCache {
   get(hashes: string[]): Promise<Map<string, number[]>>;
   set(entries: { hash: string; vector: number[] }[]): Promise<void>;
 }
+
+/** A chunk as the vector store holds it (text and metadata, no vector). */
+export interface StoredRecord {
+  id: string;
+  text: string;
+  /** As stored: may also hold the adapter's own text field, which readers ignore. */
+  metadata: ChunkMetadata;
+}
+
+export interface VectorRecord extends StoredRecord {
+  embedding: number[];
+}

@@ -1,18 +1,9 @@
 // Reading and writing chunk records in one group's collection.
 import type { Collection, Metadata } from 'chromadb';
-import type { ChunkMetadata } from '../../types.ts';
+import type { ChunkMetadata, StoredRecord, VectorRecord } from '../../types.ts';
 import type { Collections } from './collections.ts';
 
-export interface StoredRecord {
-  id: string;
-  text: string;
-  /** As stored: may also hold the adapter's own text field, which readers ignore. */
-  metadata: ChunkMetadata;
-}
-
-export interface VectorRecord extends StoredRecord {
-  embedding: number[];
-}
+export type { StoredRecord, VectorRecord };
 
 const SCAN_PARALLEL = 2;
 const MAX_UPSERT = 5000; // Chroma refuses batches above ~5,461 records.

@@ -26,7 +26,7 @@ import * as configModule from '../src/config.ts';
 import * as runModule from '../src/eval/run.ts';
 import * as prepareModule from '../ingest/sources/prepare.ts';
 import { createLogger } from '../src/log.ts';
-import type { EvalQuestion } from '../src/search/evaluate.ts';
+import type { EvalQuestion } from '../src/eval/score.ts';
 import { betterBibtex, zoteroCslJson, type LibraryPaper } from '../test/fixtures/libraries.ts';
 import { articleItem, pdfAttachment, startFakeZotero, zoteroKey, type FakeZotero } from '../test/helpers/fake-zotero.ts';
 import { TEST_MIX, firstCreator, generatePapers, renderPaperPdf, type GeneratedPaper } from '../test/fixtures/papers.ts';

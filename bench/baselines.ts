@@ -22,7 +22,7 @@ import { loadConfig } from '../src/config.ts';
 import { inSplit, SPLITS, type Split } from '../src/eval/split.ts';
 import { createLogger } from '../src/log.ts';
 import { createLexicalIndex } from '../src/search/bm25.ts';
-import { parseQuestions, scoreQuestion, summarize, type EvalMetrics, type EvalPassage, type EvalQuestion } from '../src/search/evaluate.ts';
+import { parseQuestions, scoreQuestion, summarize, type EvalMetrics, type EvalPassage, type EvalQuestion } from '../src/eval/score.ts';
 import { retrieve } from '../src/search/retrieve.ts';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { split: { type: 'string' }, json: { type: 'boolean' } } });

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { docViewUrl } from '../src/admin/doc-links.ts';
+import { docViewUrl } from '../src/answer/doc-links.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startServe } from '../src/serve.ts';

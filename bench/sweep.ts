@@ -13,7 +13,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { inSplit, SPLITS, type Split } from '../src/eval/split.ts';
 import { percentile } from '../src/eval/stats.ts';
-import { parseQuestions, scoreQuestion, summarize } from '../src/search/evaluate.ts';
+import { parseQuestions, scoreQuestion, summarize } from '../src/eval/score.ts';
 import { createOfflineReranker, DEFAULT_OFFLINE_WEIGHTS, type OfflineRerankWeights } from '../src/search/rerank.ts';
 import { retrieve } from '../src/search/retrieve.ts';
 import { indexVersion } from '../src/store/index-version.ts';

@@ -7,8 +7,8 @@ import type { Embeddings } from '@langchain/core/embeddings';
 import type { Logger } from 'pino';
 import type { Catalog } from '../src/search/catalog.ts';
 import type { VectorRecord, VectorStore } from '../src/store/chroma-store.ts';
-import { toChunkMetadata } from '../src/store/chunk-metadata.ts';
-import type { Chunk, ChunkOptions, Kind, LabDocument } from '../src/types.ts';
+import { toChunkMetadata } from '../src/chunk-metadata.ts';
+import type { Chunk, ChunkOptions, EmbeddingCache, IndexedDoc, IndexLookup, Kind, LabDocument } from '../src/types.ts';
 import { chunkDocument } from './chunk/index.ts';
 import { detectKind } from './chunk/detect-kind.ts';
 import { decideAccess } from './access.ts';
@@ -47,39 +47,6 @@ export type ProgressEvent =
   | { phase: 'scan'; files: number }
   | { phase: 'file'; done: number; total: number; file: string }
   | { phase: 'embed'; done: number; total: number };
-
-/** What is indexed for a document: enough to skip it, diff its chunks and delete it. */
-export interface IndexedDoc {
-  id: string;
-  source: string;
-  path: string;
-  access: string;
-  /** What decided the group: a metadata layer's name, "source config" or "default". */
-  accessFrom?: string;
-  kind: Kind;
-  contentHash: string;
-  chunkIds: string[];
-  /** Text hash of each chunk, in chunkIds order. */
-  chunkHashes: string[];
-  /** The DOI the file itself carries: library entries matched by DOI count in the content hash. */
-  fileDoi?: string;
-}
-
-/**
- * Where the pipeline learns what is already indexed. In one process the in-memory catalog is the
- * truth; with several workers the shared Redis record is, so this is a parameter.
- */
-export interface IndexLookup {
-  atPath(source: string, path: string): Promise<IndexedDoc | undefined>;
-  byId(id: string): Promise<IndexedDoc | undefined>;
-  bySource(source: string): Promise<IndexedDoc[]>;
-}
-
-/** Vectors already computed for a chunk text with the current embedding model. */
-export interface EmbeddingCache {
-  get(hashes: string[]): Promise<Map<string, number[]>>;
-  set(entries: { hash: string; vector: number[] }[]): Promise<void>;
-}
 
 export interface IngestDeps {
   store: VectorStore;

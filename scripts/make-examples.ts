@@ -1,5 +1,6 @@
 // Generates the binary documents of the sample lab corpus (examples/lab/): a PDF paper, a PPTX
-// lab-meeting deck with speaker notes and a DOCX protocol. The Markdown and HTML documents are
+// lab-meeting deck with speaker notes and a DOCX protocol, with the builders the test fixtures
+// use too (scripts/documents/). The Markdown and HTML documents are
 // written by hand and live in the repository as they are.
 //
 // Run: npx tsx scripts/make-examples.ts [output dir, default examples/lab]
@@ -10,9 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import JSZip from 'jszip';
-import { PDFDocument, PDFFont, StandardFonts, rgb } from 'pdf-lib';
-import PptxGenJS from 'pptxgenjs';
+import { PDFDocument, type PDFFont, StandardFonts, rgb } from 'pdf-lib';
 import {
   AlignmentType,
   Document,
@@ -25,36 +24,15 @@ import {
   TextRun,
   WidthType,
 } from 'docx';
+import { makeDeck, type SlideSpec } from './documents/deck.ts';
+import { wrapLines } from './documents/wrap.ts';
+import { withFixedDates } from './documents/zip-dates.ts';
 
 // An output directory other than examples/lab lets a test regenerate the files elsewhere and
 // compare them with the committed ones.
 const ROOT = process.argv[2]
   ? path.resolve(process.argv[2])
   : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'lab');
-
-// ---------------------------------------------------------------------------------------------
-// Zip normalisation: pptxgenjs and docx stamp "now" into docProps/core.xml and into every zip
-// entry's header. Rewrite both so the files only change when their content does.
-
-async function normaliseZip(input: Uint8Array, isoDate: string): Promise<Buffer> {
-  const source = await JSZip.loadAsync(input);
-  const out = new JSZip();
-  const fixed = new Date(isoDate);
-  for (const [name, entry] of Object.entries(source.files)) {
-    if (entry.dir) continue;
-    if (name === 'docProps/core.xml') {
-      let xml = await entry.async('string');
-      const stamp = isoDate.replace(/\.\d{3}Z$/, 'Z');
-      xml = xml
-        .replace(/(<dcterms:created[^>]*>)[^<]*(<\/dcterms:created>)/, `$1${stamp}$2`)
-        .replace(/(<dcterms:modified[^>]*>)[^<]*(<\/dcterms:modified>)/, `$1${stamp}$2`);
-      out.file(name, xml, { date: fixed, createFolders: false });
-    } else {
-      out.file(name, await entry.async('uint8array'), { date: fixed, createFolders: false });
-    }
-  }
-  return out.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } });
-}
 
 // ---------------------------------------------------------------------------------------------
 // PDF paper (with a .bib sidecar): an older finding that the 2023 Markdown paper revises.
@@ -181,22 +159,6 @@ const PDF_BLOCKS: PdfBlock[] = [
   },
 ];
 
-function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    const candidate = line ? `${line} ${word}` : word;
-    if (font.widthOfTextAtSize(candidate, size) > width && line) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = candidate;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
-}
-
 async function makePdf(): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   const created = new Date(PDF_PAPER.created);
@@ -248,7 +210,7 @@ async function makePdf(): Promise<Uint8Array> {
   for (const block of PDF_BLOCKS) {
     switch (block.kind) {
       case 'title':
-        draw(wrap(block.text, bold, 18, textWidth), bold, 18, 24, 10);
+        draw(wrapLines(block.text, bold, 18, textWidth), bold, 18, 24, 10);
         break;
       case 'byline':
         draw([block.text], italic, 11, 15, 0);
@@ -263,7 +225,7 @@ async function makePdf(): Promise<Uint8Array> {
         draw([block.text], bold, 12, 20, 2);
         break;
       case 'p':
-        draw(wrap(block.text, regular, 12, textWidth), regular, 12, 17, 8);
+        draw(wrapLines(block.text, regular, 12, textWidth), regular, 12, 17, 8);
         break;
     }
   }
@@ -285,13 +247,6 @@ const BIB = `@article{weber2020hypoxia,
 
 // ---------------------------------------------------------------------------------------------
 // PPTX lab-meeting deck with speaker notes.
-
-interface SlideSpec {
-  title: string;
-  bullets: string[];
-  notes: string;
-  table?: string[][];
-}
 
 const DECK = {
   file: 'slides/lab-meeting-2024-03-14.pptx',
@@ -371,31 +326,8 @@ const SLIDES: SlideSpec[] = [
   },
 ];
 
-async function makePptx(): Promise<Buffer> {
-  const pptx = new PptxGenJS();
-  pptx.layout = 'LAYOUT_16x9';
-  pptx.title = DECK.title;
-  pptx.author = DECK.author;
-  pptx.company = 'Okafor Lab';
-  pptx.subject = 'Lab meeting update';
-  for (const spec of SLIDES) {
-    const slide = pptx.addSlide();
-    slide.addText(spec.title, { x: 0.5, y: 0.3, w: 9, h: 0.8, fontSize: 28, bold: true });
-    slide.addText(
-      spec.bullets.map((text) => ({ text, options: { bullet: true } })),
-      { x: 0.5, y: 1.3, w: spec.table ? 4.5 : 9, h: 3.5, fontSize: 18, valign: 'top' },
-    );
-    if (spec.table) {
-      slide.addTable(
-        spec.table.map((row) => row.map((text) => ({ text }))),
-        { x: 5.2, y: 1.3, w: 4.3, fontSize: 12, border: { type: 'solid', pt: 0.5, color: '999999' } },
-      );
-    }
-    slide.addNotes(spec.notes);
-  }
-  const raw = (await pptx.write({ outputType: 'nodebuffer' })) as Uint8Array;
-  return normaliseZip(raw, DECK.created);
-}
+const makePptx = () =>
+  makeDeck(SLIDES, { title: DECK.title, author: DECK.author, company: 'Okafor Lab', subject: 'Lab meeting update', layout: 'boxes', created: DECK.created });
 
 // ---------------------------------------------------------------------------------------------
 // DOCX protocol. Steps carry literal numbers (as many people type them in Word) so that the step
@@ -469,7 +401,7 @@ async function makeDocx(): Promise<Buffer> {
       },
     ],
   });
-  return normaliseZip(await Packer.toBuffer(doc), DOCX_PROTOCOL.created);
+  return withFixedDates(await Packer.toBuffer(doc), DOCX_PROTOCOL.created);
 }
 
 // ---------------------------------------------------------------------------------------------

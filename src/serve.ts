@@ -21,8 +21,8 @@ import { createAdminRouter, dashboardStartCheck, readyzRouter } from './admin/da
 import { createMetrics, type Metrics } from './admin/metrics.ts';
 import { adminTokenFor, type AdminToken } from './admin/auth.ts';
 import type { SlackBot } from './slack/bot.ts';
-import { createBackgroundReindexer } from './slack/reindexer.ts';
-import { createQueueReindexer } from './queue/reindexer.ts';
+import { createBackgroundReindexer } from './queue/in-process-reindexer.ts';
+import { createQueueReindexer } from './queue/queue-reindexer.ts';
 import { createActivityStore, type ActivityStore } from './store/activity.ts';
 import { startNoticeRecheck } from './enrich/recheck.ts';
 

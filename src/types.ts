@@ -164,3 +164,51 @@ export interface EditorialNotice {
   /** Who registered it: "publisher", "retraction-watch". */
   source?: string;
 }
+
+// ---------------------------------------------------------------------------------------------
+// What is indexed, as the pipeline, the records and the queue share it.
+
+/** What is indexed for a document: enough to skip it, diff its chunks and delete it. */
+export interface IndexedDoc {
+  id: string;
+  source: string;
+  path: string;
+  access: string;
+  /** What decided the group: a metadata layer's name, "source config" or "default". */
+  accessFrom?: string;
+  kind: Kind;
+  contentHash: string;
+  chunkIds: string[];
+  /** Text hash of each chunk, in chunkIds order. */
+  chunkHashes: string[];
+  /** The DOI the file itself carries: library entries matched by DOI count in the content hash. */
+  fileDoi?: string;
+}
+
+/**
+ * Where the pipeline learns what is already indexed. In one process the in-memory catalog is the
+ * truth; with several workers the shared Redis record is, so this is a parameter.
+ */
+export interface IndexLookup {
+  atPath(source: string, path: string): Promise<IndexedDoc | undefined>;
+  byId(id: string): Promise<IndexedDoc | undefined>;
+  bySource(source: string): Promise<IndexedDoc[]>;
+}
+
+/** Vectors already computed for a chunk text with the current embedding model. */
+export interface EmbeddingCache {
+  get(hashes: string[]): Promise<Map<string, number[]>>;
+  set(entries: { hash: string; vector: number[] }[]): Promise<void>;
+}
+
+/** A chunk as the vector store holds it (text and metadata, no vector). */
+export interface StoredRecord {
+  id: string;
+  text: string;
+  /** As stored: may also hold the adapter's own text field, which readers ignore. */
+  metadata: ChunkMetadata;
+}
+
+export interface VectorRecord extends StoredRecord {
+  embedding: number[];
+}

@@ -4,7 +4,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docViewUrl } from '../src/admin/doc-links.ts';
+import { docViewUrl } from '../src/answer/doc-links.ts';
 import { docViewRouter } from '../src/admin/doc-view.ts';
 import { createHttpApp, listen } from '../src/admin/server.ts';
 import type { App } from '../src/app.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOffCorpus, parseQuestions, scoreQuestion, summarize } from '../src/search/evaluate.ts';
+import { parseOffCorpus, parseQuestions, scoreQuestion, summarize } from '../src/eval/score.ts';
 
 const p = (doc: string, text: string) => ({ doc_id: doc, chunk_id: `${doc}#0`, section: '', text, score: 1 });
 

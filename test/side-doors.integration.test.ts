@@ -1,7 +1,7 @@
 // No side doors, over HTTP on a real `serve` (real Redis, real Chroma): acting as a channel needs
 // the admin token; without a configured token anonymous /api/ask is served only to direct
 // loopback requests (Host and proxy headers checked) and the dashboard only with the token made at
-// start-up (test/security/dashboard-proxy.test.ts); the session cookie is Secure behind a trusted TLS proxy; a per-client limit on
+// start-up (test/security/dashboard-proxy.integration.test.ts); the session cookie is Secure behind a trusted TLS proxy; a per-client limit on
 // anonymous /api/ask; names like "constructor" in lookups; oversized login bodies; the gaps CSV
 // quoting; planted instructions never quoted as answers and listed on the dashboard.
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
 // API is a strict fake on 127.0.0.1 (test/helpers/fake-zotero.ts); Redis, BullMQ and Chroma are real.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IndexedDoc } from '../ingest/pipeline.ts';
+import type { IndexedDoc } from '../src/types.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { requestSync, syncCovering } from '../src/queue/jobs.ts';

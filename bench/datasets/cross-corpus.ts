@@ -8,7 +8,7 @@
 //   npx tsx bench/datasets/cross-corpus.ts /tmp/unans-pubmedqa.jsonl \
 //     covidqa=<covidqa dir>/questions.jsonl lab=examples/questions.jsonl off=bench/datasets/off-corpus.jsonl
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseOffCorpus } from '../../src/search/evaluate.ts';
+import { parseOffCorpus } from '../../src/eval/score.ts';
 
 const [out, ...inputs] = process.argv.slice(2);
 if (!out || inputs.length === 0 || inputs.some((i) => !/^[\w-]+=./.test(i))) {

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { familyName } from '../answer/cite.ts';
 import { groupsForChannel, type Config } from '../config.ts';
 import { chunkOrdinal, type Catalog } from '../search/catalog.ts';
-import { accessOf, chunkAnchor, DOC_VIEW_PATH, VIEW_PART_CHUNKS, verifyDocLink } from './doc-links.ts';
+import { accessOf, chunkAnchor, DOC_VIEW_PATH, VIEW_PART_CHUNKS, verifyDocLink } from '../answer/doc-links.ts';
 import { DOC_PAGE_CSP, docErrorPage, docPage, type DocPageModel, type DocPageSection } from './views/doc-page.ts';
 
 export interface DocViewDeps {

@@ -1,5 +1,5 @@
-// HTTP surface of `labbot serve`: the ask API and health. Later issues add Slack, webhooks and the
-// dashboard to this same server.
+// HTTP surface of `labbot serve`: the ask API and health, with the routers of Slack, webhooks and
+// the dashboard mounted on the same server (serve.ts passes them in).
 import type { Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';

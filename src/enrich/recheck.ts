@@ -1,9 +1,21 @@
 // The periodic re-check of indexed DOIs, so a paper retracted after it was indexed is flagged at
 // the latest enrich.maxAge (plus one pass) later. Runs in processes that answer (they hold the
 // catalog, hence every indexed DOI); one Redis lock per pass keeps replicas from repeating it.
-import type { App } from '../app.ts';
+import type { Logger } from 'pino';
+import type { Redis } from '../store/redis.ts';
+import type { CrossrefEnricher } from './crossref-enricher.ts';
 
-export async function recheckNotices(app: App): Promise<{ dois: number; asked: number; unavailable: boolean } | undefined> {
+/** What a re-check needs of a serving process (an App has all of it). */
+export interface RecheckDeps {
+  enricher?: Pick<CrossrefEnricher, 'recheck'>;
+  catalog: { docs(): Iterable<{ doi?: string }> };
+  notices?: { refresh(): Promise<unknown>; size(): number };
+  redis?: Redis;
+  ns: string;
+  log: Logger;
+}
+
+export async function recheckNotices(app: RecheckDeps): Promise<{ dois: number; asked: number; unavailable: boolean } | undefined> {
   if (!app.enricher) return undefined;
   const dois = [...app.catalog.docs()].map((d) => d.doi).filter((d): d is string => Boolean(d));
   const result = await app.enricher.recheck(dois);
@@ -11,7 +23,7 @@ export async function recheckNotices(app: App): Promise<{ dois: number; asked: n
   return result;
 }
 
-export function startNoticeRecheck(app: App, everyMs: number): { stop(): void } {
+export function startNoticeRecheck(app: RecheckDeps, everyMs: number): { stop(): void } {
   let running = false;
   const pass = async () => {
     if (running) return;

@@ -1,6 +1,6 @@
 // End-to-end answer metrics (pure): what a user got for each question, scored against the gold
 // document and, where the dataset has them, gold answer spans.
-import { containsSpan, goldSpans, type EvalQuestion } from '../search/evaluate.ts';
+import { containsSpan, goldSpans, type EvalQuestion } from './score.ts';
 import { median, percentile } from './stats.ts';
 
 /** One ask, as the answer path returned it. */

@@ -1,7 +1,7 @@
 // Reads the question files of an evaluation (the disk edge of `labbot eval` and `npm run eval`):
 // bad lines are reported through `warn` and skipped, then the split is applied.
 import { readFileSync } from 'node:fs';
-import { parseOffCorpus, parseQuestions, type EvalQuestion, type OffCorpusQuestion } from '../search/evaluate.ts';
+import { parseOffCorpus, parseQuestions, type EvalQuestion, type OffCorpusQuestion } from './score.ts';
 import { inSplit, offCorpusInSplit, type Split } from './split.ts';
 
 export function loadQuestionSets(

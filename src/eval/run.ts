@@ -5,7 +5,7 @@ import { answerQuestion, type AskResult } from '../answer/answer.ts';
 import type { App } from '../app.ts';
 import { describeModel } from '../models/chat.ts';
 import type { RetrievalResult } from '../search/retrieve.ts';
-import { scoreQuestion, summarize, type EvalMetrics, type EvalPassage, type EvalQuestion, type OffCorpusQuestion, type QuestionScore } from '../search/evaluate.ts';
+import { scoreQuestion, summarize, type EvalMetrics, type EvalPassage, type EvalQuestion, type OffCorpusQuestion, type QuestionScore } from './score.ts';
 import { scoreAnswer, summarizeAnswers, summarizeOffCorpus, type AnswerMetrics, type AnswerOutcome, type AnswerScore, type OffCorpusMetrics } from './answers.ts';
 import type { Split } from './split.ts';
 import { percentile } from './stats.ts';

@@ -129,7 +129,7 @@ export async function restore(dir: string, deps: RestoreDeps): Promise<RestoreRe
     mkdirSync(deps.snapshotDir, { recursive: true });
     // A snapshot left in this data dir, and its note of when it was last found equal to the records, go.
     rmSync(to, { force: true });
-    noteRecordsChecked(to, { createdAt: '', chunks: 0 }, undefined);
+    noteRecordsChecked(to, { id: '' }, undefined, Buffer.alloc(0));
     await copyMeasured(path.join(dir, manifest.snapshot), to);
     snapshot = true;
   }

@@ -7,7 +7,7 @@
 // Only sources that a process with a config has seen are removed when they leave it: documents
 // indexed with `labbot ingest <folder>` outside any configured source stay. Without Redis there is
 // no record of that, so every source not in the config is removed (said in the log).
-import type { IndexedDoc } from '../../ingest/pipeline.ts';
+import type { IndexedDoc } from '../types.ts';
 import type { App } from '../app.ts';
 import type { SourceConfig } from '../config.ts';
 

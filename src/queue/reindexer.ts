@@ -1,38 +1,30 @@
-// `/labbot reindex` and `/labbot status` on top of the queue: a re-sync is a sync-source job that
-// any worker may run; progress is followed from here and posted back to Slack.
-import type { Queue } from 'bullmq';
-import type { App } from '../app.ts';
-import { sourcesFor, type Reindexer } from '../slack/reindexer.ts';
-import { requestSync } from './jobs.ts';
-import { describeOutcome, followSync } from './progress.ts';
+// What `/labbot reindex` and `/labbot status` talk to: the BullMQ queue (queue-reindexer.ts) when
+// Redis is configured, else a re-sync in this process (in-process-reindexer.ts: `labbot serve`
+// without Redis).
+import type { SourceConfig } from '../config.ts';
 
-export function createQueueReindexer(app: App, queue: Queue): Reindexer {
-  return {
-    async reindex(target, requestedBy, onUpdate) {
-      const chosen = sourcesFor(app.config.sources, target);
-      const queued: string[] = [];
-      for (const s of chosen) {
-        const ticket = await requestSync(queue, { source: s.id, reason: `/labbot reindex by ${requestedBy}` });
-        queued.push(s.id);
-        onUpdate({ source: s.id, text: `${s.id}: waiting for a worker…`, final: false });
-        // Every change is passed on: the Slack side shows them as one message, edited at a bounded rate.
-        void followSync(queue, ticket, s.id, (o) => {
-          if (o.done === o.total && o.total > 0) return; // the result line follows
-          onUpdate({ source: s.id, text: o.total ? `${s.id}: ${o.done}/${o.total} changed documents done…` : `${s.id}: comparing with the last sync…`, final: false });
-        })
-          .then((o) => onUpdate({ source: s.id, text: describeOutcome(o), final: true }))
-          .catch((err: Error) => onUpdate({ source: s.id, text: `${s.id}: could not follow the sync: ${err.message}`, final: true }));
-      }
-      return { queued, message: `Queued a re-sync of ${queued.join(', ')}. I will post the result here; progress is in your direct messages with labbot, in one message that updates.` };
-    },
-    async status() {
-      const lastSync: Record<string, string> = {};
-      for (const s of app.config.sources) {
-        const at = (await app.records?.sourceState(s.id))?.lastSyncAt;
-        if (at) lastSync[s.id] = at;
-      }
-      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
-      return { lastSync, queue: counts };
-    },
-  };
+/** One source's progress line (final: false, as often as it changes) or its result line (final: true, once). */
+export interface ReindexUpdate {
+  source: string;
+  text: string;
+  final: boolean;
+}
+
+export interface Reindexer {
+  /**
+   * Queues (or starts) a re-sync; returns at once with a human line of what was queued. onUpdate
+   * gets every progress line and then one result line per queued source; whoever shows them
+   * decides how often (Slack: one message edited at most every few seconds).
+   */
+  reindex(target: string /* source id or 'all' */, requestedBy: string, onUpdate: (u: ReindexUpdate) => void): Promise<{ queued: string[]; message: string }>;
+  status(): Promise<{ lastSync: Record<string, string /*ISO*/>; queue?: Record<string, number> }>;
+}
+
+/** The configured sources a `/labbot reindex <target>` names: one by id, or all for "" / "all". */
+export function sourcesFor(sources: SourceConfig[], target: string): SourceConfig[] {
+  if (sources.length === 0) throw new Error('No sources are configured (add them to labbot.config.json).');
+  if (target === '' || target === 'all') return sources;
+  const found = sources.find((s) => s.id === target);
+  if (!found) throw new Error(`Unknown source "${target}". Known sources: ${sources.map((s) => s.id).join(', ')} (or "all").`);
+  return [found];
 }

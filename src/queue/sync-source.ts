@@ -3,7 +3,8 @@
 // head; folders (and git sources without a usable last commit) compare content hashes.
 import path from 'node:path';
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
-import { fileContentHash, pendingTag, type IndexedDoc } from '../../ingest/pipeline.ts';
+import { fileContentHash, pendingTag } from '../../ingest/pipeline.ts';
+import type { IndexedDoc } from '../types.ts';
 import { LIBRARY_EXT } from '../../ingest/metadata/library.ts';
 import { isSupported } from '../../ingest/parse/index.ts';
 import { SIDECAR_EXT, checkPath, listFolder, readInside, type SourceFile } from '../../ingest/sources/folder.ts';

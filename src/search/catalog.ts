@@ -1,9 +1,8 @@
 // In-memory view of what is indexed: document records (with content hashes), chunk texts, and a
 // BM25 index per access group, mirroring the Chroma collections. Rebuilt from Chroma at start-up
 // and kept current by the ingest pipeline, so lexical search and passage lookup need no I/O.
-import type { StoredRecord } from '../store/chroma-store.ts';
-import { fromChunkMetadata } from '../store/chunk-metadata.ts';
-import type { Chunk, ChunkInfo, Kind, LabDocument, Passage } from '../types.ts';
+import { fromChunkMetadata } from '../chunk-metadata.ts';
+import type { Chunk, ChunkInfo, Kind, LabDocument, Passage, StoredRecord } from '../types.ts';
 import { createLexicalIndex, type LexicalSnapshot } from './bm25.ts';
 import { packTexts, tableSize, textAt, type TextRef, type TextTable } from './text-table.ts';
 

@@ -23,7 +23,7 @@ import { envelopeShared, registerActions, registerAskShortcut, registerQuestionE
 import { visibleFetch } from './outgoing.ts';
 import { createChannelPacer, type ChannelPacer } from './pacer.ts';
 import { createStatusSupport } from './progress.ts';
-import type { Reindexer } from './reindexer.ts';
+import type { Reindexer } from '../queue/reindexer.ts';
 import { createShareStore } from './share.ts';
 import { createThreadTracker } from './threads.ts';
 import type { HandlerDeps } from './types.ts';

@@ -18,7 +18,7 @@ import { groupsForChannel } from '../config.ts';
 import { withShareButton } from './share.ts';
 import { withDocLinks } from './source-links.ts';
 import type { ProgressMessage } from './progress-message.ts';
-import type { ReindexUpdate } from './reindexer.ts';
+import type { ReindexUpdate } from '../queue/reindexer.ts';
 import type { HandlerDeps } from './types.ts';
 import { usersInfoLookup } from './user-names.ts';
 

@@ -1,8 +1,8 @@
 // Sources without a URL of their own link to labbot's document view when it is reachable
 // (LABBOT_PUBLIC_URL): signed for the conversation that asked and the groups its answer read
-// (src/admin/doc-links.ts), anchored at the cited step, slide or page.
+// (src/answer/doc-links.ts), anchored at the cited step, slide or page.
 import type { AskResult } from '../answer/answer.ts';
-import { withViewLinks, whoFor } from '../admin/doc-links.ts';
+import { withViewLinks, whoFor } from '../answer/doc-links.ts';
 import { groupsForChannel } from '../config.ts';
 import { chunkOrdinal } from '../search/catalog.ts';
 import type { ShownCitation } from './format.ts';

@@ -8,7 +8,7 @@ import type { AudienceGuard } from './audience.ts';
 import type { ConnectGuard } from './connect.ts';
 import type { Deduper } from './dedupe.ts';
 import type { StatusSupport } from './progress.ts';
-import type { Reindexer } from './reindexer.ts';
+import type { Reindexer } from '../queue/reindexer.ts';
 import type { ThreadTracker } from './threads.ts';
 import type { ShareStore } from './share.ts';
 import type { UserDirectory } from './user-names.ts';

@@ -1,7 +1,7 @@
 // Embedding cache in Redis keyed by chunk-text hash and embedding model: an edited page re-embeds
 // only chunks whose text changed, and a rebuild that changes chunking but not the model re-embeds
 // only texts it has never seen. Vectors are stored as float32 bytes (a quarter of JSON's size).
-import type { EmbeddingCache } from '../../ingest/pipeline.ts';
+import type { EmbeddingCache } from '../types.ts';
 import type { Redis } from './redis.ts';
 
 const TTL_SECONDS = 60 * 24 * 3600;

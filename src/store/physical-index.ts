@@ -18,7 +18,8 @@ import { loadCatalog as loadLexicalCatalog, saveCatalogSnapshot, type LoadedCata
 import { snapshotFile } from './lexical-snapshot.ts';
 import type { ChunkOptions } from '../types.ts';
 import { META, openChromaStore, type CollectionInfo, type VectorStore } from './chroma-store.ts';
-import { repairRecords, type RepairReport } from './index-repair.ts';
+import type { RepairReport } from './index-repair.ts';
+import { createReconciler } from './index-reconcile.ts';
 import { describeIndexVersion, indexVersion, type IndexVersionInput } from './index-version.ts';
 import { createRecordStore, type RecordStore } from './records.ts';
 import type { Redis } from './redis.ts';
@@ -181,78 +182,20 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     log.info({ base, documents: s.documents, chunks: s.chunks, from: got.from, recordsCheck: got.recordsCheck, ms: Math.round(got.ms) }, 'lexical index loaded');
   };
 
-  /** Agreement of the two stores, cheaply: ids match, or neither holds anything. */
-  const consistent = async (): Promise<boolean> => {
-    if (!raw) return true;
-    const now = await store.describe();
-    const ids = new Set(now.map((c) => c.metadata[META.indexId]));
-    const [redisId, count] = await Promise.all([raw.identity(), raw.count()]);
-    if (now.length === 0) return count === 0;
-    return ids.size === 1 && redisId !== undefined && ids.has(redisId);
-  };
-
-  const repair = async (truthIn: Catalog | undefined): Promise<RepairReport> => {
-    let truth = truthIn;
-    if (!truth) {
-      const scanned = createCatalog();
-      for (const group of await store.groups()) await store.scan(group, (r) => scanned.load(r, group));
-      truth = scanned;
-    }
-    const report = await repairRecords(store, raw!, truth);
-    await store.setIndexId(id);
-    await raw!.setIdentity(id);
-    return report;
-  };
-
-  /** The deeper check: per group, the chunks Chroma holds against the chunks the records list. */
-  const countsAgree = async (): Promise<boolean> => {
-    let expected = loadedCounts;
-    loadedCounts = undefined;
-    if (!expected) {
-      expected = new Map<string, number>();
-      for (const r of await raw!.all()) expected.set(r.access, (expected.get(r.access) ?? 0) + r.chunkIds.length);
-    }
-    const groups = new Set([...expected.keys(), ...(await store.groups())]);
-    for (const g of groups) if ((await store.count(g)) !== (expected.get(g) ?? 0)) return false;
-    return true;
-  };
-  const agree = async (deep: boolean) => (await consistent()) && (!deep || (await countsAgree()));
-
-  const reconcile = async (opts: { truth?: Catalog; deep?: boolean } = {}): Promise<RepairReport | undefined> => {
-    if (!raw || !env.redis) return undefined;
-    const deep = opts.deep ?? false;
-    if (await agree(deep)) return undefined;
-    const lockKey = `${env.ns}:idx:${base}:repair`;
-    const token = randomUUID();
-    // One process repairs; the others wait for it and then see agreeing stores.
-    for (let waited = 0; (await env.redis.set(lockKey, token, 'PX', 120_000, 'NX')) !== 'OK'; waited += 200) {
-      if (waited > 120_000) throw new Error(`index ${base}: waited too long for another process's repair`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    try {
-      if (await agree(deep)) return undefined;
-      const report = await repair(opts.truth);
-      if (report.dropped.length + report.restored + report.rewritten + report.partial.length === 0) {
-        // Records and collections agreed; only the id was missing (an index built before ids).
-        log.info({ base, id }, 'index identity recorded in Chroma and Redis');
-        return report;
-      }
-      log.warn(
-        {
-          base,
-          dropped: report.dropped.length,
-          restored: report.restored,
-          rewritten: report.rewritten,
-          partial: report.partial.length,
-          droppedPaths: report.dropped.slice(0, 20).map((d) => `${d.source}:${d.path}`),
-        },
-        'index repaired: the Redis records and Chroma disagreed (documents missing from Chroma will be indexed again; records of documents Chroma holds were restored from it)',
-      );
-      return report;
-    } finally {
-      if ((await env.redis.get(lockKey)) === token) await env.redis.del(lockKey);
-    }
-  };
+  const reconcile = createReconciler({
+    store,
+    records: raw,
+    redis: env.redis,
+    lockKey: `${env.ns}:idx:${base}:repair`,
+    base,
+    id,
+    log,
+    takeLoadedCounts: () => {
+      const counts = loadedCounts;
+      loadedCounts = undefined;
+      return counts;
+    },
+  });
   // Concurrent readers share one check.
   let checking: Promise<unknown> | undefined;
   const ensure = (): Promise<unknown> =>

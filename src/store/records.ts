@@ -3,7 +3,7 @@
 // worker on every machine reads and writes this, so no process relies on its own memory to know
 // what a sync must change.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { IndexedDoc, IndexLookup } from '../../ingest/pipeline.ts';
+import type { IndexedDoc, IndexLookup } from '../types.ts';
 import type { Chunk, LabDocument } from '../types.ts';
 import { execChecked, type Redis } from './redis.ts';
 

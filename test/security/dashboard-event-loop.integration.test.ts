@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docViewUrl, VIEW_PART_CHUNKS, withViewLinks } from '../../src/admin/doc-links.ts';
+import { docViewUrl, VIEW_PART_CHUNKS, withViewLinks } from '../../src/answer/doc-links.ts';
 import { createInjectionScanner } from '../../src/admin/injection-scan.ts';
 import { createCatalog, chunkOrdinal } from '../../src/search/catalog.ts';
 import type { Citation } from '../../src/answer/cite.ts';

@@ -9,7 +9,7 @@
 // must be in `g` AND still readable by `w` under the configuration in force (a grant revoked since
 // closes the link; a document moved to another group is not shown). Pure: values in, values out.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Citation } from '../answer/cite.ts';
+import type { Citation } from './cite.ts';
 import { ACCESS_GROUP } from '../types.ts';
 
 export interface DocLinkSettings {

@@ -363,7 +363,7 @@ describe('docker-compose.yml', () => {
     const b = svc('labbot');
     expect(b.build === '.' || b.build?.context === '.').toBe(true);
     expect([b.command].flat().join(' ')).toBe('serve');
-    // On this machine only; the TLS proxy (profile tls) is the way in: test/security/deploy-proxy.test.ts.
+    // On this machine only; the TLS proxy (profile tls) is the way in: test/security/deploy-proxy.integration.test.ts.
     expect(b.ports).toEqual(['127.0.0.1:3000:3000']);
     expect(b.env_file === '.env' || (Array.isArray(b.env_file) && b.env_file.includes('.env'))).toBe(true);
     expect(envOf(b)).toMatchObject({ CHROMA_URL: 'http://chroma:8000', REDIS_URL: 'redis://redis:6379', LABBOT_HOST: '0.0.0.0', LABBOT_WORKER: 'off' });

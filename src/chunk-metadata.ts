@@ -1,5 +1,5 @@
 // Flattening documents and chunks into Chroma's scalar metadata, and back.
-import { KINDS, type Chunk, type ChunkMetadata, type Kind, type LabDocument } from '../types.ts';
+import { KINDS, type Chunk, type ChunkMetadata, type Kind, type LabDocument } from './types.ts';
 
 const AUTHOR_SEP = '; ';
 

@@ -22,6 +22,8 @@ import { waitFor } from '../helpers/wait.ts';
 
 const TOKEN = 'ghp_privateWikiToken0123456789';
 const HOOK = 'hook-secret-env-0123456789';
+// The dashboard always needs a token; a configured one lets the test read what it shows.
+const ADMIN = 'admin-token-for-the-secrets-test-0123456789';
 const BIN = path.resolve('bin/labbot.js');
 
 // Every git labbot starts goes through this wrapper (PATH is looked up in the child's environment).
@@ -50,7 +52,7 @@ function captureText(): { stream: Writable; text: () => string } {
 /** Everything a person or another program could read off a running labbot, as one text. */
 async function everythingShown(running: Running, env: Record<string, string>): Promise<string> {
   const pages = await Promise.all(
-    ['/admin', '/admin/api/status', '/admin/queues/api/queues?activeQueue=labbot-index&status=failed&page=1'].map(async (p) => (await fetch(`${running.url}${p}`, { headers: { accept: p === '/admin' ? 'text/html' : 'application/json' } })).text()),
+    ['/admin', '/admin/api/status', '/admin/queues/api/queues?activeQueue=labbot-index&status=failed&page=1'].map(async (p) => (await fetch(`${running.url}${p}`, { headers: { accept: p === '/admin' ? 'text/html' : 'application/json', authorization: `Bearer ${ADMIN}` } })).text()),
   );
   // The dashboard really was shown (served to this machine without a token), with the source on it.
   expect(pages[0]).toContain('<html');
@@ -84,7 +86,7 @@ describe('git credentials stay out of URLs, clones, arguments, logs and the dash
   it('a private wiki is cloned and fetched with the token tokenEnv names, and the token is nowhere else', async () => {
     const out = captureText();
     const env = testEnv({
-      env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', WIKI_TOKEN: TOKEN, WIKI_HOOK_SECRET: HOOK },
+      env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', WIKI_TOKEN: TOKEN, WIKI_HOOK_SECRET: HOOK, LABBOT_ADMIN_TOKEN: ADMIN },
       fileConfig: { sources: [{ id: 'wiki', type: 'git', url: remote.url, branch: 'main', tokenEnv: 'WIKI_TOKEN', secretEnv: 'WIKI_HOOK_SECRET' }] },
     });
     const config = loadConfig(env);
@@ -112,7 +114,7 @@ describe('git credentials stay out of URLs, clones, arguments, logs and the dash
   it('a token left in the config file\'s git URL still works, is warned about at start-up, and leaves an old clone\'s .git/config', async () => {
     const legacyUrl = remote.url.replace('http://', `http://x-access-token:${TOKEN}@`);
     const out = captureText();
-    const env = testEnv({ env: { LABBOT_PORT: '0', LOG_LEVEL: 'info' }, fileConfig: { sources: [{ id: 'old', type: 'git', url: legacyUrl, branch: 'main', secret: HOOK }] } });
+    const env = testEnv({ env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', LABBOT_ADMIN_TOKEN: ADMIN }, fileConfig: { sources: [{ id: 'old', type: 'git', url: legacyUrl, branch: 'main', secret: HOOK }] } });
     // The clone an earlier labbot made: the token written into its origin URL.
     const clone = path.join(env.LABBOT_DATA_DIR, 'git', 'old');
     mkdirSync(path.dirname(clone), { recursive: true });
@@ -142,7 +144,7 @@ describe('git credentials stay out of URLs, clones, arguments, logs and the dash
 
   it('a fetch that the remote refuses (a revoked token) is reported everywhere without the token', async () => {
     const out = captureText();
-    const env = testEnv({ env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', WIKI_TOKEN: TOKEN, WIKI_HOOK_SECRET: HOOK }, fileConfig: { sources: [{ id: 'wiki', type: 'git', url: remote.url, branch: 'main', tokenEnv: 'WIKI_TOKEN', secretEnv: 'WIKI_HOOK_SECRET' }], queue: { attempts: 1 } } });
+    const env = testEnv({ env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', WIKI_TOKEN: TOKEN, WIKI_HOOK_SECRET: HOOK, LABBOT_ADMIN_TOKEN: ADMIN }, fileConfig: { sources: [{ id: 'wiki', type: 'git', url: remote.url, branch: 'main', tokenEnv: 'WIKI_TOKEN', secretEnv: 'WIKI_HOOK_SECRET' }], queue: { attempts: 1 } } });
     const config = loadConfig(env);
     const running = await startServe(config, createLogger('info', 'labbot', out.stream, config.secrets));
     opened.push(running);

@@ -17,7 +17,6 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json ./
 COPY src ./src
-COPY ingest ./ingest
 COPY bin ./bin
 RUN npx tsc --noEmit
 # The CLI as one JavaScript bundle (bin/bundle.js): the app's code is read-only at run time, so it
@@ -38,7 +37,6 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 # The typechecked sources come from the build stage (which also makes BuildKit run that stage).
 COPY --from=build /app/src ./src
-COPY --from=build /app/ingest ./ingest
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/dist ./dist
 # The example lab makes the default labbot.config.json work out of the box; mount your own config.

@@ -17,14 +17,14 @@
 // bench/out/author-year.json. --baseline <dir> runs the same corpora through another checkout's app
 // (e.g. `git archive 7cadb44 | tar -x -C /tmp/base`, with node_modules linked), for the figures
 // before libraries were read and PDF years stopped coming from CreationDate.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as appModule from '../src/app.ts';
 import * as configModule from '../src/config.ts';
 import * as runModule from '../src/eval/run.ts';
-import * as prepareModule from '../ingest/sources/prepare.ts';
+import * as prepareModule from '../src/ingest/sources/prepare.ts';
 import { createLogger } from '../src/log.ts';
 import type { EvalQuestion } from '../src/eval/score.ts';
 import { betterBibtex, zoteroCslJson, type LibraryPaper } from '../test/fixtures/libraries.ts';
@@ -42,7 +42,12 @@ const { values } = parseArgs({
   },
 });
 // The app under test: this tree's, or another checkout's for the figures before a change.
-const from = async <T>(rel: string, own: T): Promise<T> => (values.baseline ? ((await import(path.resolve(values.baseline, rel))) as T) : own);
+// Checkouts from before the move to src/ingest/ keep ingest/ at the top.
+const baselinePath = (rel: string) => {
+  const p = path.resolve(values.baseline ?? '.', rel);
+  return rel.startsWith('src/ingest/') && !existsSync(p) ? path.resolve(values.baseline ?? '.', rel.slice(4)) : p;
+};
+const from = async <T>(rel: string, own: T): Promise<T> => (values.baseline ? ((await import(baselinePath(rel))) as T) : own);
 const { openApp } = await from('src/app.ts', appModule);
 const { loadConfig } = await from('src/config.ts', configModule);
 const { runEval } = await from('src/eval/run.ts', runModule);
@@ -150,7 +155,7 @@ for (let s = 0; s < SEEDS; s++) {
   const papers = generatePapers(seed, N, TEST_MIX);
   for (const corpus of CORPORA) {
     // A checkout from before Zotero sources has no Zotero corpus.
-    if (corpus === 'Zotero' && values.baseline && !(await import(path.resolve(values.baseline, 'ingest/sources/prepare.ts')).catch(() => undefined))) continue;
+    if (corpus === 'Zotero' && values.baseline && !(await import(baselinePath('src/ingest/sources/prepare.ts')).catch(() => undefined))) continue;
     const dir = mkdtempSync(path.join(os.tmpdir(), `labbot-ay-${corpus.replace(/\W+/g, '')}-`));
     const zotero = corpus === 'Zotero' ? await zoteroLibrary(papers) : undefined;
     const ids = zotero ? [] : await writeCorpus(corpus, papers, dir, seed);
@@ -160,7 +165,7 @@ for (let s = 0; s < SEEDS; s++) {
     try {
       let summary: { failed: unknown[] };
       if (zotero) {
-        const { prepareSource } = await from('ingest/sources/prepare.ts', prepareModule);
+        const { prepareSource } = await from('src/ingest/sources/prepare.ts', prepareModule);
         await prepareSource(sources[0], { maxFileBytes: app.ingestSettings.maxFileBytes });
         summary = await app.ingestSource(sources[0]);
         // Zotero names each document by its item key (a paper with only Zotero's text is "<key>.txt").

@@ -10,14 +10,14 @@
 // --baseline <dir>: the same PDFs through another checkout's parser (e.g. `git archive 7cadb44 |
 // tar -x -C /tmp/base`), scored the way that code resolved metadata (the PDF's own metadata, else
 // its first heading, else the file name), for the figures before this change.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { familyName } from '../ingest/metadata/coerce.ts';
-import { documentLayers } from '../ingest/metadata/document-layers.ts';
-import { normKey, titleKey } from '../ingest/metadata/file-name.ts';
-import { resolveMeta } from '../ingest/metadata/layers.ts';
-import { parseFile } from '../ingest/parse/index.ts';
+import { familyName } from '../src/ingest/metadata/coerce.ts';
+import { documentLayers } from '../src/ingest/metadata/document-layers.ts';
+import { normKey, titleKey } from '../src/ingest/metadata/file-name.ts';
+import { resolveMeta } from '../src/ingest/metadata/layers.ts';
+import { parseFile } from '../src/ingest/parse/index.ts';
 import type { DocMeta, ParsedFile } from '../src/types.ts';
 import { DEV_MIX, TEST_MIX, generatePapers, renderPaperPdf, type GeneratedPaper, type LayoutMix } from '../test/fixtures/papers.ts';
 
@@ -107,7 +107,9 @@ const summary = (rows: { title: number; firstAuthor: number; year: number }[]) =
 const ours: Parse = (input) => parseFile(input);
 let before: Parse | undefined;
 if (values.baseline) {
-  const mod = (await import(path.resolve(values.baseline, 'ingest/parse/index.ts'))) as { parseFile: Parse };
+  // Checkouts from before the move to src/ingest/ keep ingest/ at the top.
+  const at = existsSync(path.resolve(values.baseline, 'src/ingest')) ? 'src/ingest' : 'ingest';
+  const mod = (await import(path.resolve(values.baseline, at, 'parse/index.ts'))) as { parseFile: Parse };
   before = (input) => mod.parseFile(input);
 }
 

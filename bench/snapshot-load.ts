@@ -1,5 +1,5 @@
 // Micro-benchmark of the lexical snapshot at a realistic scale: what a save and a restart's load
-// cost, and how much of that is the seal (every frame's HMAC-SHA256, src/store/snapshot-seal.ts).
+// cost, and how much of that is the seal (every frame's HMAC-SHA256, src/index/snapshot-seal.ts).
 //   npx tsx bench/snapshot-load.ts [chunks=100000] [runs=5]
 // The catalog: documents of 10 chunks (~900 characters of PubMedQA sentences each), one in ten
 // documents pi-only. Per run: the save (wall time, and the longest stretch the event loop was
@@ -13,8 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createCatalog } from '../src/search/catalog.ts';
-import { diffAgainstRecords, MAGIC, readSnapshot, writeSnapshot } from '../src/store/lexical-snapshot.ts';
-import { FIRST_TAG, frameTag, TAG_BYTES } from '../src/store/snapshot-seal.ts';
+import { diffAgainstRecords, MAGIC, readSnapshot, writeSnapshot } from '../src/index/lexical-snapshot.ts';
+import { FIRST_TAG, frameTag, TAG_BYTES } from '../src/index/snapshot-seal.ts';
 import type { Chunk, LabDocument } from '../src/types.ts';
 import { loadSentences } from './corpus.ts';
 import { mulberry32 } from './prng.ts';

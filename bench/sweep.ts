@@ -16,7 +16,7 @@ import { percentile } from '../src/eval/stats.ts';
 import { parseQuestions, scoreQuestion, summarize } from '../src/eval/score.ts';
 import { createOfflineReranker, DEFAULT_OFFLINE_WEIGHTS, type OfflineRerankWeights } from '../src/search/rerank.ts';
 import { retrieve } from '../src/search/retrieve.ts';
-import { indexVersion } from '../src/store/index-version.ts';
+import { indexVersion } from '../src/index/version.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
-const SOURCES = ['src', 'ingest'];
+const SOURCES = ['src'];
 // Older bundles kept: a process started from one may still load its lazy chunks.
 const KEEP = 5;
 // A build directory this old was left by a process that died while building.

@@ -1,13 +1,13 @@
 // Wires the parts from a Config: Chroma (store/chroma-supervisor.ts), models, the live physical
-// index (store/physical-index.ts, followed across processes by store/live-index.ts), retrieval
+// index (index/physical-index.ts, followed across processes by index/live-index.ts), retrieval
 // and answering. CLI and server both use it.
 import path from 'node:path';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
 import type { IndexedDoc } from './types.ts';
-import { catalogLookup, ingest, removeIndexed, type IngestDeps, type IngestSummary, type IngestTarget, type ProgressEvent } from '../ingest/pipeline.ts';
-import { sourceTarget } from '../ingest/sources/prepare.ts';
+import { catalogLookup, ingest, removeIndexed, type IngestDeps, type IngestSummary, type IngestTarget, type ProgressEvent } from './ingest/pipeline.ts';
+import { sourceTarget } from './ingest/sources/prepare.ts';
 import { answerQuestion, type AskResult, type HistoryTurn } from './answer/answer.ts';
 import { groupsForChannel, type Config, type SourceConfig } from './config.ts';
 import { createChatModel, describeModel } from './models/chat.ts';
@@ -16,13 +16,13 @@ import { createHttpReranker, createOfflineReranker, type Reranker } from './sear
 import type { Catalog } from './search/catalog.ts';
 import { retrieve, type RetrievalResult } from './search/retrieve.ts';
 import { ChromaUnavailableError, type VectorStore } from './store/chroma-store.ts';
-import { createSnapshotKeeper } from './store/catalog-loader.ts';
-import { pruneSnapshots } from './store/lexical-snapshot.ts';
+import { createSnapshotKeeper } from './index/catalog-loader.ts';
+import { pruneSnapshots } from './index/lexical-snapshot.ts';
 import { connectChroma, type ChromaProcessStatus } from './store/chroma-supervisor.ts';
 import { createEmbeddingCache } from './store/embedding-cache.ts';
-import type { IndexEvents } from './store/index-events.ts';
-import { followLiveIndex } from './store/live-index.ts';
-import { describeSettings, embeddingKey, openPhysicalIndex, settingsVersion, type CatalogLoad, type EmbeddingSettings, type IndexSettings, type PhysicalIndex } from './store/physical-index.ts';
+import type { IndexEvents } from './index/events.ts';
+import { followLiveIndex } from './index/live-index.ts';
+import { describeSettings, embeddingKey, openPhysicalIndex, settingsVersion, type CatalogLoad, type EmbeddingSettings, type IndexSettings, type PhysicalIndex } from './index/physical-index.ts';
 import type { RecordStore } from './store/records.ts';
 import type { Redis } from './store/redis.ts';
 import type { CrossrefEnricher } from './enrich/crossref-enricher.ts';

@@ -4,12 +4,12 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import type { Logger } from 'pino';
-import type { IngestSummary, IngestTarget, ProgressEvent } from '../ingest/pipeline.ts';
+import type { IngestSummary, IngestTarget, ProgressEvent } from './ingest/pipeline.ts';
 import { answerText, toAskJson } from './answer/ask-json.ts';
 import { webUrl } from './answer/links.ts';
 import { noticeFlag } from './answer/messages.ts';
 import { visibleText } from './answer/visible-text.ts';
-import { doiUrl } from '../ingest/metadata/coerce.ts';
+import { doiUrl } from './ingest/metadata/coerce.ts';
 import { openApp, type App } from './app.ts';
 import { ConfigError, groupsForChannel, loadConfig, type Config } from './config.ts';
 import { createLogger, redactUrls } from './log.ts';
@@ -26,7 +26,7 @@ import { formatReport } from './eval/report.ts';
 import { runEval } from './eval/run.ts';
 import { SPLITS, type Split } from './eval/split.ts';
 import { KINDS, type Kind } from './types.ts';
-import { prepareSource, sourceTarget } from '../ingest/sources/prepare.ts';
+import { prepareSource, sourceTarget } from './ingest/sources/prepare.ts';
 import { addBackupCommands } from './ops/backup-commands.ts';
 
 const positiveInt = (v: string) => {

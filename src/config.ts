@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import type { GitAuth } from '../ingest/sources/git.ts';
+import type { GitAuth } from './ingest/sources/git.ts';
 import { ACCESS_GROUP, KINDS } from './types.ts';
 
 export class ConfigError extends Error {}

@@ -4,7 +4,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type express from 'express';
-import { prepareSource } from '../ingest/sources/prepare.ts';
+import { prepareSource } from './ingest/sources/prepare.ts';
 import { createHttpApp, listen } from './admin/server.ts';
 import { docViewRouter } from './admin/doc-view.ts';
 import { webhookRouter } from './admin/webhooks.ts';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decideAccess } from '../ingest/access.ts';
+import { decideAccess } from '../src/ingest/access.ts';
 import { loadConfig } from '../src/config.ts';
 import { createCatalog } from '../src/search/catalog.ts';
 import { createLogger } from '../src/log.ts';

@@ -16,7 +16,7 @@ describe('the CLI bundle', () => {
 
   beforeAll(() => {
     root = mkdtempSync(path.join(os.tmpdir(), 'labbot-bundle-'));
-    for (const d of ['src', 'ingest', 'bin']) cpSync(path.join(repo, d), path.join(root, d), { recursive: true });
+    for (const d of ['src', 'bin']) cpSync(path.join(repo, d), path.join(root, d), { recursive: true });
     cpSync(path.join(repo, 'package.json'), path.join(root, 'package.json'));
     symlinkSync(path.join(repo, 'node_modules'), path.join(root, 'node_modules'));
   });

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCatalog } from '../src/search/catalog.ts';
 import { isValidTable, packTexts, textAt } from '../src/search/text-table.ts';
-import { diffAgainstRecords, MAGIC, noteRecordsChecked, readSnapshot, recordsCheckedAt, writeSnapshot } from '../src/store/lexical-snapshot.ts';
-import { FIRST_TAG, frameTag, TAG_BYTES } from '../src/store/snapshot-seal.ts';
+import { diffAgainstRecords, MAGIC, noteRecordsChecked, readSnapshot, recordsCheckedAt, writeSnapshot } from '../src/index/lexical-snapshot.ts';
+import { FIRST_TAG, frameTag, TAG_BYTES } from '../src/index/snapshot-seal.ts';
 import type { Chunk, LabDocument } from '../src/types.ts';
 
 const doc = (id: string, title: string): LabDocument => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectKind } from '../ingest/chunk/detect-kind.ts';
+import { detectKind } from '../src/ingest/chunk/detect-kind.ts';
 import type { Block } from '../src/types.ts';
 import { REFERENCE_LINES, paperBlocks, pubmedBlocks, pubmedProse } from './chunk-fixtures.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { chunkPaper } from '../ingest/chunk/paper.ts';
-import { chunkDocument } from '../ingest/chunk/index.ts';
-import { splitSentences } from '../ingest/chunk/text.ts';
+import { chunkPaper } from '../src/ingest/chunk/paper.ts';
+import { chunkDocument } from '../src/ingest/chunk/index.ts';
+import { splitSentences } from '../src/ingest/chunk/text.ts';
 import type { Block, ChunkOptions } from '../src/types.ts';
 import {
   PAPER_TITLE,

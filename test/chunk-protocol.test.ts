@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkDocument } from '../ingest/chunk/index.ts';
+import { chunkDocument } from '../src/ingest/chunk/index.ts';
 import type { Block, ChunkOptions } from '../src/types.ts';
 import { DEFAULT_CHUNK_OPTIONS } from '../src/types.ts';
 import { body, header, missingSentences } from './chunk-fixtures.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderTable, splitTable } from '../ingest/chunk/tables.ts';
+import { renderTable, splitTable } from '../src/ingest/chunk/tables.ts';
 import type { Block, ChunkOptions } from '../src/types.ts';
 
 type Table = Extract<Block, { type: 'table' }>;

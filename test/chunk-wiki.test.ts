@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chunkDocument } from '../ingest/chunk/index.ts';
-import { splitSentences } from '../ingest/chunk/text.ts';
+import { chunkDocument } from '../src/ingest/chunk/index.ts';
+import { splitSentences } from '../src/ingest/chunk/text.ts';
 import type { Block, ChunkOptions } from '../src/types.ts';
 import { body, header, missingSentences, pubmedProse } from './chunk-fixtures.ts';
 

@@ -1,8 +1,8 @@
 // Crossref's record of a DOI read into labbot's values, and the HTTP client against the strict
 // fake Crossref (pools, limits, 404, 429, nothing listening).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crossrefLayer, mainNotice, parseCrossrefWork, titleMatchesText, withCrossrefLayer } from '../ingest/metadata/crossref.ts';
-import { resolveMeta } from '../ingest/metadata/layers.ts';
+import { crossrefLayer, mainNotice, parseCrossrefWork, titleMatchesText, withCrossrefLayer } from '../src/ingest/metadata/crossref.ts';
+import { resolveMeta } from '../src/ingest/metadata/layers.ts';
 import { createCrossrefClient } from '../src/enrich/crossref-client.ts';
 import { createCrossrefEnricher } from '../src/enrich/crossref-enricher.ts';
 import { memoryCrossrefStore } from '../src/enrich/crossref-store.ts';

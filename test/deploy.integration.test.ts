@@ -505,7 +505,7 @@ describe('Dockerfile', () => {
         else if (/\.(ts|js|mjs)$/.test(f)) files.push(p);
       }
     };
-    ['src', 'ingest', 'bin'].forEach(walk);
+    ['src', 'bin'].forEach(walk);
     expect(files.length).toBeGreaterThan(10);
     const builtins = new Set(builtinModules);
     const missing = new Set<string>();
@@ -570,7 +570,7 @@ describe('Dockerfile', () => {
         }
       }
     }
-    for (const need of ['package.json', 'package-lock.json', 'src', 'ingest', 'bin', 'dist', 'examples', 'labbot.config.json', 'manifest.json']) {
+    for (const need of ['package.json', 'package-lock.json', 'src', 'bin', 'dist', 'examples', 'labbot.config.json', 'manifest.json']) {
       expect([...inImage], `the runtime stage should contain ${need}`).toContain(need);
     }
   });

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkPath, listFolder, readInside } from '../ingest/sources/folder.ts';
+import { checkPath, listFolder, readInside } from '../src/ingest/sources/folder.ts';
 
 describe('reading inside a source root', () => {
   let root: string;

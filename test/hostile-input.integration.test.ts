@@ -9,7 +9,7 @@ import path from 'node:path';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../src/app.ts';
-import type { FileOutcome, IngestSummary } from '../ingest/pipeline.ts';
+import type { FileOutcome, IngestSummary } from '../src/ingest/pipeline.ts';
 import { makePaperPdf, PAPER_TITLE, utf8, zeroBytes } from './fixtures/make.ts';
 import {
   makeBinaryJunk,

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
-import { eventsChannel } from '../src/store/index-events.ts';
+import { eventsChannel } from '../src/index/events.ts';
 import { closeRedis, connectRedis } from '../src/store/redis.ts';
 import { testEnv, uniqueCollection } from './helpers/app.ts';
 import { waitFor } from './helpers/wait.ts';

@@ -9,7 +9,7 @@ import { openApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { createCatalog } from '../src/search/catalog.ts';
-import { repairRecords } from '../src/store/index-repair.ts';
+import { repairRecords } from '../src/index/repair.ts';
 import { closeRedis, connectRedis } from '../src/store/redis.ts';
 import { testEnv } from './helpers/app.ts';
 import { TEST_REDIS_URL } from './helpers/redis-namespaces.ts';

@@ -1,7 +1,7 @@
 // HNSW build settings are part of the index version only when they differ from the defaults, so
 // indexes built before they were versioned keep their version (no needless rebuild on upgrade).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HNSW_BUILD, describeIndexVersion, indexVersion } from '../src/store/index-version.ts';
+import { DEFAULT_HNSW_BUILD, describeIndexVersion, indexVersion } from '../src/index/version.ts';
 
 const input = { embeddingProvider: 'hash', embeddingModel: 'hash', dimensions: 384, chunking: { size: 500, overlap: 80 } };
 

@@ -4,15 +4,15 @@ import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { libraryLoader } from '../ingest/sources/libraries.ts';
-import { readBibLibrary } from '../ingest/metadata/bibtex.ts';
-import { cslYear, readCslLibrary } from '../ingest/metadata/csl.ts';
-import { metaFromFileName } from '../ingest/metadata/file-name.ts';
-import { bibFileNames } from '../ingest/metadata/library-entry.ts';
-import { libraryFormat, libraryParseCount, mayCarryAccess, parseLibrary } from '../ingest/metadata/library.ts';
-import { matchLibraries, type ScopedLibrary } from '../ingest/metadata/library-match.ts';
-import { readRisLibrary } from '../ingest/metadata/ris.ts';
-import { parseSidecar } from '../ingest/metadata/sidecar.ts';
+import { libraryLoader } from '../src/ingest/sources/libraries.ts';
+import { readBibLibrary } from '../src/ingest/metadata/bibtex.ts';
+import { cslYear, readCslLibrary } from '../src/ingest/metadata/csl.ts';
+import { metaFromFileName } from '../src/ingest/metadata/file-name.ts';
+import { bibFileNames } from '../src/ingest/metadata/library-entry.ts';
+import { libraryFormat, libraryParseCount, mayCarryAccess, parseLibrary } from '../src/ingest/metadata/library.ts';
+import { matchLibraries, type ScopedLibrary } from '../src/ingest/metadata/library-match.ts';
+import { readRisLibrary } from '../src/ingest/metadata/ris.ts';
+import { parseSidecar } from '../src/ingest/metadata/sidecar.ts';
 import { betterBibtex, zoteroCslJson, zoteroRis, type LibraryPaper } from './fixtures/libraries.ts';
 
 const PAPERS: LibraryPaper[] = [

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
-import { libraryParseCount } from '../ingest/metadata/library.ts';
+import { libraryParseCount } from '../src/ingest/metadata/library.ts';
 import { enqueueSync } from '../src/queue/jobs.ts';
 import type { SyncResult } from '../src/queue/sync-source.ts';
 import { startServe, type Running } from '../src/serve.ts';

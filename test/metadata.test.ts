@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { doiUrl, findDoi, familyName, normalizeDoi, normalizeMeta, shortAuthors, splitAuthors } from '../ingest/metadata/coerce.ts';
-import { resolveMeta } from '../ingest/metadata/layers.ts';
-import { parseSidecar } from '../ingest/metadata/sidecar.ts';
+import { doiUrl, findDoi, familyName, normalizeDoi, normalizeMeta, shortAuthors, splitAuthors } from '../src/ingest/metadata/coerce.ts';
+import { resolveMeta } from '../src/ingest/metadata/layers.ts';
+import { parseSidecar } from '../src/ingest/metadata/sidecar.ts';
 
 describe('normalizeMeta', () => {
   it('keeps well-formed values', () => {

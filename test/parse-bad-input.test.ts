@@ -6,7 +6,7 @@ import {
   UnsupportedFormatError,
   isSupported,
   parseFile,
-} from '../ingest/parse/index.ts';
+} from '../src/ingest/parse/index.ts';
 import {
   makeBinaryJunk,
   makeDocx,

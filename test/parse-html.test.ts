@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseFile } from '../ingest/parse/index.ts';
-import { estimateHtmlDepth, parseHtml } from '../ingest/parse/html.ts';
+import { parseFile } from '../src/ingest/parse/index.ts';
+import { estimateHtmlDepth, parseHtml } from '../src/ingest/parse/html.ts';
 import type { Block } from '../src/types.ts';
 import { utf8 } from './fixtures/make.ts';
 

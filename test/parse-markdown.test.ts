@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseFile } from '../ingest/parse/index.ts';
-import { parseMarkdown } from '../ingest/parse/markdown.ts';
-import { parseText } from '../ingest/parse/text.ts';
+import { parseFile } from '../src/ingest/parse/index.ts';
+import { parseMarkdown } from '../src/ingest/parse/markdown.ts';
+import { parseText } from '../src/ingest/parse/text.ts';
 import type { Block } from '../src/types.ts';
 import { utf8 } from './fixtures/make.ts';
 

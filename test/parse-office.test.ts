@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import { parseFile } from '../ingest/parse/index.ts';
+import { parseFile } from '../src/ingest/parse/index.ts';
 import type { Block, ParsedFile } from '../src/types.ts';
 import { DECK_AUTHOR, DECK_SLIDES, DECK_TITLE, DOCX_AUTHOR, DOCX_TITLE, makeDocx, makeSlidesPptx } from './fixtures/make.ts';
 

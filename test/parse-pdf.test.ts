@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PDFParse } from 'pdf-parse';
-import { parseFile } from '../ingest/parse/index.ts';
+import { parseFile } from '../src/ingest/parse/index.ts';
 import type { Block, ParsedFile } from '../src/types.ts';
 import {
   MEMO_PARAGRAPHS,

@@ -1,7 +1,7 @@
 // Titles for documents whose metadata has none: the first line when it reads as a title.
 import { describe, expect, it } from 'vitest';
-import { parseFile } from '../ingest/parse/index.ts';
-import { looksLikeTitle, titleFromBlocks } from '../ingest/title.ts';
+import { parseFile } from '../src/ingest/parse/index.ts';
+import { looksLikeTitle, titleFromBlocks } from '../src/ingest/title.ts';
 
 const parse = async (name: string, text: string) => (await parseFile({ name, bytes: Buffer.from(text) }, { maxBytes: 1e6 })).blocks;
 

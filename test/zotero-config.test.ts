@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { itemRecord, zoteroYear, type ZoteroItem } from '../ingest/sources/zotero/record.ts';
+import { itemRecord, zoteroYear, type ZoteroItem } from '../src/ingest/sources/zotero/record.ts';
 
 function load(sources: unknown[], env: Record<string, string> = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-zconfig-'));

@@ -1,7 +1,7 @@
 // Citations: checking the [S#] labels a model (or the extractive answerer) wrote against the
 // passages it was actually given, and rendering sources as [authors, year, section] with a link.
 // The model is never trusted to cite correctly; this code is the last word on what is shown.
-import { splitSentences } from '../../ingest/chunk/text.ts';
+import { splitSentences } from '../ingest/chunk/text.ts';
 import { detectLanguage, tokenize } from '../search/tokenize.ts';
 import type { EditorialNotice, Passage, PassageMeta } from '../types.ts';
 import { isRefusal, refusalText, type Language } from './messages.ts';

@@ -5,7 +5,7 @@ import { detectLanguage, tokenize } from '../search/tokenize.ts';
 import type { Passage } from '../types.ts';
 import { refusalText, type Language } from './messages.ts';
 import { isInjectedInstruction, WITHHELD } from './injection.ts';
-import { splitSentences } from '../../ingest/chunk/text.ts';
+import { splitSentences } from '../ingest/chunk/text.ts';
 import { extractExactTerms, isMeasure } from '../search/identifiers.ts';
 import { letterVariants, namesOtherVariant } from './variants.ts';
 import { joinedRuns } from './citable.ts';

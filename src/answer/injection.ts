@@ -21,7 +21,7 @@
 // words after it, mode and persona switches, and blanket answers. Weights and the threshold were
 // tuned on the dev sentences of test/fixtures/injection-sentences.ts and checked on its held-out
 // ones (test/security/injection-rule.test.ts).
-import { splitSentences } from '../../ingest/chunk/text.ts';
+import { splitSentences } from '../ingest/chunk/text.ts';
 import type { Passage } from '../types.ts';
 import { skeleton } from './skeleton.ts';
 

@@ -11,8 +11,8 @@
 // Retractions: one request per DOI. Since 2024 a work's record lists its notices in `updated-by`
 // (the inverse of each notice's `update-to`), from the publisher and from Retraction Watch alike,
 // so the list query `works?filter=updates:{doi}` (the slower list pool) would only repeat it.
-import { parseCrossrefWork } from '../../ingest/metadata/crossref.ts';
-import type { DoiLookup } from '../../ingest/metadata/enrich.ts';
+import { parseCrossrefWork } from '../ingest/metadata/crossref.ts';
+import type { DoiLookup } from '../ingest/metadata/enrich.ts';
 
 /** `retryAfterMs`: how long Crossref asked to be left alone (its Retry-After), when it said. */
 export type CrossrefOutcome = DoiLookup & { retryAfterMs?: number };

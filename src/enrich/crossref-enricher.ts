@@ -3,8 +3,8 @@
 // to be unreachable (a back-off shared by every process through the store: 2 minutes, doubling
 // up to 6 hours, or the Retry-After of a 429). A failure is an answer ("unavailable"), never a throw.
 import type { Logger } from 'pino';
-import { normalizeDoi } from '../../ingest/metadata/coerce.ts';
-import type { DoiEnricher, DoiLookup } from '../../ingest/metadata/enrich.ts';
+import { normalizeDoi } from '../ingest/metadata/coerce.ts';
+import type { DoiEnricher, DoiLookup } from '../ingest/metadata/enrich.ts';
 import type { CrossrefClient } from './crossref-client.ts';
 import type { CachedLookup, CrossrefStore } from './crossref-store.ts';
 

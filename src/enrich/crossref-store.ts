@@ -4,7 +4,7 @@
 //   …:crossref:notices     DOI -> the notice to show, for the DOIs that have one (written with the record, one transaction)
 //   …:crossref:down        set while Crossref is unreachable (expires when it may be asked again)
 //   …:crossref:backoff     the last back-off, kept a while longer so repeated failures double it
-import { isCrossrefRecord, mainNotice, type CrossrefRecord } from '../../ingest/metadata/crossref.ts';
+import { isCrossrefRecord, mainNotice, type CrossrefRecord } from '../ingest/metadata/crossref.ts';
 import type { EditorialNotice } from '../types.ts';
 import { execChecked, type Redis } from '../store/redis.ts';
 

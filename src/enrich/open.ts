@@ -2,7 +2,7 @@
 // process's memory without Redis), the enricher the pipeline is given, and in processes that
 // answer the notice board (told at once of what this process looks up).
 import type { Logger } from 'pino';
-import { mainNotice } from '../../ingest/metadata/crossref.ts';
+import { mainNotice } from '../ingest/metadata/crossref.ts';
 import type { Config } from '../config.ts';
 import type { Redis } from '../store/redis.ts';
 import { createCrossrefClient } from './crossref-client.ts';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Queue } from 'bullmq';
 import type { ChromaClient } from 'chromadb';
 import type { Logger } from 'pino';
-import { snapshotFile } from '../store/lexical-snapshot.ts';
+import { snapshotFile } from '../index/lexical-snapshot.ts';
 import { createRecordStore, liveBase } from '../store/records.ts';
 import type { Redis } from '../store/redis.ts';
 import { copyMeasured, writeJsonLines } from './backup-files.ts';

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Queue } from 'bullmq';
 import type { ChromaClient } from 'chromadb';
-import { noteRecordsChecked, snapshotFile } from '../store/lexical-snapshot.ts';
+import { noteRecordsChecked, snapshotFile } from '../index/lexical-snapshot.ts';
 import type { Redis } from '../store/redis.ts';
 import { copyMeasured, measureFile, readJsonLines } from './backup-files.ts';
 import { MANIFEST_FILE, manifestSchema, type Manifest } from './backup-format.ts';

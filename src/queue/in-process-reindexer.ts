@@ -1,6 +1,6 @@
 // Re-syncs in this process, for `labbot serve` without Redis (no queue, no workers).
 import type { App } from '../app.ts';
-import type { IngestSummary, ProgressEvent } from '../../ingest/pipeline.ts';
+import type { IngestSummary, ProgressEvent } from '../ingest/pipeline.ts';
 import type { SourceConfig } from '../config.ts';
 import { sourcesFor, type Reindexer, type ReindexUpdate } from './reindexer.ts';
 

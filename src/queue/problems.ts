@@ -1,7 +1,7 @@
 // Files that could not be indexed, kept with their reasons (dashboard, `/labbot status`) until
 // they index cleanly.
 import path from 'node:path';
-import type { IngestSummary } from '../../ingest/pipeline.ts';
+import type { IngestSummary } from '../ingest/pipeline.ts';
 import type { SourceConfig } from '../config.ts';
 import type { RecordStore } from '../store/records.ts';
 

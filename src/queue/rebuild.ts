@@ -4,10 +4,10 @@
 // collections are dropped only once every live process has acknowledged the switch through Redis,
 // or after the grace period (queue.switchGraceMs).
 import type { Job } from 'bullmq';
-import { ingest } from '../../ingest/pipeline.ts';
-import { prepareSource, sourceTarget } from '../../ingest/sources/prepare.ts';
+import { ingest } from '../ingest/pipeline.ts';
+import { prepareSource, sourceTarget } from '../ingest/sources/prepare.ts';
 import type { App } from '../app.ts';
-import { awaitSwitch, processesOn } from '../store/presence.ts';
+import { awaitSwitch, processesOn } from '../index/presence.ts';
 import { liveBase } from '../store/records.ts';
 import type { RebuildData } from './jobs.ts';
 import { recordProblems } from './problems.ts';

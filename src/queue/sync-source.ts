@@ -3,14 +3,14 @@
 // head; folders (and git sources without a usable last commit) compare content hashes.
 import path from 'node:path';
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
-import { fileContentHash, pendingTag } from '../../ingest/pipeline.ts';
+import { fileContentHash, pendingTag } from '../ingest/pipeline.ts';
 import type { IndexedDoc } from '../types.ts';
-import { LIBRARY_EXT } from '../../ingest/metadata/library.ts';
-import { isSupported } from '../../ingest/parse/index.ts';
-import { SIDECAR_EXT, checkPath, listFolder, readInside, type SourceFile } from '../../ingest/sources/folder.ts';
-import { libraryLoader, matchInScope, type LibraryLoader } from '../../ingest/sources/libraries.ts';
-import { changedFiles, updateClone } from '../../ingest/sources/git.ts';
-import { syncZoteroSource } from '../../ingest/sources/zotero/index.ts';
+import { LIBRARY_EXT } from '../ingest/metadata/library.ts';
+import { isSupported } from '../ingest/parse/index.ts';
+import { SIDECAR_EXT, checkPath, listFolder, readInside, type SourceFile } from '../ingest/sources/folder.ts';
+import { libraryLoader, matchInScope, type LibraryLoader } from '../ingest/sources/libraries.ts';
+import { changedFiles, updateClone } from '../ingest/sources/git.ts';
+import { syncZoteroSource } from '../ingest/sources/zotero/index.ts';
 import type { App } from '../app.ts';
 import type { SourceConfig } from '../config.ts';
 import type { RecordStore } from '../store/records.ts';

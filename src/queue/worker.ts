@@ -4,11 +4,11 @@
 import path from 'node:path';
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job, type Queue } from 'bullmq';
 import type { Logger } from 'pino';
-import { ingest } from '../../ingest/pipeline.ts';
-import { checkPath } from '../../ingest/sources/folder.ts';
-import { ensureAtLeast } from '../../ingest/sources/git.ts';
-import { sourceTarget } from '../../ingest/sources/prepare.ts';
-import { ensureZoteroMirror } from '../../ingest/sources/zotero/index.ts';
+import { ingest } from '../ingest/pipeline.ts';
+import { checkPath } from '../ingest/sources/folder.ts';
+import { ensureAtLeast } from '../ingest/sources/git.ts';
+import { sourceTarget } from '../ingest/sources/prepare.ts';
+import { ensureZoteroMirror } from '../ingest/sources/zotero/index.ts';
 import type { App } from '../app.ts';
 import type { SourceConfig } from '../config.ts';
 import { QUEUE_NAME, type DocJobData, type JobName, type RebuildData, type SyncSourceData } from './jobs.ts';

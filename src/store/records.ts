@@ -58,7 +58,7 @@ export interface RecordStore extends IndexLookup {
   /** Every record with the revision they are all at; no revision when a write raced the read. */
   allAtRevision(): Promise<{ records: DocRecord[]; revision: string | undefined }>;
   /**
-   * The secret that seals this index's lexical snapshots (store/snapshot-seal.ts), claimed on
+   * The secret that seals this index's lexical snapshots (index/snapshot-seal.ts), claimed on
    * first use. It lives with the records, not beside the snapshots, so a process that can write
    * the data dir but not read Redis cannot make a snapshot a load accepts.
    */

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
-import type { IngestSummary } from '../../ingest/pipeline.ts';
+import type { IngestSummary } from '../../src/ingest/pipeline.ts';
 import { accessVariants, brokenAccessVariants, type AccessVariant } from '../helpers/access-variants.ts';
 import { openTestApp } from '../helpers/app.ts';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCatalog } from '../../src/search/catalog.ts';
 import type { Running } from '../../src/serve.ts';
-import { writeSnapshot } from '../../src/store/lexical-snapshot.ts';
+import { writeSnapshot } from '../../src/index/lexical-snapshot.ts';
 import { captureLog } from '../helpers/log-capture.ts';
 import { askText, snapshotLab, type SnapshotLab } from '../helpers/snapshot-lab.ts';
 

@@ -58,7 +58,11 @@ const CORPORA = ['front matter', 'library .bib', 'CSL-JSON', 'Zotero', 'PDF + .b
 type Corpus = (typeof CORPORA)[number];
 
 const yaml = (s: string) => JSON.stringify(s);
-const zoteroName = (p: GeneratedPaper, ext: string) => `${firstCreator(p.truth.authors)} - ${p.truth.year} - ${p.truth.title.replace(/[\\/?*:|"<>]/g, '').slice(0, 100).trim()}.${ext}`;
+const zoteroName = (p: GeneratedPaper, ext: string) =>
+  `${firstCreator(p.truth.authors)} - ${p.truth.year} - ${p.truth.title
+    .replace(/[\\/?*:|"<>]/g, '')
+    .slice(0, 100)
+    .trim()}.${ext}`;
 
 /** The paper's text as Markdown: title, abstract, results. No author or year in the body. */
 function body(p: GeneratedPaper): string {
@@ -86,7 +90,10 @@ async function writeCorpus(corpus: Corpus, papers: GeneratedPaper[], dir: string
     if (corpus === 'front matter') {
       name = `${p.key}.md`;
       const t = p.truth;
-      writeFileSync(path.join(docs, name), `---\ntitle: ${yaml(t.title)}\nauthors: [${t.authors.map((a) => yaml(`${a.given} ${a.family}`)).join(', ')}]\nyear: ${t.year}\njournal: ${yaml(t.journal)}\n---\n\n${body(p)}`);
+      writeFileSync(
+        path.join(docs, name),
+        `---\ntitle: ${yaml(t.title)}\nauthors: [${t.authors.map((a) => yaml(`${a.given} ${a.family}`)).join(', ')}]\nyear: ${t.year}\njournal: ${yaml(t.journal)}\n---\n\n${body(p)}`,
+      );
     } else if (corpus === 'library .bib' || corpus === 'no metadata') {
       name = `${p.key}.md`;
       writeFileSync(path.join(docs, name), body(p));
@@ -100,7 +107,8 @@ async function writeCorpus(corpus: Corpus, papers: GeneratedPaper[], dir: string
     ids.push(`bench:papers/${name}`);
   }
   if (corpus === 'library .bib') writeFileSync(path.join(docs, 'library.bib'), betterBibtex(papers.map((p) => asLibrary(p))));
-  if (corpus === 'PDF + .bib') writeFileSync(path.join(docs, 'library.bib'), betterBibtex(papers.map((p) => asLibrary(p, zoteroName(p, 'pdf')))));
+  if (corpus === 'PDF + .bib')
+    writeFileSync(path.join(docs, 'library.bib'), betterBibtex(papers.map((p) => asLibrary(p, zoteroName(p, 'pdf')))));
   if (corpus === 'CSL-JSON') writeFileSync(path.join(docs, 'library.json'), zoteroCslJson(papers.map((p) => asLibrary(p))));
   return ids;
 }
@@ -113,7 +121,13 @@ async function zoteroLibrary(papers: GeneratedPaper[]): Promise<FakeZotero> {
   const z = await startFakeZotero({ library: 'groups/4242', apiKey: ZOTERO_KEY });
   z.put(
     papers.flatMap((p, i) => [
-      articleItem(itemKey(i, 'P'), { title: p.truth.title, authors: p.truth.authors.map((a) => [a.given, a.family] as [string, string]), date: String(p.truth.year), journal: p.truth.journal, doi: p.truth.doi }),
+      articleItem(itemKey(i, 'P'), {
+        title: p.truth.title,
+        authors: p.truth.authors.map((a) => [a.given, a.family] as [string, string]),
+        date: String(p.truth.year),
+        journal: p.truth.journal,
+        doi: p.truth.doi,
+      }),
       pdfAttachment(itemKey(i, 'A'), itemKey(i, 'P')),
     ]),
   );
@@ -124,7 +138,10 @@ async function zoteroLibrary(papers: GeneratedPaper[]): Promise<FakeZotero> {
 /** A config whose one source is the fake Zotero library. */
 function zoteroConfig(z: FakeZotero, dir: string) {
   const file = path.join(dir, 'labbot.config.json');
-  writeFileSync(file, JSON.stringify({ sources: [{ id: 'bench', type: 'zotero', library: 'groups/4242', apiKeyEnv: 'BENCH_ZOTERO_KEY' }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({ sources: [{ id: 'bench', type: 'zotero', library: 'groups/4242', apiKeyEnv: 'BENCH_ZOTERO_KEY' }] }),
+  );
   return loadConfig({ ...process.env, LABBOT_CONFIG: file, ZOTERO_API_URL: z.url, BENCH_ZOTERO_KEY: ZOTERO_KEY });
 }
 
@@ -136,7 +153,10 @@ function questions(papers: GeneratedPaper[], ids: string[], seed: number): EvalQ
     const y = p.truth.year;
     const who = p.truth.authors.length > 2 && rnd() < 0.5 ? `${family} et al.` : family;
     const named = rnd() < 0.5 ? `In ${who} ${y},` : `In ${who} (${y}),`;
-    const ask = rnd() < 0.5 ? `how much faster did ${p.truth.topic} proceed in mutant animals?` : `by how much did ${p.truth.topic} speed up in the mutants?`;
+    const ask =
+      rnd() < 0.5
+        ? `how much faster did ${p.truth.topic} proceed in mutant animals?`
+        : `by how much did ${p.truth.topic} speed up in the mutants?`;
     return { id: `q${i}`, question: `${named} ${ask}`, doc_id: ids[i] };
   });
 }
@@ -148,14 +168,17 @@ const median = (xs: number[]) => {
 
 const base = loadConfig();
 const dataDir = base.chromaUrl ? base.dataDir : mkdtempSync(path.join(os.tmpdir(), 'labbot-ay-data-'));
-const results: Record<Corpus, { r1: number[]; r5: number[]; refused: number[]; failed: number[] }> = Object.fromEntries(CORPORA.map((c) => [c, { r1: [], r5: [], refused: [], failed: [] }])) as never;
+const results: Record<Corpus, { r1: number[]; r5: number[]; refused: number[]; failed: number[] }> = Object.fromEntries(
+  CORPORA.map((c) => [c, { r1: [], r5: [], refused: [], failed: [] }]),
+) as never;
 for (let s = 0; s < SEEDS; s++) {
   const seed = 500 + s;
   // The test mix of layouts: the PDF rules were tuned on the dev mix only.
   const papers = generatePapers(seed, N, TEST_MIX);
   for (const corpus of CORPORA) {
     // A checkout from before Zotero sources has no Zotero corpus.
-    if (corpus === 'Zotero' && values.baseline && !(await import(baselinePath('src/ingest/sources/prepare.ts')).catch(() => undefined))) continue;
+    if (corpus === 'Zotero' && values.baseline && !(await import(baselinePath('src/ingest/sources/prepare.ts')).catch(() => undefined)))
+      continue;
     const dir = mkdtempSync(path.join(os.tmpdir(), `labbot-ay-${corpus.replace(/\W+/g, '')}-`));
     const zotero = corpus === 'Zotero' ? await zoteroLibrary(papers) : undefined;
     const ids = zotero ? [] : await writeCorpus(corpus, papers, dir, seed);
@@ -169,15 +192,23 @@ for (let s = 0; s < SEEDS; s++) {
         await prepareSource(sources[0], { maxFileBytes: app.ingestSettings.maxFileBytes });
         summary = await app.ingestSource(sources[0]);
         // Zotero names each document by its item key (a paper with only Zotero's text is "<key>.txt").
-        ids.push(...papers.map((_, i) => [...app.catalog.docs()].find((d) => d.path.startsWith(`${itemKey(i, 'P')}.`))?.id ?? `missing:${i}`));
+        ids.push(
+          ...papers.map((_, i) => [...app.catalog.docs()].find((d) => d.path.startsWith(`${itemKey(i, 'P')}.`))?.id ?? `missing:${i}`),
+        );
       } else summary = await app.ingest({ sourceId: 'bench', root: dir, kind: 'paper' });
-      const report = await runEval(app, questions(papers, ids, seed), { k: app.config.retrieval.k, groups: [app.config.access.default], answers: Boolean(values.answers) });
+      const report = await runEval(app, questions(papers, ids, seed), {
+        k: app.config.retrieval.k,
+        groups: [app.config.access.default],
+        answers: Boolean(values.answers),
+      });
       const r = results[corpus];
       r.r1.push(report.metrics.doc_recall_at_1);
       r.r5.push(report.metrics.doc_recall_at_5);
       r.failed.push(summary.failed.length);
       if (report.answers) r.refused.push(report.answers.refusal_rate);
-      console.error(`seed ${seed} ${corpus}: R@1 ${(report.metrics.doc_recall_at_1 * 100).toFixed(1)}% R@5 ${(report.metrics.doc_recall_at_5 * 100).toFixed(1)}%${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`);
+      console.error(
+        `seed ${seed} ${corpus}: R@1 ${(report.metrics.doc_recall_at_1 * 100).toFixed(1)}% R@5 ${(report.metrics.doc_recall_at_5 * 100).toFixed(1)}%${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`,
+      );
     } finally {
       await app.reset();
       await app.close();
@@ -190,12 +221,15 @@ for (let s = 0; s < SEEDS; s++) {
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const spread = (xs: number[]) => `${pct(median(xs))} (${pct(Math.min(...xs))}–${pct(Math.max(...xs))})`;
 console.log(`${N} papers × ${SEEDS} seeds, one "In <first author> <year>, …" question per paper (${base.embeddings.provider} embeddings)`);
-console.log('| corpus | doc recall@1 | doc recall@5 |' + (values.answers ? ' refusals |' : ''));
-console.log('|---|---|---|' + (values.answers ? '---|' : ''));
+console.log(`| corpus | doc recall@1 | doc recall@5 |${values.answers ? ' refusals |' : ''}`);
+console.log(`|---|---|---|${values.answers ? '---|' : ''}`);
 for (const c of CORPORA) {
   const r = results[c];
   if (r.r1.length === 0) continue;
   console.log(`| ${c} | ${spread(r.r1)} | ${spread(r.r5)} |${values.answers ? ` ${spread(r.refused)} |` : ''}`);
 }
 mkdirSync('bench/out', { recursive: true });
-writeFileSync(`bench/out/author-year${values.baseline ? '-baseline' : ''}.json`, JSON.stringify({ papers: N, seeds: SEEDS, embeddings: base.embeddings, baseline: values.baseline ?? null, results }, null, 1));
+writeFileSync(
+  `bench/out/author-year${values.baseline ? '-baseline' : ''}.json`,
+  JSON.stringify({ papers: N, seeds: SEEDS, embeddings: base.embeddings, baseline: values.baseline ?? null, results }, null, 1),
+);

@@ -68,44 +68,94 @@ const run = async (qs: EvalQuestion[], search: (q: string) => Promise<EvalPassag
 {
   const docs = await naiveChunks(1000, 150);
   const tutorial = BM25Retriever.fromDocuments(docs, { k });
-  score('LangChain tutorial: splitter 1000/150 + BM25Retriever', docs.length, await run(questions, async (q) =>
-    (await tutorial.invoke(q)).map((d, i) => ({ doc_id: String(d.metadata.doc_id), chunk_id: String(i), section: '', text: d.pageContent, score: 0 })),
-  ));
+  score(
+    'LangChain tutorial: splitter 1000/150 + BM25Retriever',
+    docs.length,
+    await run(questions, async (q) =>
+      (await tutorial.invoke(q)).map((d, i) => ({
+        doc_id: String(d.metadata.doc_id),
+        chunk_id: String(i),
+        section: '',
+        text: d.pageContent,
+        score: 0,
+      })),
+    ),
+  );
 }
-for (const [size, overlap] of [[1000, 150], [500, 50]]) {
+for (const [size, overlap] of [
+  [1000, 150],
+  [500, 50],
+]) {
   const docs = await naiveChunks(size, overlap);
   const index = createLexicalIndex();
   docs.forEach((d, i) => index.add(String(i), d.pageContent));
-  score(`splitter ${size}/${overlap} + BM25`, docs.length, await run(questions, (q) =>
-    index.search(q, k).map((h) => ({ doc_id: String(docs[Number(h.id)].metadata.doc_id), chunk_id: h.id, section: '', text: docs[Number(h.id)].pageContent, score: h.score })),
-  ));
+  score(
+    `splitter ${size}/${overlap} + BM25`,
+    docs.length,
+    await run(questions, (q) =>
+      index.search(q, k).map((h) => ({
+        doc_id: String(docs[Number(h.id)].metadata.doc_id),
+        chunk_id: h.id,
+        section: '',
+        text: docs[Number(h.id)].pageContent,
+        score: h.score,
+      })),
+    ),
+  );
 }
 
 const app = await openApp(
-  { ...base, collection: `baselines-${Date.now().toString(36)}`, sources: [], dataDir: base.chromaUrl ? base.dataDir : path.join(os.tmpdir(), `labbot-baselines-${process.pid}`) },
+  {
+    ...base,
+    collection: `baselines-${Date.now().toString(36)}`,
+    sources: [],
+    dataDir: base.chromaUrl ? base.dataDir : path.join(os.tmpdir(), `labbot-baselines-${process.pid}`),
+  },
   createLogger('warn'),
   { loadCatalog: false },
 );
 try {
   await app.ingest({ sourceId: path.basename(dir), root: path.join(dir, 'docs') });
   const chunks = app.catalog.stats().chunks;
-  const asEval = (ps: Awaited<ReturnType<typeof retrieve>>['passages']) => ps.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score }));
+  const asEval = (ps: Awaited<ReturnType<typeof retrieve>>['passages']) =>
+    ps.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score }));
   const group = [app.config.access.default];
-  score('labbot lexical only', chunks, await run(questions, async (q) =>
-    asEval((await retrieve(q, group, { ...app.config.retrieval, denseWeight: 0 }, {
-      catalog: app.catalog,
-      dense: async () => [],
-      embedQuery: () => Promise.reject(new Error('lexical only')),
-      reranker: app.reranker,
-    }, k)).passages),
-  ));
-  score(`labbot hybrid (${app.versionDescription})`, chunks, await run(questions, async (q) => asEval((await app.retrieve(q, group, k)).passages)));
+  score(
+    'labbot lexical only',
+    chunks,
+    await run(questions, async (q) =>
+      asEval(
+        (
+          await retrieve(
+            q,
+            group,
+            { ...app.config.retrieval, denseWeight: 0 },
+            {
+              catalog: app.catalog,
+              dense: async () => [],
+              embedQuery: () => Promise.reject(new Error('lexical only')),
+              reranker: app.reranker,
+            },
+            k,
+          )
+        ).passages,
+      ),
+    ),
+  );
+  score(
+    `labbot hybrid (${app.versionDescription})`,
+    chunks,
+    await run(questions, async (q) => asEval((await app.retrieve(q, group, k)).passages)),
+  );
 } finally {
   await app.reset();
   await app.close();
 }
 
-if (values.json) console.log(JSON.stringify({ dataset: path.basename(dir), split: split ?? 'all', k, contextChars, questions: questions.length, rows }, null, 2));
+if (values.json)
+  console.log(
+    JSON.stringify({ dataset: path.basename(dir), split: split ?? 'all', k, contextChars, questions: questions.length, rows }, null, 2),
+  );
 else {
   const pct = (v: number | undefined) => (v === undefined ? 'n/a' : `${(v * 100).toFixed(1)}%`);
   console.log(`${path.basename(dir)}, ${questions.length} questions (split ${split ?? 'all'}), k ${k}, context ${contextChars} chars`);
@@ -113,6 +163,8 @@ else {
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const m = r.metrics;
-    console.log(`| ${r.name} | ${r.chunks} | ${pct(m.doc_recall_at_1)} | ${pct(m.doc_recall_at_5)} | ${pct(m.doc_recall_at_k)} | ${m.mrr_at_k.toFixed(3)} | ${pct(m.doc_in_context)} | ${m.with_answers ? pct(m.answer_in_context) : 'n/a'} |`);
+    console.log(
+      `| ${r.name} | ${r.chunks} | ${pct(m.doc_recall_at_1)} | ${pct(m.doc_recall_at_5)} | ${pct(m.doc_recall_at_k)} | ${m.mrr_at_k.toFixed(3)} | ${pct(m.doc_in_context)} | ${m.with_answers ? pct(m.answer_in_context) : 'n/a'} |`,
+    );
   }
 }

@@ -47,7 +47,10 @@ const { values } = parseArgs({
     'wiki-pages': { type: 'string', default: '1000' },
   },
 });
-const sizes = values.sizes.split(',').map(Number).sort((a, b) => a - b);
+const sizes = values.sizes
+  .split(',')
+  .map(Number)
+  .sort((a, b) => a - b);
 const runs = Math.max(1, Number(values.runs));
 const nQueries = Number(values.queries);
 const nWarmup = Number(values.warmup);
@@ -84,13 +87,29 @@ console.error(`bench: Chroma ${chromaUrl}, work dir ${work}, ${runs} rounds, ${q
 // Indexed as `labbot ingest` does it with Redis: records are written, so a later `serve` finds them.
 const benchRedis = await tryConnectRedis(base.redisUrl);
 const openIndexApp = (collection: string): Promise<App> =>
-  openApp({ ...base, chromaUrl, collection, sources: [], dataDir: path.join(work, 'data') }, log, { loadCatalog: false, redis: benchRedis });
-const childEnv = (collection: string) => ({ ...process.env, CHROMA_URL: chromaUrl, LABBOT_COLLECTION: collection, LABBOT_CONFIG: emptyConfig, LABBOT_DATA_DIR: path.join(work, 'data'), LOG_LEVEL: 'warn' });
+  openApp({ ...base, chromaUrl, collection, sources: [], dataDir: path.join(work, 'data') }, log, {
+    loadCatalog: false,
+    redis: benchRedis,
+  });
+const childEnv = (collection: string) => ({
+  ...process.env,
+  CHROMA_URL: chromaUrl,
+  LABBOT_COLLECTION: collection,
+  LABBOT_CONFIG: emptyConfig,
+  LABBOT_DATA_DIR: path.join(work, 'data'),
+  LOG_LEVEL: 'warn',
+});
 
 /** Runs a bench script in its own process and returns the last line of its output, parsed. */
 function child<T>(script: string, args: string[], env: NodeJS.ProcessEnv = process.env): T {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 60 * 60_000 });
-  if (r.status !== 0) throw new Error(`${script} ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' ')}`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 60 * 60_000,
+  });
+  if (r.status !== 0)
+    throw new Error(`${script} ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' ')}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as T;
 }
 
@@ -163,12 +182,17 @@ async function measureServe(collection: string, cold: boolean): Promise<ServeSiz
   });
   const url = `http://127.0.0.1:${port}`;
   const ask = (question: string) =>
-    fetch(`${url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVE_TOKEN}` }, body: JSON.stringify({ question }) });
+    fetch(`${url}/api/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVE_TOKEN}` },
+      body: JSON.stringify({ question }),
+    });
   try {
     // Restart to first answer: the first question is sent as soon as anything listens.
     let firstAnswerMs = -1;
     while (firstAnswerMs < 0) {
-      if (proc.exitCode !== null) throw new Error(`labbot serve exited with ${proc.exitCode}: ${pending.slice(-400) || lastLines.join(' ')}`);
+      if (proc.exitCode !== null)
+        throw new Error(`labbot serve exited with ${proc.exitCode}: ${pending.slice(-400) || lastLines.join(' ')}`);
       const r = await ask(allQueries[0]).catch(() => undefined);
       if (r?.ok) firstAnswerMs = performance.now() - t0;
       else await new Promise((res) => setTimeout(res, 25));
@@ -246,7 +270,14 @@ try {
       const ingestPerS = written / ((performance.now() - t0) / 1000);
       if (round === 0) recallBySize.set(c.size, await hnswRecall(app));
       await app.close();
-      const alone = child<{ chunksPerS: number }>('bench/chroma-alone.ts', [String(written), '--chroma-url', chromaUrl, '--pubmedqa', values.pubmedqa, '--json']);
+      const alone = child<{ chunksPerS: number }>('bench/chroma-alone.ts', [
+        String(written),
+        '--chroma-url',
+        chromaUrl,
+        '--pubmedqa',
+        values.pubmedqa,
+        '--json',
+      ]);
 
       const job: LatencyJob = { k, warmup, queries, dirs: c.dirs, chromaUrl, naiveCollection: c.naiveCollection };
       const jobFile = path.join(work, `job-${c.size}.json`);
@@ -256,7 +287,8 @@ try {
       for (const mode of order) latency[mode] = child<LatencyResult>('bench/latency-child.ts', [mode, jobFile], childEnv(collection));
       const serve = await measureServe(collection, true);
       const restart = await measureServe(collection, false);
-      if (serve.from !== 'chroma' || restart.from !== 'snapshot') throw new Error(`serve loaded its index from ${serve.from}, then from ${restart.from}`);
+      if (serve.from !== 'chroma' || restart.from !== 'snapshot')
+        throw new Error(`serve loaded its index from ${serve.from}, then from ${restart.from}`);
       rounds.get(c.size)!.push({ chunks: written, ingestPerS, chromaAlonePerS: alone.chunksPerS, latency, serve, restart });
       console.error(
         `  round ${round + 1}/${runs}, ${c.size}: ${written} chunks, ingest ${ingestPerS.toFixed(0)}/s, hybrid p95 ${latency['labbot-hybrid'].p95.toFixed(1)} ms, ` +
@@ -280,8 +312,14 @@ try {
 const datasets = values.datasets.split(',').filter(Boolean);
 const quality: string[] = [];
 for (const d of datasets) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/baselines.ts', d, '--split', 'test'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
-  quality.push(r.status === 0 ? r.stdout.trim() : `(bench/baselines.ts ${d} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ')})`, '');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/baselines.ts', d, '--split', 'test'], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  quality.push(
+    r.status === 0 ? r.stdout.trim() : `(bench/baselines.ts ${d} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ')})`,
+    '',
+  );
 }
 
 function serviceBench(script: string, args: string[]): string {
@@ -313,7 +351,9 @@ rmSync(work, { recursive: true, force: true });
 /** "12.3 (11.8-13.1)": the median over rounds and its range. */
 const fig = (xs: number[], digits = 1): string => {
   const s = spread(xs);
-  return s.runs > 1 && s.min !== s.max ? `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})` : s.median.toFixed(digits);
+  return s.runs > 1 && s.min !== s.max
+    ? `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`
+    : s.median.toFixed(digits);
 };
 const NAMES: Record<Mode, string> = {
   'labbot-hybrid': 'labbot hybrid (as configured)',
@@ -324,7 +364,11 @@ const NAMES: Record<Mode, string> = {
 };
 const cpus = os.cpus();
 const entries = [...rounds.entries()];
-const chunksOf = (rs: Round[]) => fig(rs.map((r) => r.chunks), 0);
+const chunksOf = (rs: Round[]) =>
+  fig(
+    rs.map((r) => r.chunks),
+    0,
+  );
 const lines = [
   '# labbot benchmark results',
   '',
@@ -341,17 +385,35 @@ const lines = [
   '| chunks | lexical index | index load s | launch to first answer s | peak RSS MB |',
   '|---|---|---|---|---|',
   ...entries.flatMap(([, rs]) => [
-    `| ${chunksOf(rs)} | rebuilt from Chroma (first start, or no snapshot) | ${fig(rs.map((r) => r.serve.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.serve.firstAnswerMs / 1000))} | ${fig(rs.map((r) => r.serve.rssPeakMb), 0)} |`,
-    `| ${chunksOf(rs)} | from its snapshot (a restart) | ${fig(rs.map((r) => r.restart.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.restart.firstAnswerMs / 1000))} | ${fig(rs.map((r) => r.restart.rssPeakMb), 0)} |`,
+    `| ${chunksOf(rs)} | rebuilt from Chroma (first start, or no snapshot) | ${fig(rs.map((r) => r.serve.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.serve.firstAnswerMs / 1000))} | ${fig(
+      rs.map((r) => r.serve.rssPeakMb),
+      0,
+    )} |`,
+    `| ${chunksOf(rs)} | from its snapshot (a restart) | ${fig(rs.map((r) => r.restart.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.restart.firstAnswerMs / 1000))} | ${fig(
+      rs.map((r) => r.restart.rssPeakMb),
+      0,
+    )} |`,
   ]),
   '',
   '## Ingest',
   '',
-  'labbot\'s whole ingest (list, parse, chunk, embed, store) into a fresh collection, and Chroma alone (`bench/chroma-alone.ts`: a bare client embedding then upserting as many 500-character chunks, one batch at a time; not an upper bound for labbot, which embeds the next batch while the last is written).',
+  "labbot's whole ingest (list, parse, chunk, embed, store) into a fresh collection, and Chroma alone (`bench/chroma-alone.ts`: a bare client embedding then upserting as many 500-character chunks, one batch at a time; not an upper bound for labbot, which embeds the next batch while the last is written).",
   '',
   '| chunks | labbot chunks/s | Chroma alone chunks/s | labbot / Chroma alone |',
   '|---|---|---|---|',
-  ...entries.map(([, rs]) => `| ${chunksOf(rs)} | ${fig(rs.map((r) => r.ingestPerS), 0)} | ${fig(rs.map((r) => r.chromaAlonePerS), 0)} | ${fig(rs.map((r) => r.ingestPerS / r.chromaAlonePerS), 2)} |`),
+  ...entries.map(
+    ([, rs]) =>
+      `| ${chunksOf(rs)} | ${fig(
+        rs.map((r) => r.ingestPerS),
+        0,
+      )} | ${fig(
+        rs.map((r) => r.chromaAlonePerS),
+        0,
+      )} | ${fig(
+        rs.map((r) => r.ingestPerS / r.chromaAlonePerS),
+        2,
+      )} |`,
+  ),
   '',
   '## Retrieval latency',
   '',
@@ -364,21 +426,36 @@ const lines = [
     '|---|---|---|---|---|---|',
     ...MODES.map((m) => {
       const xs = rs.map((r) => r.latency[m]);
-      return `| ${NAMES[m]} | ${fig(xs.map((x) => x.chunks), 0)} | ${fig(xs.map((x) => x.p50))} | ${fig(xs.map((x) => x.p95))} | ${fig(xs.map((x) => x.loadMs / 1000))} | ${fig(xs.map((x) => x.rssPeakMb), 0)} |`;
+      return `| ${NAMES[m]} | ${fig(
+        xs.map((x) => x.chunks),
+        0,
+      )} | ${fig(xs.map((x) => x.p50))} | ${fig(xs.map((x) => x.p95))} | ${fig(xs.map((x) => x.loadMs / 1000))} | ${fig(
+        xs.map((x) => x.rssPeakMb),
+        0,
+      )} |`;
     }),
     '',
     'Ratios within each round (p95 / p95):',
     '',
     `- LangChain tutorial / labbot hybrid: ${fig(rs.map((r) => r.latency.tutorial.p95 / r.latency['labbot-hybrid'].p95))}x`,
-    `- splitter 1000/150 + standard BM25 / labbot lexical only: ${fig(rs.map((r) => r.latency['bm25-1000'].p95 / r.latency['labbot-lexical'].p95), 2)}x`,
-    `- splitter 500/50 + standard BM25 / labbot lexical only: ${fig(rs.map((r) => r.latency['bm25-500'].p95 / r.latency['labbot-lexical'].p95), 2)}x`,
+    `- splitter 1000/150 + standard BM25 / labbot lexical only: ${fig(
+      rs.map((r) => r.latency['bm25-1000'].p95 / r.latency['labbot-lexical'].p95),
+      2,
+    )}x`,
+    `- splitter 500/50 + standard BM25 / labbot lexical only: ${fig(
+      rs.map((r) => r.latency['bm25-500'].p95 / r.latency['labbot-lexical'].p95),
+      2,
+    )}x`,
     '',
   ]),
   `## HNSW recall@10 against an exact scan (100 queries, first round; M=${base.retrieval.hnswM}, ef_construction=${base.retrieval.hnswEfConstruction}, ef_search=${base.retrieval.hnswEfSearch})`,
   '',
   '| chunks | recall@10 | Chroma query p50 ms |',
   '|---|---|---|',
-  ...entries.map(([size, rs]) => `| ${rs[0]?.chunks ?? size} | ${recallBySize.get(size)?.recall.toFixed(3)} | ${recallBySize.get(size)?.p50.toFixed(1)} |`),
+  ...entries.map(
+    ([size, rs]) =>
+      `| ${rs[0]?.chunks ?? size} | ${recallBySize.get(size)?.recall.toFixed(3)} | ${recallBySize.get(size)?.p50.toFixed(1)} |`,
+  ),
   '',
   '## Retrieval quality against naive pipelines (`npx tsx bench/baselines.ts <dataset> --split test`)',
   '',

@@ -19,7 +19,12 @@ import { loadSentences } from './corpus.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { documents: { type: 'boolean' }, 'chroma-url': { type: 'string' }, pubmedqa: { type: 'string', default: 'datasets/pubmedqa' }, json: { type: 'boolean' } },
+  options: {
+    documents: { type: 'boolean' },
+    'chroma-url': { type: 'string' },
+    pubmedqa: { type: 'string', default: 'datasets/pubmedqa' },
+    json: { type: 'boolean' },
+  },
 });
 const total = Number(positionals[0] ?? 100_000);
 const asDocuments = Boolean(values.documents);
@@ -46,9 +51,17 @@ try {
     return t;
   };
   const metaAt = (i: number) => ({
-    doc_id: `d${i >> 4}`, source: 'alone', path: `d${i >> 4}.md`, kind: 'paper', title: `Paper ${i >> 4}`,
-    authors: 'Ada Okafor; Min Lee', access: 'public', doc_hash: 'h'.repeat(64), chunk_hash: String(i).padStart(64, '0'),
-    chunk_index: i % 16, section: `Part ${i % 16}`,
+    doc_id: `d${i >> 4}`,
+    source: 'alone',
+    path: `d${i >> 4}.md`,
+    kind: 'paper',
+    title: `Paper ${i >> 4}`,
+    authors: 'Ada Okafor; Min Lee',
+    access: 'public',
+    doc_hash: 'h'.repeat(64),
+    chunk_hash: String(i).padStart(64, '0'),
+    chunk_index: i % 16,
+    section: `Part ${i % 16}`,
   });
   const t0 = performance.now();
   let tLast = t0;
@@ -64,13 +77,19 @@ try {
     const done = i + ids.length;
     if (!values.json && (done % REPORT === 0 || done === total)) {
       const now = performance.now();
-      console.log(`${done} chunks: ${(((done % REPORT) || REPORT) / ((now - tLast) / 1000)).toFixed(0)} chunks/s for the last ${(done % REPORT) || REPORT}`);
+      console.log(
+        `${done} chunks: ${((done % REPORT || REPORT) / ((now - tLast) / 1000)).toFixed(0)} chunks/s for the last ${done % REPORT || REPORT}`,
+      );
       tLast = now;
     }
   }
   const rate = total / ((performance.now() - t0) / 1000);
-  if (values.json) console.log(JSON.stringify({ chunks: total, chunksPerS: Math.round(rate), layout: asDocuments ? 'documents' : 'metadata' }));
-  else console.log(`Chroma alone, text as ${asDocuments ? 'documents' : 'metadata'}: ${rate.toFixed(0)} chunks/s over ${total} chunks (embedding included, ${BATCH} per upsert, one at a time)`);
+  if (values.json)
+    console.log(JSON.stringify({ chunks: total, chunksPerS: Math.round(rate), layout: asDocuments ? 'documents' : 'metadata' }));
+  else
+    console.log(
+      `Chroma alone, text as ${asDocuments ? 'documents' : 'metadata'}: ${rate.toFixed(0)} chunks/s over ${total} chunks (embedding included, ${BATCH} per upsert, one at a time)`,
+    );
 } finally {
   await client.deleteCollection({ name }).catch(() => undefined);
   await server?.stop();

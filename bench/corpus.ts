@@ -8,7 +8,9 @@ export function loadSentences(pubmedqaDir: string): string[] {
   const docs = path.join(pubmedqaDir, 'docs');
   const out: string[] = [];
   for (const f of readdirSync(docs)) {
-    const body = readFileSync(path.join(docs, f), 'utf8').replace(/^---[\s\S]*?---/, '').replace(/^##.*$/gm, ' ');
+    const body = readFileSync(path.join(docs, f), 'utf8')
+      .replace(/^---[\s\S]*?---/, '')
+      .replace(/^##.*$/gm, ' ');
     for (const s of body.split(/(?<=[.!?])\s+(?=[A-Z])/)) {
       const t = s.replace(/\s+/g, ' ').trim();
       if (t.length > 30) out.push(t);
@@ -25,9 +27,12 @@ export function loadQuestions(pubmedqaDir: string, n: number): string[] {
     .map((l) => (JSON.parse(l) as { question: string }).question);
 }
 
-
 /** Writes `count` documents of ~`chars` characters each into dir; returns their total size. */
-export function writeCorpus(dir: string, sentences: string[], opts: { count: number; chars: number; seed: number; prefix: string }): number {
+export function writeCorpus(
+  dir: string,
+  sentences: string[],
+  opts: { count: number; chars: number; seed: number; prefix: string },
+): number {
   mkdirSync(dir, { recursive: true });
   const rand = mulberry32(opts.seed);
   let total = 0;

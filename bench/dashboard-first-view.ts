@@ -108,7 +108,10 @@ async function main() {
   const ingestS = (performance.now() - t0) / 1000;
   try {
     const bearer = { authorization: `Bearer ${TOKEN}`, accept: 'text/html' };
-    const docLink = docViewUrl({ baseUrl: '', secret }, { docId: BIG_DOC_ID, who: 'public', groups: ['public'], expires: Math.floor(Date.now() / 1000) + 3600 });
+    const docLink = docViewUrl(
+      { baseUrl: '', secret },
+      { docId: BIG_DOC_ID, who: 'public', groups: ['public'], expires: Math.floor(Date.now() / 1000) + 3600 },
+    );
     const views: [string, string, Record<string, string>][] = [
       ['/admin (first view)', '/admin', bearer],
       ['/admin (second view)', '/admin', bearer],
@@ -117,8 +120,12 @@ async function main() {
       ['/metrics', '/metrics', {}],
       ['/doc (member view, first page)', docLink, {}],
     ];
-    console.log(`${MB} MB document (${running.app.catalog.chunkCount} chunks with the sample lab), indexed in ${ingestS.toFixed(0)} s; load average ${os.loadavg()[0].toFixed(1)}`);
-    console.log('| view | status | view ms | size | /healthz answered meanwhile | slowest /healthz ms | longest loop stall ms | planted line |');
+    console.log(
+      `${MB} MB document (${running.app.catalog.chunkCount} chunks with the sample lab), indexed in ${ingestS.toFixed(0)} s; load average ${os.loadavg()[0].toFixed(1)}`,
+    );
+    console.log(
+      '| view | status | view ms | size | /healthz answered meanwhile | slowest /healthz ms | longest loop stall ms | planted line |',
+    );
     console.log('|---|---|---|---|---|---|---|---|');
     for (const [name, view, headers] of views) {
       const h = monitorEventLoopDelay({ resolution: 5 });
@@ -128,7 +135,9 @@ async function main() {
       const slowest = r.healthz.length ? Math.max(...r.healthz) : NaN;
       const kb = r.bytes > 1e6 ? `${(r.bytes / 1e6).toFixed(1)} MB` : `${(r.bytes / 1e3).toFixed(0)} kB`;
       const planted = view !== '/admin' ? '' : r.planted ? 'listed' : r.pending ? 'still checking' : 'MISSING';
-      console.log(`| ${name} | ${r.status} | ${r.ms.toFixed(0)} | ${kb} | ${r.healthz.length} | ${slowest.toFixed(0)} | ${(h.max / 1e6).toFixed(0)} | ${planted} |`);
+      console.log(
+        `| ${name} | ${r.status} | ${r.ms.toFixed(0)} | ${kb} | ${r.healthz.length} | ${slowest.toFixed(0)} | ${(h.max / 1e6).toFixed(0)} | ${planted} |`,
+      );
     }
     // The check goes on after a first view that stopped waiting: how long until the line is listed.
     const t1 = performance.now();

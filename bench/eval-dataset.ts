@@ -30,7 +30,8 @@ const { values, positionals } = parseArgs({
   },
 });
 const dir = positionals[0];
-const usage = 'usage: npm run eval -- <dataset dir> [--questions F] [--k N] [--answers] [--unanswerable F] [--split dev|test] [--json] [--keep]';
+const usage =
+  'usage: npm run eval -- <dataset dir> [--questions F] [--k N] [--answers] [--unanswerable F] [--split dev|test] [--json] [--keep]';
 if (!dir) {
   console.error(usage);
   process.exit(2);
@@ -87,7 +88,9 @@ try {
   const { results: _results, ...summaryOnly } = report;
   if (values.json) console.log(JSON.stringify({ dataset, ...summaryOnly }, null, 2));
   else {
-    console.log(`dataset ${name}: ${dataset.documents} documents, ${dataset.chunks} chunks, ${dataset.failed} failed, ingest ${dataset.ingest_seconds}s (${dataset.embeddings})`);
+    console.log(
+      `dataset ${name}: ${dataset.documents} documents, ${dataset.chunks} chunks, ${dataset.failed} failed, ingest ${dataset.ingest_seconds}s (${dataset.embeddings})`,
+    );
     console.log(formatReport(report));
   }
 } finally {

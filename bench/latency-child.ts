@@ -67,7 +67,12 @@ async function build(mode: Mode, job: LatencyJob): Promise<{ chunks: number; sea
     const chunks = app.catalog.stats().chunks;
     if (mode === 'labbot-hybrid') return { chunks, search: (q) => app.retrieve(q, groups, job.k) };
     const settings = { ...app.config.retrieval, denseWeight: 0 };
-    const deps = { catalog: app.catalog, dense: async () => [], embedQuery: () => Promise.reject(new Error('lexical only')), reranker: app.reranker };
+    const deps = {
+      catalog: app.catalog,
+      dense: async () => [],
+      embedQuery: () => Promise.reject(new Error('lexical only')),
+      reranker: app.reranker,
+    };
     return { chunks, search: (q) => retrieve(q, groups, settings, deps, job.k) };
   }
   if (mode === 'tutorial') {
@@ -108,7 +113,14 @@ async function main(): Promise<void> {
   }
   clearInterval(timer);
   sample();
-  const result: LatencyResult = { mode, chunks, loadMs: Math.round(loadMs), p50: percentile(lat, 0.5), p95: percentile(lat, 0.95), rssPeakMb: Math.round(peak / 1024 / 1024) };
+  const result: LatencyResult = {
+    mode,
+    chunks,
+    loadMs: Math.round(loadMs),
+    p50: percentile(lat, 0.5),
+    p95: percentile(lat, 0.95),
+    rssPeakMb: Math.round(peak / 1024 / 1024),
+  };
   console.log(JSON.stringify(result));
   process.exit(0);
 }

@@ -50,11 +50,19 @@ async function openTree(root: string, dataDir: string): Promise<BenchApp> {
   const [{ openApp }, { loadConfig }, { createLogger }] = await Promise.all([mod('src/app.ts'), mod('src/config.ts'), mod('src/log.ts')]);
   const configFile = path.join(dataDir, 'labbot.config.json');
   writeFileSync(configFile, JSON.stringify({ sources: [] }));
-  const env: Record<string, string | undefined> = { ...process.env, LABBOT_CONFIG: configFile, LABBOT_DATA_DIR: dataDir, EMBEDDINGS: 'hash', LLM: 'none' };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    LABBOT_CONFIG: configFile,
+    LABBOT_DATA_DIR: dataDir,
+    EMBEDDINGS: 'hash',
+    LLM: 'none',
+  };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
   const config = loadConfig(env);
-  return openApp({ ...config, collection: `named-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}` }, createLogger('warn'), { loadCatalog: false });
+  return openApp({ ...config, collection: `named-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}` }, createLogger('warn'), {
+    loadCatalog: false,
+  });
 }
 
 async function round(root: string, shelfDir: string, withLab: boolean, shelf: ShelfFile[]): Promise<Outcome[]> {
@@ -172,7 +180,9 @@ for (const setting of Object.keys(results)) {
   for (const style of STYLES) {
     const n = files.filter((f) => f.style === style).length;
     if (n === 0) continue;
-    lines.push(`| top passage, ${style} files (${n}) | ${trees.map((t) => `${median(styles[setting][t.label][style])}/${n}`).join(' | ')} |`);
+    lines.push(
+      `| top passage, ${style} files (${n}) | ${trees.map((t) => `${median(styles[setting][t.label][style])}/${n}`).join(' | ')} |`,
+    );
   }
   lines.push('');
 }

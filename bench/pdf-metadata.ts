@@ -102,7 +102,12 @@ const median = (xs: number[]) => {
 };
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const summary = (rows: { title: number; firstAuthor: number; year: number }[]) =>
-  Object.fromEntries((['title', 'firstAuthor', 'year'] as const).map((k) => [k, { median: median(rows.map((r) => r[k])), min: Math.min(...rows.map((r) => r[k])), max: Math.max(...rows.map((r) => r[k])) }]));
+  Object.fromEntries(
+    (['title', 'firstAuthor', 'year'] as const).map((k) => [
+      k,
+      { median: median(rows.map((r) => r[k])), min: Math.min(...rows.map((r) => r[k])), max: Math.max(...rows.map((r) => r[k])) },
+    ]),
+  );
 
 const ours: Parse = (input) => parseFile(input);
 let before: Parse | undefined;

@@ -39,7 +39,9 @@ for (const c of chunks) index.add(c.id, c.text);
 const t0 = performance.now();
 const vecs = chunks.map((c) => hashEmbed(c.text));
 const embedMs = performance.now() - t0;
-console.log(`${chunks.length} chunks from ${new Set(chunks.map((c) => c.doc)).size} abstracts, ${questions.length} questions; hash embedding (${HASH_EMBEDDING_MODEL}) ${embedMs.toFixed(0)} ms, ${((embedMs / chunks.length) * 1000).toFixed(0)} ms per 1000 chunks (cold)`);
+console.log(
+  `${chunks.length} chunks from ${new Set(chunks.map((c) => c.doc)).size} abstracts, ${questions.length} questions; hash embedding (${HASH_EMBEDDING_MODEL}) ${embedMs.toFixed(0)} ms, ${((embedMs / chunks.length) * 1000).toFixed(0)} ms per 1000 chunks (cold)`,
+);
 
 const dot = (a: Float32Array, b: Float32Array) => {
   let s = 0;
@@ -67,7 +69,10 @@ function fused(q: string, alpha = 0.3): Ranked {
   const s = new Map<string, number>();
   for (const h of a) s.set(h.id, (s.get(h.id) ?? 0) + h.score / amax);
   for (const h of b) s.set(h.id, (s.get(h.id) ?? 0) + (alpha * h.score) / bmax);
-  return [...s].map(([id, score]) => ({ id, score })).sort((x, y) => y.score - x.score).slice(0, DEPTH);
+  return [...s]
+    .map(([id, score]) => ({ id, score }))
+    .sort((x, y) => y.score - x.score)
+    .slice(0, DEPTH);
 }
 
 function metrics(ranked: Ranked[], label: string) {
@@ -90,7 +95,12 @@ function metrics(ranked: Ranked[], label: string) {
 async function rerankAll(base: Ranked[], weights?: Partial<OfflineRerankWeights>): Promise<Ranked[]> {
   const rr = createOfflineReranker({ weights, idf: (t) => index.idf(t) });
   return Promise.all(
-    base.map((r, qi) => rr.rerank(questions[qi].question, r.map((h) => ({ ...h, text: byId.get(h.id)!.text })))),
+    base.map((r, qi) =>
+      rr.rerank(
+        questions[qi].question,
+        r.map((h) => ({ ...h, text: byId.get(h.id)!.text })),
+      ),
+    ),
   );
 }
 

@@ -85,17 +85,28 @@ async function main() {
   const bot = await startTestBot(app, { concurrency });
   try {
     // A warm-up burst, so JIT and connection setup are not what is measured.
-    const warm = await burst(bot.url, Array.from({ length: COUNT }, (_, i) => eventRequest(SIGNING_SECRET, mentionEnvelope({ text: QUESTIONS[i % QUESTIONS.length], channel: `CW${i}` }))));
-    await Promise.all(warm.map((_, i) => fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === `CW${i}`), 120_000)));
+    const warm = await burst(
+      bot.url,
+      Array.from({ length: COUNT }, (_, i) =>
+        eventRequest(SIGNING_SECRET, mentionEnvelope({ text: QUESTIONS[i % QUESTIONS.length], channel: `CW${i}` })),
+      ),
+    );
+    await Promise.all(
+      warm.map((_, i) => fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === `CW${i}`), 120_000)),
+    );
 
-    const requests = Array.from({ length: COUNT }, (_, i) => eventRequest(SIGNING_SECRET, mentionEnvelope({ text: QUESTIONS[i % QUESTIONS.length], channel: `CB${i}` })));
+    const requests = Array.from({ length: COUNT }, (_, i) =>
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: QUESTIONS[i % QUESTIONS.length], channel: `CB${i}` })),
+    );
     const acks = await burst(bot.url, requests);
     const bad = acks.filter((a) => a.status !== 200);
     if (bad.length) throw new Error(`${bad.length} requests were not acked with 200`);
     const abs = (at: number) => performance.timeOrigin + at;
     const answers = await Promise.all(
       Array.from({ length: COUNT }, (_, i) =>
-        fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === `CB${i}`), 120_000).then((c) => abs(c.at) - acks[i].sentAt),
+        fake
+          .waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === `CB${i}`), 120_000)
+          .then((c) => abs(c.at) - acks[i].sentAt),
       ),
     );
     const ackMs = acks.map((a) => a.ms);
@@ -106,11 +117,18 @@ async function main() {
     const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/slack/events`;
     const floor = (await burst(bareUrl, requests)).map((a) => a.ms);
     bareServer.close();
-    const statuses = Array.from({ length: COUNT }, (_, i) => abs(fake.callsOf('assistant.threads.setStatus').find((c) => c.body.channel_id === `CB${i}`)!.at) - acks[i].sentAt);
+    const statuses = Array.from(
+      { length: COUNT },
+      (_, i) => abs(fake.callsOf('assistant.threads.setStatus').find((c) => c.body.channel_id === `CB${i}`)!.at) - acks[i].sentAt,
+    );
     const f = (n: number) => `${n.toFixed(1)} ms`;
-    console.log(`${COUNT} concurrent signed mentions (HTTP mode, offline models, examples/lab: ${app.catalog.chunkCount} chunks, answer concurrency ${concurrency ?? 'default'})`);
+    console.log(
+      `${COUNT} concurrent signed mentions (HTTP mode, offline models, examples/lab: ${app.catalog.chunkCount} chunks, answer concurrency ${concurrency ?? 'default'})`,
+    );
     console.log(`  HTTP ack:          p50 ${f(pct(ackMs, 50))}  p99 ${f(pct(ackMs, 99))}  max ${f(Math.max(...ackMs))}`);
-    console.log(`  floor (bare 200):  p50 ${f(pct(floor, 50))}  p99 ${f(pct(floor, 99))}  (same client, an endpoint doing nothing; load average ${os.loadavg()[0].toFixed(1)})`);
+    console.log(
+      `  floor (bare 200):  p50 ${f(pct(floor, 50))}  p99 ${f(pct(floor, 99))}  (same client, an endpoint doing nothing; load average ${os.loadavg()[0].toFixed(1)})`,
+    );
     console.log(`  status line:       p50 ${f(pct(statuses, 50))}  p99 ${f(pct(statuses, 99))}`);
     console.log(`  answer posted:     p50 ${f(pct(answers, 50))}  p99 ${f(pct(answers, 99))}  max ${f(Math.max(...answers))}`);
     const dupes = fake.callsOf('chat.postMessage').length - 2 * COUNT;
@@ -119,14 +137,19 @@ async function main() {
     // Follow-ups: the asker's plain reply (no mention) in each answered thread, all at once, within the follow-up window.
     const threadTs = requests.map((r) => (JSON.parse(r.body) as { event: { ts: string } }).event.ts);
     const followUps = Array.from({ length: COUNT }, (_, i) =>
-      eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: FOLLOW_UPS[i % FOLLOW_UPS.length], channel: `CB${i}`, threadTs: threadTs[i] })),
+      eventRequest(
+        SIGNING_SECRET,
+        channelMessageEnvelope({ text: FOLLOW_UPS[i % FOLLOW_UPS.length], channel: `CB${i}`, threadTs: threadTs[i] }),
+      ),
     );
     const fAcks = await burst(bot.url, followUps);
     const fBad = fAcks.filter((a) => a.status !== 200);
     if (fBad.length) throw new Error(`${fBad.length} follow-ups were not acked with 200`);
     const fAnswers = await Promise.all(
       Array.from({ length: COUNT }, (_, i) =>
-        fake.waitFor(() => fake.callsOf('chat.postMessage').filter((c) => c.body.channel === `CB${i}`)[1], 120_000).then((c) => abs(c.at) - fAcks[i].sentAt),
+        fake
+          .waitFor(() => fake.callsOf('chat.postMessage').filter((c) => c.body.channel === `CB${i}`)[1], 120_000)
+          .then((c) => abs(c.at) - fAcks[i].sentAt),
       ),
     );
     const fAckMs = fAcks.map((a) => a.ms);
@@ -134,7 +157,9 @@ async function main() {
     console.log(`${COUNT} concurrent follow-ups without a mention in those threads (message.channels)`);
     console.log(`  HTTP ack:          p50 ${f(pct(fAckMs, 50))}  p99 ${f(pct(fAckMs, 99))}  max ${f(Math.max(...fAckMs))}`);
     console.log(`  answer posted:     p50 ${f(pct(fAnswers, 50))}  p99 ${f(pct(fAnswers, 99))}  max ${f(Math.max(...fAnswers))}`);
-    console.log(`  thread reads (conversations.replies): ${reads}; chat.postMessage calls beyond one per follow-up: ${fake.callsOf('chat.postMessage').length - 3 * COUNT}`);
+    console.log(
+      `  thread reads (conversations.replies): ${reads}; chat.postMessage calls beyond one per follow-up: ${fake.callsOf('chat.postMessage').length - 3 * COUNT}`,
+    );
     const sample = fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CB0')!;
     if (process.env.SHOW_SAMPLE) console.log(JSON.stringify(sample.body.blocks, null, 2));
   } finally {

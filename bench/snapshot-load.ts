@@ -40,8 +40,23 @@ const records: { id: string; access: string; chunkIds: string[]; chunkHashes: st
 for (let d = 0; d * PER_DOC < N; d++) {
   const id = `lab:doc-${d}.md`;
   const access = d % 10 === 9 ? 'pi-only' : 'public';
-  const doc: LabDocument = { id, source: 'lab', path: `doc-${d}.md`, kind: 'paper', title: `Paper ${d}`, authors: [], access, contentHash: `c${d}` };
-  const chunks: Chunk[] = Array.from({ length: Math.min(PER_DOC, N - d * PER_DOC) }, (_, i) => ({ id: `${id}#${i}`, docId: id, text: synth(), section: '', hash: `h${d}-${i}` }));
+  const doc: LabDocument = {
+    id,
+    source: 'lab',
+    path: `doc-${d}.md`,
+    kind: 'paper',
+    title: `Paper ${d}`,
+    authors: [],
+    access,
+    contentHash: `c${d}`,
+  };
+  const chunks: Chunk[] = Array.from({ length: Math.min(PER_DOC, N - d * PER_DOC) }, (_, i) => ({
+    id: `${id}#${i}`,
+    docId: id,
+    text: synth(),
+    section: '',
+    hash: `h${d}-${i}`,
+  }));
   catalog.putDocument(doc, chunks);
   records.push({ id, access, chunkIds: chunks.map((c) => c.id), chunkHashes: chunks.map((c) => c.hash) });
 }

@@ -45,7 +45,9 @@ const config: Config = {
 };
 const app = await openApp(config, createLogger('warn'));
 const s = await app.ingest({ sourceId: name, root: path.join(dir, 'docs') });
-console.error(`${name}: ${app.catalog.stats().documents} docs, ${app.catalog.stats().chunks} chunks (${s.documents.indexed} newly indexed)`);
+console.error(
+  `${name}: ${app.catalog.stats().documents} docs, ${app.catalog.stats().chunks} chunks (${s.documents.indexed} newly indexed)`,
+);
 const { questions } = parseQuestions(readFileSync(path.join(dir, 'questions.jsonl'), 'utf8'));
 if (!SPLITS.includes(values.split as Split)) throw new Error(`--split must be one of ${SPLITS.join(', ')}`);
 const qs = inSplit(questions, values.split as Split, (q) => q.doc_id).slice(0, Number(values.limit));
@@ -71,7 +73,8 @@ const variants: Variant[] = [
   { name: 'rerank no coverage', retrieval: {}, rerank: { fused: 1, coverage: 0, proximity: 0.15, phrase: 0.1 } },
   { name: 'expand 2', retrieval: { expandTop: 2 } },
 ];
-const chosen = values.variants === 'all' ? variants : variants.filter((v) => v.name === 'default' || values.variants.split(',').includes(v.name));
+const chosen =
+  values.variants === 'all' ? variants : variants.filter((v) => v.name === 'default' || values.variants.split(',').includes(v.name));
 for (const spec of values.weights.split('|').filter(Boolean)) {
   const w: OfflineRerankWeights = { ...DEFAULT_OFFLINE_WEIGHTS };
   const retrieval: Partial<Config['retrieval']> = {};
@@ -91,21 +94,33 @@ for (const v of chosen) {
   const scores = [];
   const lat: number[] = [];
   for (const q of qs) {
-    const r = await retrieve(q.question, ['public'], settings, {
-      catalog: app.catalog,
-      dense: (g, vec, n) => app.store.query(g, vec, n),
-      embedQuery: (t) => app.embeddings.embedQuery(t),
-      reranker:
-        v.rerank === false
-          ? undefined
-          : v.rerank === 'plain'
-            ? createOfflineReranker()
-            : typeof v.rerank === 'object'
-              ? createOfflineReranker({ weights: v.rerank, idf: (t) => app.catalog.idf(t) })
-              : app.reranker,
-    }, k);
+    const r = await retrieve(
+      q.question,
+      ['public'],
+      settings,
+      {
+        catalog: app.catalog,
+        dense: (g, vec, n) => app.store.query(g, vec, n),
+        embedQuery: (t) => app.embeddings.embedQuery(t),
+        reranker:
+          v.rerank === false
+            ? undefined
+            : v.rerank === 'plain'
+              ? createOfflineReranker()
+              : typeof v.rerank === 'object'
+                ? createOfflineReranker({ weights: v.rerank, idf: (t) => app.catalog.idf(t) })
+                : app.reranker,
+      },
+      k,
+    );
     lat.push(r.timings.totalMs);
-    scores.push(scoreQuestion(q, r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score })), { k, contextChars: settings.contextChars }));
+    scores.push(
+      scoreQuestion(
+        q,
+        r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score })),
+        { k, contextChars: settings.contextChars },
+      ),
+    );
   }
   const m = summarize(scores, k);
   console.log(

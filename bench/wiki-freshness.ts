@@ -17,7 +17,12 @@ import { startFakeOpenAI } from '../test/helpers/fake-openai.ts';
 import { createGitWiki, githubPush, wikiPage } from '../test/helpers/git-wiki.ts';
 
 const { values } = parseArgs({
-  options: { pages: { type: 'string', default: '1000' }, edits: { type: 'string', default: '5' }, out: { type: 'string' }, verbose: { type: 'boolean' } },
+  options: {
+    pages: { type: 'string', default: '1000' },
+    edits: { type: 'string', default: '5' },
+    out: { type: 'string' },
+    verbose: { type: 'boolean' },
+  },
 });
 const pages = Number(values.pages);
 const edits = Number(values.edits);
@@ -41,7 +46,10 @@ const chroma = await startChromaServer(mkdtempSync(path.join(os.tmpdir(), 'labbo
 const fake = await startFakeOpenAI({ dimensions: 384 });
 const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-bench-wiki-'));
 const configFile = path.join(dir, 'labbot.config.json');
-writeFileSync(configFile, JSON.stringify({ sources: [{ id: 'wiki', type: 'git', url: wiki.remote, branch: 'main', secret: SECRET, kind: 'wiki' }] }));
+writeFileSync(
+  configFile,
+  JSON.stringify({ sources: [{ id: 'wiki', type: 'git', url: wiki.remote, branch: 'main', secret: SECRET, kind: 'wiki' }] }),
+);
 const config = loadConfig({
   CHROMA_URL: chroma.url,
   LABBOT_COLLECTION: `bench-wiki-${Date.now().toString(36)}`,
@@ -61,11 +69,16 @@ const running = await startServe(config, createLogger('warn'));
 const fullMs = performance.now() - t0;
 const fullTexts = fake.embeddedDocuments.length;
 const stats = running.app.catalog.stats();
-console.error(`initial index: ${stats.documents} pages, ${stats.chunks} chunks, ${fullTexts} texts embedded in ${(fullMs / 1000).toFixed(1)} s`);
+console.error(
+  `initial index: ${stats.documents} pages, ${stats.chunks} chunks, ${fullTexts} texts embedded in ${(fullMs / 1000).toFixed(1)} s`,
+);
 
 let delivery = 0;
 const push = () =>
-  fetch(`${running.url}/hooks/wiki/wiki`, { method: 'POST', ...githubPush(SECRET, { ref: 'refs/heads/main' }, `bench-${++delivery}`) }).then((r) => {
+  fetch(`${running.url}/hooks/wiki/wiki`, {
+    method: 'POST',
+    ...githubPush(SECRET, { ref: 'refs/heads/main' }, `bench-${++delivery}`),
+  }).then((r) => {
     if (r.status !== 202) throw new Error(`webhook answered ${r.status}`);
   });
 

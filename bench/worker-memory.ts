@@ -16,19 +16,27 @@ import { enqueueRebuild, enqueueSync } from '../src/queue/jobs.ts';
 import { startChromaServer } from '../src/store/chroma-server.ts';
 import { clearNamespace } from './redis-clean.ts';
 
-const { values } = parseArgs({ options: { chunks: { type: 'string', default: '100000' }, runs: { type: 'string', default: '3' }, baseline: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { chunks: { type: 'string', default: '100000' }, runs: { type: 'string', default: '3' }, baseline: { type: 'string' } },
+});
 const CHUNKS = Number(values.chunks);
 const RUNS = Number(values.runs);
 const SECTIONS = 20;
 const DOCS = Math.ceil(CHUNKS / SECTIONS);
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const here = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const trees = [...(values.baseline ? [{ label: 'baseline', root: path.resolve(values.baseline) }] : []), { label: 'this tree', root: here }];
+const trees = [
+  ...(values.baseline ? [{ label: 'baseline', root: path.resolve(values.baseline) }] : []),
+  { label: 'this tree', root: here },
+];
 
 const folder = mkdtempSync(path.join(os.tmpdir(), 'labbot-workermem-'));
 for (let d = 0; d < DOCS; d++) {
   const parts = [`# Protocol note ${d}`];
-  for (let s = 0; s < SECTIONS; s++) parts.push(`## Part ${s}\nStep ${s} of note ${d}: reagent MEM${d}X${s} is diluted ${1 + ((d * 7 + s) % 50)}-fold in buffer and kept on ice for ${5 + (s % 9)} minutes before use.`);
+  for (let s = 0; s < SECTIONS; s++)
+    parts.push(
+      `## Part ${s}\nStep ${s} of note ${d}: reagent MEM${d}X${s} is diluted ${1 + ((d * 7 + s) % 50)}-fold in buffer and kept on ice for ${5 + (s % 9)} minutes before use.`,
+    );
   writeFileSync(path.join(folder, `note-${d}.md`), `${parts.join('\n\n')}\n`);
 }
 
@@ -67,9 +75,25 @@ async function round(root: string, chromaUrl: string): Promise<Reading> {
   const collection = `wmem-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}`;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-workermem-data-'));
   const configFile = path.join(dir, 'labbot.config.json');
-  writeFileSync(configFile, JSON.stringify({ sources: [{ id: 'notes', type: 'folder', path: folder }], access: { default: 'public', channels: {} } }));
-  const env = { ...process.env, CHROMA_URL: chromaUrl, REDIS_URL, LABBOT_COLLECTION: collection, LABBOT_DATA_DIR: path.join(dir, 'data'), LABBOT_CONFIG: configFile, EMBEDDINGS: 'hash', LLM: 'none', LOG_LEVEL: 'info' };
-  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/labbot.js'), 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFileSync(
+    configFile,
+    JSON.stringify({ sources: [{ id: 'notes', type: 'folder', path: folder }], access: { default: 'public', channels: {} } }),
+  );
+  const env = {
+    ...process.env,
+    CHROMA_URL: chromaUrl,
+    REDIS_URL,
+    LABBOT_COLLECTION: collection,
+    LABBOT_DATA_DIR: path.join(dir, 'data'),
+    LABBOT_CONFIG: configFile,
+    EMBEDDINGS: 'hash',
+    LLM: 'none',
+    LOG_LEVEL: 'info',
+  };
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/labbot.js'), 'worker'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   // Only the start line is looked for; the rest is dropped so the bench holds no log.
   const keep = (b: Buffer) => {
@@ -119,7 +143,8 @@ try {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const fmt = (xs: number[], unit: string) => `${median(xs).toFixed(0)} ${unit}${xs.length > 1 ? ` (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})` : ''}`;
+const fmt = (xs: number[], unit: string) =>
+  `${median(xs).toFixed(0)} ${unit}${xs.length > 1 ? ` (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})` : ''}`;
 const rows: [string, keyof Reading, string][] = [
   ['RSS after start-up', 'startedMb', 'MB'],
   [`RSS after indexing ${DOCS * SECTIONS} chunks`, 'indexedMb', 'MB'],
@@ -131,7 +156,17 @@ const lines = [
   '',
   `| | ${trees.map((t) => t.label).join(' | ')} |`,
   `|---|${trees.map(() => '---').join('|')}|`,
-  ...rows.map(([label, key, unit]) => `| ${label} | ${trees.map((t) => fmt(results[t.label].map((x) => x[key]), unit)).join(' | ')} |`),
+  ...rows.map(
+    ([label, key, unit]) =>
+      `| ${label} | ${trees
+        .map((t) =>
+          fmt(
+            results[t.label].map((x) => x[key]),
+            unit,
+          ),
+        )
+        .join(' | ')} |`,
+  ),
 ];
 mkdirSync(path.join(here, 'bench/out'), { recursive: true });
 writeFileSync(path.join(here, 'bench/out/worker-memory.json'), JSON.stringify({ chunks: DOCS * SECTIONS, runs: RUNS, results }, null, 2));

@@ -19,25 +19,54 @@ import { clearNamespace } from './redis-clean.ts';
 import { articleItem, pdfAttachment, startFakeZotero, zoteroKey, type FakeZotero } from '../test/helpers/fake-zotero.ts';
 import { makePaperPdf } from '../test/fixtures/make.ts';
 
-const { values } = parseArgs({ options: { items: { type: 'string', default: '2000' }, runs: { type: 'string', default: '3' }, out: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { items: { type: 'string', default: '2000' }, runs: { type: 'string', default: '3' }, out: { type: 'string' } },
+});
 const N = Number(values.items);
 const RUNS = Number(values.runs);
 const KEY = 'bench-zotero-key-0123456789';
 const key = zoteroKey;
-const TOPICS = ['fin regeneration', 'cilia length', 'mitochondrial fission', 'Notch signalling', 'Wnt outgrowth', 'osteoblast repair', 'kidney epithelia', 'potassium channels'];
+const TOPICS = [
+  'fin regeneration',
+  'cilia length',
+  'mitochondrial fission',
+  'Notch signalling',
+  'Wnt outgrowth',
+  'osteoblast repair',
+  'kidney epithelia',
+  'potassium channels',
+];
 
 console.error(`making ${N} PDFs...`);
 const pdfs: Uint8Array[] = [];
 for (let i = 0; i < N; i++) {
   const topic = TOPICS[i % TOPICS.length];
-  pdfs.push(await makePaperPdf({ title: `Paper ${i} on ${topic}`, authors: [`Author${i} Person`], runningHeader: false, sections: [{ heading: 'Results', paragraphs: [`We studied ${topic} in experiment ${i}; marker BENCH${i}X changed by ${i % 97} percent.`] }] }));
+  pdfs.push(
+    await makePaperPdf({
+      title: `Paper ${i} on ${topic}`,
+      authors: [`Author${i} Person`],
+      runningHeader: false,
+      sections: [
+        { heading: 'Results', paragraphs: [`We studied ${topic} in experiment ${i}; marker BENCH${i}X changed by ${i % 97} percent.`] },
+      ],
+    }),
+  );
 }
 
 async function library(): Promise<FakeZotero> {
   const z = await startFakeZotero({ library: 'groups/2000', apiKey: KEY });
   const items = [];
   for (let i = 0; i < N; i++) {
-    items.push(articleItem(key(i, 'P'), { title: `Paper ${i} on ${TOPICS[i % TOPICS.length]}`, authors: [[`Ann${i}`, `Author${i}`]], date: String(2000 + (i % 25)), doi: `10.5555/bench.${i}`, journal: 'Bench Journal', tags: [TOPICS[i % TOPICS.length]] }));
+    items.push(
+      articleItem(key(i, 'P'), {
+        title: `Paper ${i} on ${TOPICS[i % TOPICS.length]}`,
+        authors: [[`Ann${i}`, `Author${i}`]],
+        date: String(2000 + (i % 25)),
+        doi: `10.5555/bench.${i}`,
+        journal: 'Bench Journal',
+        tags: [TOPICS[i % TOPICS.length]],
+      }),
+    );
     items.push(pdfAttachment(key(i, 'A'), key(i, 'P')));
   }
   z.put(items);
@@ -63,7 +92,10 @@ for (let r = 0; r < RUNS; r++) {
   const zotero = await library();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-bench-zotero-'));
   const configFile = path.join(dir, 'labbot.config.json');
-  writeFileSync(configFile, JSON.stringify({ sources: [{ id: 'papers', type: 'zotero', library: 'groups/2000', apiKeyEnv: 'BENCH_ZOTERO_KEY' }] }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({ sources: [{ id: 'papers', type: 'zotero', library: 'groups/2000', apiKeyEnv: 'BENCH_ZOTERO_KEY' }] }),
+  );
   const config = loadConfig({
     CHROMA_URL: chroma.url,
     LABBOT_COLLECTION: `bench-zotero-${Date.now().toString(36)}`,
@@ -86,7 +118,15 @@ for (let r = 0; r < RUNS; r++) {
 
   // 10 edited items (5 new titles, 5 new PDF versions) and 5 deleted ones.
   for (let i = 0; i < 5; i++) zotero.edit(key(i * 7, 'P'), { title: `Paper ${i * 7} revised` });
-  for (let i = 0; i < 5; i++) zotero.setFile(key(100 + i * 13, 'A'), await makePaperPdf({ title: `Paper ${100 + i * 13} v2`, runningHeader: false, sections: [{ heading: 'Results', paragraphs: [`Revised marker REVISED${i}X.`] }] }));
+  for (let i = 0; i < 5; i++)
+    zotero.setFile(
+      key(100 + i * 13, 'A'),
+      await makePaperPdf({
+        title: `Paper ${100 + i * 13} v2`,
+        runningHeader: false,
+        sections: [{ heading: 'Results', paragraphs: [`Revised marker REVISED${i}X.`] }],
+      }),
+    );
   zotero.remove([0, 1, 2, 3, 4].flatMap((i) => [key(500 + i, 'P'), key(500 + i, 'A')]));
   zotero.resetLog();
   const t1 = performance.now();
@@ -94,10 +134,21 @@ for (let r = 0; r < RUNS; r++) {
   const jobId = ticket.jobId;
   const outcome = await followSync(running.queue!.queue, ticket, 'papers', undefined, { pollMs: 50, timeoutMs: 600_000 });
   const incS = (performance.now() - t1) / 1000;
-  if (outcome.error || outcome.failed.length) throw new Error(`incremental sync failed: ${outcome.error ?? JSON.stringify(outcome.failed)}`);
+  if (outcome.error || outcome.failed.length)
+    throw new Error(`incremental sync failed: ${outcome.error ?? JSON.stringify(outcome.failed)}`);
   const job = await running.queue!.queue.getJob(jobId);
   const res = job?.returnvalue as { index: number; remove: number };
-  runs.push({ firstS, firstRequests, firstFiles, documents, incS, incRequests: zotero.requests.length, incFiles: zotero.requests.filter((q) => q.path.endsWith('/file')).length, indexed: res.index, removed: res.remove });
+  runs.push({
+    firstS,
+    firstRequests,
+    firstFiles,
+    documents,
+    incS,
+    incRequests: zotero.requests.length,
+    incFiles: zotero.requests.filter((q) => q.path.endsWith('/file')).length,
+    indexed: res.index,
+    removed: res.remove,
+  });
   console.error(`run ${r + 1}: ${JSON.stringify(runs[r])}`);
   await running.close();
   await clearNamespace(config.redisUrl, config.collection);

@@ -55,7 +55,8 @@ function prune(current) {
     .map((e) => ({ name: e.name, mtime: statSync(path.join(dist, e.name)).mtimeMs }));
   const bundles = entries.filter((e) => /^[0-9a-f]{16}$/.test(e.name) && e.name !== current).sort((a, b) => b.mtime - a.mtime);
   for (const e of bundles.slice(KEEP)) rmSync(path.join(dist, e.name), { recursive: true, force: true });
-  for (const e of entries) if (e.name.endsWith('.tmp') && now - e.mtime > STALE_BUILD_MS) rmSync(path.join(dist, e.name), { recursive: true, force: true });
+  for (const e of entries)
+    if (e.name.endsWith('.tmp') && now - e.mtime > STALE_BUILD_MS) rmSync(path.join(dist, e.name), { recursive: true, force: true });
 }
 
 const MANIFEST = 'manifest.json';

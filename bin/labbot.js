@@ -9,7 +9,9 @@ let entry;
 try {
   entry = await ensureBundle();
 } catch (err) {
-  process.stderr.write(`labbot: running the TypeScript sources through tsx (no bundle: ${err instanceof Error ? err.message : String(err)})\n`);
+  process.stderr.write(
+    `labbot: running the TypeScript sources through tsx (no bundle: ${err instanceof Error ? err.message : String(err)})\n`,
+  );
 }
 if (entry) {
   await import(pathToFileURL(entry).href);

@@ -29,7 +29,13 @@ const version = text.match(/^#\s*Version:\s*([\d.]+)/m)?.[1];
 const date = text.match(/^#\s*Date:\s*([^\n]+)/m)?.[1]?.trim();
 if (!version || !date) throw new Error(`${input}: no "# Version:" / "# Date:" header; is this confusables.txt?`);
 
-const fromHex = (field: string): string => String.fromCodePoint(...field.trim().split(/\s+/).map((h) => Number.parseInt(h, 16)));
+const fromHex = (field: string): string =>
+  String.fromCodePoint(
+    ...field
+      .trim()
+      .split(/\s+/)
+      .map((h) => Number.parseInt(h, 16)),
+  );
 const printableAscii = (s: string): boolean => /^[\x20-\x7e]+$/.test(s);
 
 const rows: [number, string][] = [];

@@ -12,18 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PDFDocument, type PDFFont, StandardFonts, rgb } from 'pdf-lib';
-import {
-  AlignmentType,
-  Document,
-  HeadingLevel,
-  Packer,
-  Paragraph,
-  Table,
-  TableCell,
-  TableRow,
-  TextRun,
-  WidthType,
-} from 'docx';
+import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
 import { makeDeck, type SlideSpec } from './documents/deck.ts';
 import { wrapLines } from './documents/wrap.ts';
 import { withFixedDates } from './documents/zip-dates.ts';
@@ -115,9 +104,7 @@ const PDF_BLOCKS: PdfBlock[] = [
   { kind: 'h2', text: 'Statistics' },
   {
     kind: 'p',
-    text:
-      'Four biological replicates were performed (n = 4). Means were compared with a two-tailed unpaired ' +
-      't-test.',
+    text: 'Four biological replicates were performed (n = 4). Means were compared with a two-tailed unpaired ' + 't-test.',
   },
   { kind: 'h1', text: 'Results' },
   {
@@ -147,15 +134,11 @@ const PDF_BLOCKS: PdfBlock[] = [
   { kind: 'h1', text: 'References' },
   {
     kind: 'p',
-    text:
-      '1. Okafor A, Ibarra R (2019). A practical guide to cycloheximide chase design. Okafor Lab Technical ' +
-      'Notes 3: 1-8.',
+    text: '1. Okafor A, Ibarra R (2019). A practical guide to cycloheximide chase design. Okafor Lab Technical ' + 'Notes 3: 1-8.',
   },
   {
     kind: 'p',
-    text:
-      '2. Raman P, Weber J (2018). Modular hypoxia chambers: calibration and oxygen logging. Okafor Lab ' +
-      'Technical Notes 2: 9-15.',
+    text: '2. Raman P, Weber J (2018). Modular hypoxia chambers: calibration and oxygen logging. Okafor Lab ' + 'Technical Notes 2: 9-15.',
   },
 ];
 
@@ -268,8 +251,7 @@ const SLIDES: SlideSpec[] = [
       'si-USP7#1: only 41% knockdown, discontinued',
       'Protein level confirmed with anti-USP7 (CST 4833)',
     ],
-    notes:
-      'Use si-USP7#2 only from now on. The remaining si-USP7#1 tubes in box OL-3 are marked with a red dot and can be thrown away.',
+    notes: 'Use si-USP7#2 only from now on. The remaining si-USP7#1 tubes in box OL-3 are marked with a red dot and can be thrown away.',
   },
   {
     title: 'P5091 dose response (hypoxia, 4 h)',
@@ -286,18 +268,12 @@ const SLIDES: SlideSpec[] = [
       ['10', '57', '91'],
       ['20', '55', '58'],
     ],
-    notes:
-      'The 20 µM point looks flat because so many cells were dying; viability was measured with trypan blue on the same plates.',
+    notes: 'The 20 µM point looks flat because so many cells were dying; viability was measured with trypan blue on the same plates.',
   },
   {
     title: 'RPE-1 pilot',
-    bullets: [
-      'hTERT RPE-1 cells, normoxia: p53 half-life 26 min',
-      'Hypoxia arm still running',
-      'Preliminary: one replicate only',
-    ],
-    notes:
-      'This is n = 1. Please do not quote the RPE-1 number outside the lab until we have three replicates.',
+    bullets: ['hTERT RPE-1 cells, normoxia: p53 half-life 26 min', 'Hypoxia arm still running', 'Preliminary: one replicate only'],
+    notes: 'This is n = 1. Please do not quote the RPE-1 number outside the lab until we have three replicates.',
   },
   {
     title: 'Problems this quarter',
@@ -306,8 +282,7 @@ const SLIDES: SlideSpec[] = [
       'All HEK-B vials destroyed, flasks bleached',
       'New stock thawed from ATCC CRL-3216 as batch HEK-C1',
     ],
-    notes:
-      'Everyone please re-test your cultures with MycoAlert before 28 March. Positive means a ratio above 1.2.',
+    notes: 'Everyone please re-test your cultures with MycoAlert before 28 March. Positive means a ratio above 1.2.',
   },
   {
     title: 'Next steps',
@@ -321,13 +296,19 @@ const SLIDES: SlideSpec[] = [
   {
     title: 'Questions?',
     bullets: ['Thanks to Priya, Rafael and Jonas'],
-    notes:
-      'Reminder: the TRIzol protocol changed this month. RNA is now resuspended in 30 µL instead of 50 µL; ask Rafael for details.',
+    notes: 'Reminder: the TRIzol protocol changed this month. RNA is now resuspended in 30 µL instead of 50 µL; ask Rafael for details.',
   },
 ];
 
 const makePptx = () =>
-  makeDeck(SLIDES, { title: DECK.title, author: DECK.author, company: 'Okafor Lab', subject: 'Lab meeting update', layout: 'boxes', created: DECK.created });
+  makeDeck(SLIDES, {
+    title: DECK.title,
+    author: DECK.author,
+    company: 'Okafor Lab',
+    subject: 'Lab meeting update',
+    layout: 'boxes',
+    created: DECK.created,
+  });
 
 // ---------------------------------------------------------------------------------------------
 // DOCX protocol. Steps carry literal numbers (as many people type them in Word) so that the step

@@ -5,8 +5,8 @@ import path from 'node:path';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
-import type { IndexedDoc } from './types.ts';
-import { catalogLookup, ingest, removeIndexed, type IngestDeps, type IngestSummary, type IngestTarget, type ProgressEvent } from './ingest/pipeline.ts';
+import type { IndexedDoc, IngestTarget } from './types.ts';
+import { catalogLookup, ingest, removeIndexed, type IngestDeps, type IngestSummary, type ProgressEvent } from './ingest/pipeline.ts';
 import { sourceTarget } from './ingest/sources/prepare.ts';
 import { answerQuestion, type AskResult, type HistoryTurn } from './answer/answer.ts';
 import { groupsForChannel, type Config, type SourceConfig } from './config.ts';
@@ -22,7 +22,16 @@ import { connectChroma, type ChromaProcessStatus } from './store/chroma-supervis
 import { createEmbeddingCache } from './store/embedding-cache.ts';
 import type { IndexEvents } from './index/events.ts';
 import { followLiveIndex } from './index/live-index.ts';
-import { describeSettings, embeddingKey, openPhysicalIndex, settingsVersion, type CatalogLoad, type EmbeddingSettings, type IndexSettings, type PhysicalIndex } from './index/physical-index.ts';
+import {
+  describeSettings,
+  embeddingKey,
+  openPhysicalIndex,
+  settingsVersion,
+  type CatalogLoad,
+  type EmbeddingSettings,
+  type IndexSettings,
+  type PhysicalIndex,
+} from './index/physical-index.ts';
 import type { RecordStore } from './store/records.ts';
 import type { Redis } from './store/redis.ts';
 import type { CrossrefEnricher } from './enrich/crossref-enricher.ts';
@@ -57,7 +66,10 @@ export interface App {
   versionDescription: string;
   chromaUrl: string;
   retrieve(question: string, groups: string[], k?: number): Promise<RetrievalResult>;
-  ask(question: string, opts?: { channel?: string; user?: string; k?: number; history?: HistoryTurn[]; onToken?: (delta: string) => void }): Promise<AskResult>;
+  ask(
+    question: string,
+    opts?: { channel?: string; user?: string; k?: number; history?: HistoryTurn[]; onToken?: (delta: string) => void },
+  ): Promise<AskResult>;
   ingest(target: IngestTarget, onProgress?: (e: ProgressEvent) => void): Promise<IngestSummary>;
   ingestSource(source: SourceConfig, onProgress?: (e: ProgressEvent) => void): Promise<IngestSummary>;
   /** Removes a document from the live index (its chunks, catalog entry and record). */
@@ -119,13 +131,22 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   const mirror = opts.loadCatalog !== false;
   // Only processes that mirror the lexical index keep a snapshot of it (for a fast restart).
   const snapshotDir = mirror ? path.join(config.dataDir, 'lexical') : undefined;
-  const openIndex = (base: string) => openPhysicalIndex({ chromaUrl: chroma.url, redis, ns, configured: settings, log, embedder: embedderFor, snapshotDir }, base);
+  const openIndex = (base: string) =>
+    openPhysicalIndex({ chromaUrl: chroma.url, redis, ns, configured: settings, log, embedder: embedderFor, snapshotDir }, base);
   // Saved a while after the live catalog last changed, not on every change (a save serialises it all).
   const snapshots = createSnapshotKeeper(async () => {
     await liveIndex.current.saveSnapshot();
     if (snapshotDir) pruneSnapshots(snapshotDir, liveIndex.current.base);
   }, 60_000);
-  const liveIndex = await followLiveIndex({ redis, ns, defaultBase: config.collection, open: openIndex, mirror, log, onChanged: () => snapshots.changed() });
+  const liveIndex = await followLiveIndex({
+    redis,
+    ns,
+    defaultBase: config.collection,
+    open: openIndex,
+    mirror,
+    log,
+    onChanged: () => snapshots.changed(),
+  });
   const events = liveIndex.events;
   const cache = redis ? createEmbeddingCache(redis, ns, embeddingKey(settings.embeddings)) : undefined;
   const { enricher, notices } = await openCrossref(config, { redis, ns, log, answering: mirror });
@@ -199,7 +220,8 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     embedBatch: config.ingest.embedBatch,
     defaultAccess: config.access.default,
   };
-  const runIngest = (target: IngestTarget, onProgress?: (e: ProgressEvent) => void) => ingest(target, ingestSettings, ingestDeps(liveIndex.current, onProgress));
+  const runIngest = (target: IngestTarget, onProgress?: (e: ProgressEvent) => void) =>
+    ingest(target, ingestSettings, ingestDeps(liveIndex.current, onProgress));
 
   return {
     config,
@@ -244,7 +266,8 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
           question,
           {
             // Notices are read from memory here, so a retraction is flagged on every path of the answer.
-            retrieve: (q) => doRetrieve(q, groups, o.k).then((r) => (notices ? { ...r, passages: withNotices(r.passages, notices.get) } : r)),
+            retrieve: (q) =>
+              doRetrieve(q, groups, o.k).then((r) => (notices ? { ...r, passages: withNotices(r.passages, notices.get) } : r)),
             contextChars: config.retrieval.contextChars,
             chat,
             modelName: describeModel(config),

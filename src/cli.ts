@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import type { Logger } from 'pino';
-import type { IngestSummary, IngestTarget, ProgressEvent } from './ingest/pipeline.ts';
+import type { IngestSummary, ProgressEvent } from './ingest/pipeline.ts';
+import type { IngestTarget } from './types.ts';
 import { answerText, toAskJson } from './answer/ask-json.ts';
 import { webUrl } from './answer/links.ts';
 import { noticeFlag } from './answer/messages.ts';
@@ -133,7 +134,9 @@ function resolveTargets(config: Config, paths: string[], opts: { source?: string
 }
 
 export function buildProgram(): Command {
-  const program = new Command('labbot').description("Answers a lab's questions from its own papers, protocols, slides and wiki, with citations.");
+  const program = new Command('labbot').description(
+    "Answers a lab's questions from its own papers, protocols, slides and wiki, with citations.",
+  );
 
   program
     .command('ingest')
@@ -207,27 +210,35 @@ export function buildProgram(): Command {
     .description('evaluate retrieval (and with --answers the whole ask path) on a questions file')
     .argument('[questions]', 'JSON lines: {"id","question","doc_id","answers":[...]}')
     .option('--k <n>', 'passages per question (default: retrieval.k, as answers use)', positiveInt)
-    .option('--channel <id>', 'evaluate with this channel\'s access groups')
+    .option('--channel <id>', "evaluate with this channel's access groups")
     .option('--answers', 'also answer each question (model or extractive) and score the answers')
     .option('--unanswerable <file>', 'questions the corpus cannot answer: report the false-answer rate')
     .addOption(new Option('--split <split>', 'only questions about documents on this side of the dev/test split').choices(SPLITS))
-    .option('--json', 'print the report as JSON, with every question\'s passages and answer')
-    .action(async (file: string | undefined, opts: { k?: number; channel?: string; answers?: boolean; unanswerable?: string; split?: Split; json?: boolean }) => {
-      if (!file && !opts.unanswerable) throw new ConfigError('Give a questions file, or --unanswerable <file>, or both.');
-      const { questions, offCorpus } = loadQuestionSets({ questions: file, unanswerable: opts.unanswerable, split: opts.split }, console.error);
-      const report = await withApp(
-        (app) =>
-          runEval(app, questions, {
-            k: opts.k ?? app.config.retrieval.k,
-            groups: groupsForChannel(app.config.access, opts.channel),
-            answers: Boolean(opts.answers),
-            offCorpus,
-            split: opts.split,
-          }),
-        { quiet: true },
-      );
-      console.log(opts.json ? JSON.stringify(report) : formatReport(report));
-    });
+    .option('--json', "print the report as JSON, with every question's passages and answer")
+    .action(
+      async (
+        file: string | undefined,
+        opts: { k?: number; channel?: string; answers?: boolean; unanswerable?: string; split?: Split; json?: boolean },
+      ) => {
+        if (!file && !opts.unanswerable) throw new ConfigError('Give a questions file, or --unanswerable <file>, or both.');
+        const { questions, offCorpus } = loadQuestionSets(
+          { questions: file, unanswerable: opts.unanswerable, split: opts.split },
+          console.error,
+        );
+        const report = await withApp(
+          (app) =>
+            runEval(app, questions, {
+              k: opts.k ?? app.config.retrieval.k,
+              groups: groupsForChannel(app.config.access, opts.channel),
+              answers: Boolean(opts.answers),
+              offCorpus,
+              split: opts.split,
+            }),
+          { quiet: true },
+        );
+        console.log(opts.json ? JSON.stringify(report) : formatReport(report));
+      },
+    );
 
   program
     .command('status')
@@ -270,11 +281,16 @@ export function buildProgram(): Command {
     .action(async () => {
       const { config, log } = setup();
       const running = await startServe(config, log);
-      const slack = running.slack ? `Slack over ${running.slack.mode === 'socket' ? 'Socket Mode' : `${running.url}/slack/events`}` : 'Slack is not configured (no SLACK_BOT_TOKEN)';
+      const slack = running.slack
+        ? `Slack over ${running.slack.mode === 'socket' ? 'Socket Mode' : `${running.url}/slack/events`}`
+        : 'Slack is not configured (no SLACK_BOT_TOKEN)';
       const admin = running.dashboardRefused
         ? 'no dashboard'
         : `dashboard ${running.url}/admin${running.dashboardTokenGenerated ? ' (no LABBOT_ADMIN_TOKEN: a token for this start, in the link printed on stdout)' : ''}`;
-      log.info({ url: running.url, worker: Boolean(running.queue?.worker) }, `labbot is serving: POST /api/ask, /hooks/wiki/<source>, ${admin}; ${slack}`);
+      log.info(
+        { url: running.url, worker: Boolean(running.queue?.worker) },
+        `labbot is serving: POST /api/ask, /hooks/wiki/<source>, ${admin}; ${slack}`,
+      );
       // On stdout, not in the log: logs are kept and shipped, and this link opens every document.
       if (running.dashboardTokenGenerated && running.dashboardLink) console.log(dashboardBanner(running.dashboardLink));
       onShutdown(log, () => running.close());
@@ -313,13 +329,19 @@ export function buildProgram(): Command {
       // A rebuild replaces the whole live index at once (blue/green), so a new index of one source
       // would drop every other source at the switch: refuse rather than silently rebuild them all.
       if (opts.rebuild && opts.source) {
-        throw new ConfigError('--rebuild builds a new index of every source and switches to it; it cannot be limited to one --source. To re-read one source, use `labbot reindex --source <id> --full`.');
+        throw new ConfigError(
+          '--rebuild builds a new index of every source and switches to it; it cannot be limited to one --source. To re-read one source, use `labbot reindex --source <id> --full`.',
+        );
       }
       const { config, log } = setup(true);
       const sources = opts.source ? config.sources.filter((s) => s.id === opts.source) : config.sources;
-      if (opts.source && sources.length === 0) throw new ConfigError(`No source "${opts.source}"; configured: ${config.sources.map((s) => s.id).join(', ') || 'none'}`);
+      if (opts.source && sources.length === 0)
+        throw new ConfigError(`No source "${opts.source}"; configured: ${config.sources.map((s) => s.id).join(', ') || 'none'}`);
       const redis = await tryConnectRedis(config.redisUrl);
-      if (!redis) throw new ConfigError(`reindex needs Redis (the queue); nothing answers at ${redactUrls(config.redisUrl)}. Use \`labbot ingest\` to index in-process.`);
+      if (!redis)
+        throw new ConfigError(
+          `reindex needs Redis (the queue); nothing answers at ${redactUrls(config.redisUrl)}. Use \`labbot ingest\` to index in-process.`,
+        );
       const app = await openApp(config, log, { redis, loadCatalog: false });
       const runtime = await startQueueRuntime(app, { worker: false });
       try {
@@ -333,7 +355,8 @@ export function buildProgram(): Command {
           if (!opts.json) console.log(`queued rebuild (job ${id}); waiting for a worker to build the new index and switch to it`);
           const done = await waitForJob<RebuildResult>(runtime.queue, id, (p) => {
             const at = p as { source?: string; at?: number; sources?: number; files?: number; total?: number };
-            if (!opts.json && process.stderr.isTTY && at.source) process.stderr.write(`\rrebuild: ${at.source} (${at.at}/${at.sources}), ${at.files}/${at.total} files`);
+            if (!opts.json && process.stderr.isTTY && at.source)
+              process.stderr.write(`\rrebuild: ${at.source} (${at.at}/${at.sources}), ${at.files}/${at.total} files`);
           });
           if (!opts.json && process.stderr.isTTY) process.stderr.write('\n');
           if (done.error) process.exitCode = 1;
@@ -341,7 +364,9 @@ export function buildProgram(): Command {
           else if (done.error) console.error(`rebuild failed: ${done.error}`);
           else if (done.result) {
             const r = done.result;
-            console.log(`rebuilt: ${r.documents} documents, ${r.chunks} chunks (${r.embedded} embedded); switched from ${r.from} to ${r.to}`);
+            console.log(
+              `rebuilt: ${r.documents} documents, ${r.chunks} chunks (${r.embedded} embedded); switched from ${r.from} to ${r.to}`,
+            );
           } else console.log(`rebuild ${id} finished`);
           return;
         }

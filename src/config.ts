@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import type { GitAuth } from './ingest/sources/git.ts';
+import type { GitAuth } from './types.ts';
 import { ACCESS_GROUP, KINDS } from './types.ts';
 
 export class ConfigError extends Error {}
@@ -31,14 +31,26 @@ const sourceSchema = z
     /** Folder to index, for git the local clone (default: under the data dir), for zotero a local Zotero data folder. */
     path: z.string().min(1).optional(),
     /** Zotero Web API library: "users/<id>" or "groups/<id>"; with `path`, a group synced into that local Zotero. */
-    library: z.string().regex(/^(users|groups)\/\d{1,12}$/, 'a Zotero library is "users/<user id>" or "groups/<group id>"').optional(),
+    library: z
+      .string()
+      .regex(/^(users|groups)\/\d{1,12}$/, 'a Zotero library is "users/<user id>" or "groups/<group id>"')
+      .optional(),
     /** Name of the environment variable holding the Zotero API key (never the key itself). */
-    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'apiKeyEnv names an environment variable, such as ZOTERO_API_KEY').optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, 'apiKeyEnv names an environment variable, such as ZOTERO_API_KEY')
+      .optional(),
     /** A Zotero collection key: only items in it (or its subcollections) are indexed. */
-    collection: z.string().regex(/^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/, 'a Zotero collection key is 8 characters, as in the collection\'s URL').optional(),
+    collection: z
+      .string()
+      .regex(/^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/, "a Zotero collection key is 8 characters, as in the collection's URL")
+      .optional(),
     /** git remote to clone and fetch; without it `path` must already be a git work tree. */
     url: z.string().min(1).optional(),
-    branch: z.string().regex(/^[A-Za-z0-9._/-]+$/, 'a branch name is letters, digits, ".", "_", "/" or "-"').optional(),
+    branch: z
+      .string()
+      .regex(/^[A-Za-z0-9._/-]+$/, 'a branch name is letters, digits, ".", "_", "/" or "-"')
+      .optional(),
     /**
      * Webhook secret (HMAC for GitHub and generic hooks, token for GitLab). Still read from the
      * file for old configs, with a warning: `secretEnv` is where it belongs.
@@ -56,14 +68,38 @@ const sourceSchema = z
   })
   .refine((s) => s.type !== 'folder' || s.path, { message: 'a folder source needs a path', path: ['path'] })
   .refine((s) => s.type !== 'git' || s.path || s.url, { message: 'a git source needs a url or a path to an existing clone', path: ['url'] })
-  .refine((s) => s.type !== 'zotero' || s.path || s.library, { message: 'a zotero source needs a "library" ("groups/<id>" or "users/<id>") for the Web API, or a "path" to a local Zotero data folder', path: ['library'] })
-  .refine((s) => s.type === 'zotero' || (!s.library && !s.apiKeyEnv && !s.collection), { message: '"library", "apiKeyEnv" and "collection" are for zotero sources', path: ['type'] })
-  .refine((s) => s.type !== 'zotero' || (!s.url && !s.branch && !s.secret && !s.secretEnv), { message: 'a zotero source has no "url", "branch" or "secret" (it is polled: set "poll")', path: ['type'] })
-  .refine((s) => !(s.secret && s.secretEnv), { message: 'give either "secret" or "secretEnv" (the name of the environment variable holding it), not both', path: ['secretEnv'] })
-  .refine((s) => s.type === 'git' || (!s.tokenEnv && !s.sshKeyPath), { message: '"tokenEnv" and "sshKeyPath" are for git sources', path: ['type'] })
-  .refine((s) => !s.tokenEnv || isHttpUrl(s.url), { message: '"tokenEnv" sends a token over HTTP(S): the source needs an https:// url (an ssh remote takes "sshKeyPath")', path: ['tokenEnv'] })
-  .refine((s) => !s.sshKeyPath || (s.url !== undefined && !isHttpUrl(s.url)), { message: '"sshKeyPath" is for ssh remotes (ssh://... or git@host:path); an https:// url takes "tokenEnv"', path: ['sshKeyPath'] })
-  .refine((s) => s.type !== 'zotero' || !(s.path && s.apiKeyEnv), { message: 'a local Zotero library ("path") needs no API key', path: ['apiKeyEnv'] });
+  .refine((s) => s.type !== 'zotero' || s.path || s.library, {
+    message: 'a zotero source needs a "library" ("groups/<id>" or "users/<id>") for the Web API, or a "path" to a local Zotero data folder',
+    path: ['library'],
+  })
+  .refine((s) => s.type === 'zotero' || (!s.library && !s.apiKeyEnv && !s.collection), {
+    message: '"library", "apiKeyEnv" and "collection" are for zotero sources',
+    path: ['type'],
+  })
+  .refine((s) => s.type !== 'zotero' || (!s.url && !s.branch && !s.secret && !s.secretEnv), {
+    message: 'a zotero source has no "url", "branch" or "secret" (it is polled: set "poll")',
+    path: ['type'],
+  })
+  .refine((s) => !(s.secret && s.secretEnv), {
+    message: 'give either "secret" or "secretEnv" (the name of the environment variable holding it), not both',
+    path: ['secretEnv'],
+  })
+  .refine((s) => s.type === 'git' || (!s.tokenEnv && !s.sshKeyPath), {
+    message: '"tokenEnv" and "sshKeyPath" are for git sources',
+    path: ['type'],
+  })
+  .refine((s) => !s.tokenEnv || isHttpUrl(s.url), {
+    message: '"tokenEnv" sends a token over HTTP(S): the source needs an https:// url (an ssh remote takes "sshKeyPath")',
+    path: ['tokenEnv'],
+  })
+  .refine((s) => !s.sshKeyPath || (s.url !== undefined && !isHttpUrl(s.url)), {
+    message: '"sshKeyPath" is for ssh remotes (ssh://... or git@host:path); an https:// url takes "tokenEnv"',
+    path: ['sshKeyPath'],
+  })
+  .refine((s) => s.type !== 'zotero' || !(s.path && s.apiKeyEnv), {
+    message: 'a local Zotero library ("path") needs no API key',
+    path: ['apiKeyEnv'],
+  });
 
 // Channel and user maps are looked up with names from Slack and HTTP requests: a plain object
 // would answer "constructor" or "__proto__" from its prototype. These maps are null-prototype
@@ -79,7 +115,8 @@ const nameMap = <T extends z.ZodType>(value: T) =>
       }
       for (const [k, v] of Object.entries(raw)) {
         const r = value.safeParse(v);
-        if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [k, ...issue.path] });
+        if (!r.success)
+          for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [k, ...issue.path] });
       }
     })
     .transform((raw) => {
@@ -156,7 +193,17 @@ const fileSchema = z
         // or after this long at most.
         switchGraceMs: z.number().int().min(0).max(3_600_000).default(120_000),
       })
-      .default({ concurrency: 2, attempts: 5, backoffMs: 1000, keepCompleted: 500, keepFailed: 5000, webhookMaxKb: 1024, webhookTimeoutMs: 5000, lockMs: 30_000, switchGraceMs: 120_000 }),
+      .default({
+        concurrency: 2,
+        attempts: 5,
+        backoffMs: 1000,
+        keepCompleted: 500,
+        keepFailed: 5000,
+        webhookMaxKb: 1024,
+        webhookTimeoutMs: 5000,
+        lockMs: 30_000,
+        switchGraceMs: 120_000,
+      }),
     gaps: z
       .object({
         // Answers whose best passage scored below this are listed as weakly supported knowledge
@@ -182,7 +229,10 @@ const fileSchema = z
           .default(86_400_000),
       })
       .strict()
-      .refine((e) => !e.crossref || e.mailto, { message: 'enrich.crossref needs enrich.mailto (Crossref asks for a contact address)', path: ['mailto'] })
+      .refine((e) => !e.crossref || e.mailto, {
+        message: 'enrich.crossref needs enrich.mailto (Crossref asks for a contact address)',
+        path: ['mailto'],
+      })
       .prefault({}),
     /** Slack user ids allowed to run admin slash commands (`/labbot reindex`). */
     admins: z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'a Slack user id looks like U012ABCDEF')).default([]),
@@ -195,7 +245,14 @@ const fileSchema = z
          * cannot drive labbot or loop through it. labbot's own id never counts.
          */
         allowBots: z
-          .array(z.string().regex(/^B[A-Z0-9]+$/, 'a Slack bot id looks like B0123ABCDEF (the bot_id labbot logs when it ignores a mention; not the bot’s user id U…)'))
+          .array(
+            z
+              .string()
+              .regex(
+                /^B[A-Z0-9]+$/,
+                'a Slack bot id looks like B0123ABCDEF (the bot_id labbot logs when it ignores a mention; not the bot’s user id U…)',
+              ),
+          )
           .default([]),
       })
       .strict()
@@ -212,7 +269,17 @@ const fileSchema = z
       .max(4)
       .optional(),
     /** Signed links to labbot's document view (with LABBOT_PUBLIC_URL): how long one opens its document. */
-    links: z.object({ ttlHours: z.number().int().min(1).max(24 * 365).default(168) }).strict().default({ ttlHours: 168 }),
+    links: z
+      .object({
+        ttlHours: z
+          .number()
+          .int()
+          .min(1)
+          .max(24 * 365)
+          .default(168),
+      })
+      .strict()
+      .default({ ttlHours: 168 }),
   })
   .strict();
 
@@ -237,9 +304,15 @@ const envSchema = z.object({
   CHROMA_URL: z.url({ message: 'CHROMA_URL must be a URL such as http://127.0.0.1:8000' }).optional(),
   LABBOT_COLLECTION: z
     .string()
-    .regex(/^[a-zA-Z0-9][a-zA-Z0-9._-]{1,200}[a-zA-Z0-9]$/, 'LABBOT_COLLECTION must be 3+ characters of [a-zA-Z0-9._-], starting and ending alphanumeric')
+    .regex(
+      /^[a-zA-Z0-9][a-zA-Z0-9._-]{1,200}[a-zA-Z0-9]$/,
+      'LABBOT_COLLECTION must be 3+ characters of [a-zA-Z0-9._-], starting and ending alphanumeric',
+    )
     .default('labbot'),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// or rediss://').default('redis://127.0.0.1:6379'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// or rediss://')
+    .default('redis://127.0.0.1:6379'),
   EMBEDDINGS: z.enum(['openai', 'hash']).optional(),
   EMBEDDING_MODEL: z.string().min(1).optional(),
   EMBEDDING_DIMENSIONS: z.coerce.number().int().min(8).max(8192).optional(),
@@ -259,7 +332,10 @@ const envSchema = z.object({
   // Express "trust proxy": true/false, a hop count, or addresses/subnets/names (loopback, 10.0.0.0/8).
   LABBOT_TRUST_PROXY: z
     .string()
-    .regex(/^(true|false|\d{1,2}|[\w.:/-]+(\s*,\s*[\w.:/-]+)*)$/, 'LABBOT_TRUST_PROXY is true, false, a hop count, or a comma-separated list of proxy addresses, subnets or loopback/linklocal/uniquelocal')
+    .regex(
+      /^(true|false|\d{1,2}|[\w.:/-]+(\s*,\s*[\w.:/-]+)*)$/,
+      'LABBOT_TRUST_PROXY is true, false, a hop count, or a comma-separated list of proxy addresses, subnets or loopback/linklocal/uniquelocal',
+    )
     .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v))
     .default(false),
   // Anonymous POST /api/ask requests per client: "30/1m"; "off" for none.
@@ -272,12 +348,20 @@ const envSchema = z.object({
     .string()
     .regex(/^[UW][A-Z0-9]+(,[UW][A-Z0-9]+)*$/, 'LABBOT_ADMINS is a comma-separated list of Slack user ids (U012ABCDEF)')
     .optional(),
-  SLACK_BOT_TOKEN: z.string().regex(/^xoxb-/, 'SLACK_BOT_TOKEN is a bot token starting with xoxb-').optional(),
+  SLACK_BOT_TOKEN: z
+    .string()
+    .regex(/^xoxb-/, 'SLACK_BOT_TOKEN is a bot token starting with xoxb-')
+    .optional(),
   SLACK_SIGNING_SECRET: z.string().min(8).optional(),
-  SLACK_APP_TOKEN: z.string().regex(/^xapp-/, 'SLACK_APP_TOKEN is an app-level token starting with xapp-').optional(),
+  SLACK_APP_TOKEN: z
+    .string()
+    .regex(/^xapp-/, 'SLACK_APP_TOKEN is an app-level token starting with xapp-')
+    .optional(),
   SLACK_API_URL: z.url({ message: 'SLACK_API_URL must be a URL such as https://slack.com/api/' }).optional(),
   ZOTERO_API_URL: z.url({ message: 'ZOTERO_API_URL must be a URL such as https://api.zotero.org' }).optional(),
-  CROSSREF_API_URL: z.url({ message: 'CROSSREF_API_URL must be a URL such as https://api.crossref.org' }).default('https://api.crossref.org'),
+  CROSSREF_API_URL: z
+    .url({ message: 'CROSSREF_API_URL must be a URL such as https://api.crossref.org' })
+    .default('https://api.crossref.org'),
   // Where lab members reach this server (behind the TLS proxy): Sources without a URL of their own
   // link to its document view, with links signed by LABBOT_LINK_SECRET.
   LABBOT_PUBLIC_URL: z
@@ -354,7 +438,11 @@ function describeIssues(error: z.ZodError, where: string): string {
 }
 
 /** Reads and validates a config file; a missing default file means "no sources". */
-export function readConfigFile(file: string, required: boolean, dataDir = path.resolve('data')): Omit<FileConfig, 'sources'> & { sources: SourceConfig[] } {
+export function readConfigFile(
+  file: string,
+  required: boolean,
+  dataDir = path.resolve('data'),
+): Omit<FileConfig, 'sources'> & { sources: SourceConfig[] } {
   if (!existsSync(file)) {
     if (required) throw new ConfigError(`Config file not found: ${file}`);
     return { ...fileSchema.parse({}), sources: [] };
@@ -374,8 +462,13 @@ export function readConfigFile(file: string, required: boolean, dataDir = path.r
     sources: parsed.data.sources.map((s) => {
       if (s.type !== 'zotero') {
         const sshKeyPath = s.sshKeyPath === undefined ? undefined : resolve(s.sshKeyPath);
-        if (sshKeyPath !== undefined && !isReadableFile(sshKeyPath)) throw new ConfigError(`Invalid configuration in ${file}: source "${s.id}": sshKeyPath ${sshKeyPath} is not a readable file`);
-        return { ...s, path: s.path ? resolve(s.path) : path.join(dataDir, 'git', s.id), ...(sshKeyPath ? { sshKeyPath, gitAuth: { sshKeyPath } } : {}) };
+        if (sshKeyPath !== undefined && !isReadableFile(sshKeyPath))
+          throw new ConfigError(`Invalid configuration in ${file}: source "${s.id}": sshKeyPath ${sshKeyPath} is not a readable file`);
+        return {
+          ...s,
+          path: s.path ? resolve(s.path) : path.join(dataDir, 'git', s.id),
+          ...(sshKeyPath ? { sshKeyPath, gitAuth: { sshKeyPath } } : {}),
+        };
       }
       const zotero: ZoteroAccess = s.path
         ? { via: 'local', dataDir: resolve(s.path), library: s.library, collection: s.collection }
@@ -425,23 +518,37 @@ function splitCredentials(url: string): { url: string; user?: string; password?:
  * warned about) from the file. Credentials in a git URL leave the URL in every case: git gets them
  * as a header (ingest/sources/git.ts), so they reach neither the clone's .git/config nor `ps`.
  */
-function withSourceSecrets(sources: SourceConfig[], env: Record<string, string | undefined>, file: string, warnings: string[]): SourceConfig[] {
+function withSourceSecrets(
+  sources: SourceConfig[],
+  env: Record<string, string | undefined>,
+  file: string,
+  warnings: string[],
+): SourceConfig[] {
   return sources.map((s) => {
     let secret = s.secret;
     if (s.secretEnv) {
       secret = fromEnv(env, s.id, s.secretEnv, 'webhook secret');
-      if (secret.length < 8) throw new ConfigError(`Invalid configuration: the webhook secret in ${s.secretEnv} (source "${s.id}") must be at least 8 characters`);
+      if (secret.length < 8)
+        throw new ConfigError(
+          `Invalid configuration: the webhook secret in ${s.secretEnv} (source "${s.id}") must be at least 8 characters`,
+        );
     } else if (secret) {
       warnings.push(`source "${s.id}": its webhook secret is written in ${file}; move it to .env and name the variable with "secretEnv"`);
     }
     if (s.type !== 'git' || !s.url) return { ...s, secret };
     const split = splitCredentials(s.url);
     let basic: { user: string; password: string } | undefined;
-    if (s.tokenEnv) basic = { user: split.password !== undefined || split.user === undefined ? 'x-access-token' : split.user, password: fromEnv(env, s.id, s.tokenEnv, 'git token') };
+    if (s.tokenEnv)
+      basic = {
+        user: split.password !== undefined || split.user === undefined ? 'x-access-token' : split.user,
+        password: fromEnv(env, s.id, s.tokenEnv, 'git token'),
+      };
     // Exactly what git sent from such a URL: its user name, and the password or nothing.
     else if (split.user !== undefined) basic = { user: split.user, password: split.password ?? '' };
     if (split.user !== undefined && (!s.tokenEnv || split.password !== undefined)) {
-      warnings.push(`source "${s.id}": credentials in its git URL in ${file} are no longer needed there; put the token in .env and name the variable with "tokenEnv" (${s.tokenEnv ? 'tokenEnv is used' : 'they are used for now, kept out of the clone'})`);
+      warnings.push(
+        `source "${s.id}": credentials in its git URL in ${file} are no longer needed there; put the token in .env and name the variable with "tokenEnv" (${s.tokenEnv ? 'tokenEnv is used' : 'they are used for now, kept out of the clone'})`,
+      );
     }
     return { ...s, secret, url: split.url, ...(basic ? { gitAuth: { ...s.gitAuth, basic } } : {}) };
   });
@@ -461,7 +568,13 @@ function secretValues(e: z.infer<typeof envSchema>, sources: SourceConfig[]): st
     ...sources.flatMap((s) => {
       const basic = s.gitAuth?.basic;
       // A token alone in a URL is its user name; the Authorization header git sends is base64.
-      const git = basic ? [basic.password, basic.password === '' ? basic.user : undefined, Buffer.from(`${basic.user}:${basic.password}`).toString('base64')] : [];
+      const git = basic
+        ? [
+            basic.password,
+            basic.password === '' ? basic.user : undefined,
+            Buffer.from(`${basic.user}:${basic.password}`).toString('base64'),
+          ]
+        : [];
       return [s.secret, ...git, s.zotero?.via === 'web' ? s.zotero.apiKey : undefined];
     }),
   ];
@@ -473,7 +586,8 @@ function withZoteroEnv(sources: SourceConfig[], env: Record<string, string | und
   return sources.map((s) => {
     if (s.zotero?.via !== 'web') return s;
     const apiKey = s.apiKeyEnv ? env[s.apiKeyEnv] : undefined;
-    if (s.apiKeyEnv && !apiKey) throw new ConfigError(`Invalid configuration: source "${s.id}" reads its Zotero API key from ${s.apiKeyEnv}, which is not set`);
+    if (s.apiKeyEnv && !apiKey)
+      throw new ConfigError(`Invalid configuration: source "${s.id}" reads its Zotero API key from ${s.apiKeyEnv}, which is not set`);
     return { ...s, zotero: { ...s.zotero, apiUrl: apiUrl ?? DEFAULT_ZOTERO_API, apiKey } };
   });
 }
@@ -501,13 +615,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('Slack needs SLACK_BOT_TOKEN (xoxb-...) as well as SLACK_SIGNING_SECRET or SLACK_APP_TOKEN.');
   }
   if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
-    throw new ConfigError('SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (Events API over HTTP) nor SLACK_APP_TOKEN (Socket Mode) is.');
+    throw new ConfigError(
+      'SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (Events API over HTTP) nor SLACK_APP_TOKEN (Socket Mode) is.',
+    );
   }
   if (e.LABBOT_PUBLIC_URL && !e.LABBOT_LINK_SECRET) {
-    throw new ConfigError('LABBOT_PUBLIC_URL is set but LABBOT_LINK_SECRET is not: document links are signed with it (at least 32 characters, e.g. openssl rand -hex 32).');
+    throw new ConfigError(
+      'LABBOT_PUBLIC_URL is set but LABBOT_LINK_SECRET is not: document links are signed with it (at least 32 characters, e.g. openssl rand -hex 32).',
+    );
   }
   const warnings: string[] = [];
-  const sources = withSourceSecrets(withZoteroEnv(file.sources, cleaned, e.ZOTERO_API_URL?.replace(/\/+$/, '')), cleaned, path.resolve(e.LABBOT_CONFIG), warnings);
+  const sources = withSourceSecrets(
+    withZoteroEnv(file.sources, cleaned, e.ZOTERO_API_URL?.replace(/\/+$/, '')),
+    cleaned,
+    path.resolve(e.LABBOT_CONFIG),
+    warnings,
+  );
   return {
     dataDir: path.resolve(e.LABBOT_DATA_DIR),
     configFile: existsSync(e.LABBOT_CONFIG) ? path.resolve(e.LABBOT_CONFIG) : undefined,
@@ -532,9 +655,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ingest: file.ingest,
     queue: file.queue,
     gaps: file.gaps,
-    enrich: file.enrich.crossref && file.enrich.mailto
-      ? { crossref: { apiUrl: e.CROSSREF_API_URL.replace(/\/+$/, ''), mailto: file.enrich.mailto, maxAgeMs: file.enrich.maxAge } }
-      : undefined,
+    enrich:
+      file.enrich.crossref && file.enrich.mailto
+        ? { crossref: { apiUrl: e.CROSSREF_API_URL.replace(/\/+$/, ''), mailto: file.enrich.mailto, maxAgeMs: file.enrich.maxAge } }
+        : undefined,
     workerInServe: e.LABBOT_WORKER === 'on',
     trustProxy: e.LABBOT_TRUST_PROXY,
     askRateLimit: parseRate(e.LABBOT_ASK_RATE),

@@ -28,7 +28,12 @@ function secretForms(secrets: string[]): string[] {
   return [...forms].filter((f) => f.length >= 8).sort((a, b) => b.length - a.length);
 }
 
-export function createLogger(level: string, name = 'labbot', destination: DestinationStream = pino.destination(2), secrets: string[] = []): Logger {
+export function createLogger(
+  level: string,
+  name = 'labbot',
+  destination: DestinationStream = pino.destination(2),
+  secrets: string[] = [],
+): Logger {
   // Logs go to stderr so `--json` output on stdout stays machine-readable. Every line passes
   // through the redaction on its way out: a REDIS_URL (or git remote) password, a token or a
   // webhook secret can reach a log by many roads (a message, an error from a client library, a

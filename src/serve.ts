@@ -54,7 +54,10 @@ async function initialIngest(app: App, source: SourceConfig): Promise<void> {
   const s = await app.ingestSource(source);
   await app.records?.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
   await recordProblems(app.records, source, s);
-  app.log.info({ source: s.source, ...s.documents, chunks: s.chunks.written, skipped: s.skipped.length, failed: s.failed.length }, 'source indexed');
+  app.log.info(
+    { source: s.source, ...s.documents, chunks: s.chunks.written, skipped: s.skipped.length, failed: s.failed.length },
+    'source indexed',
+  );
   for (const f of s.failed) app.log.warn({ file: f.path, reason: f.reason }, 'file failed to index');
 }
 
@@ -68,7 +71,11 @@ export interface ServeOptions {
 export async function startServe(config: Config, log: Logger, opts: ServeOptions = {}): Promise<Running> {
   for (const w of config.warnings) log.warn(w);
   const redis = await tryConnectRedis(config.redisUrl);
-  if (!redis) log.warn({ redis: redactUrls(config.redisUrl) }, 'Redis is not reachable: no queue, webhooks or wiki freshness; sources are indexed once at start');
+  if (!redis)
+    log.warn(
+      { redis: redactUrls(config.redisUrl) },
+      'Redis is not reachable: no queue, webhooks or wiki freshness; sources are indexed once at start',
+    );
   // A start that fails (Chroma refused or unreachable) must not leave Redis holding the process open.
   const app = await openApp(config, log, { redis }).catch(async (err: unknown) => {
     if (redis) await closeRedis(redis).catch(() => undefined);
@@ -86,12 +93,18 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
   if (versionChanged) {
     if (queue) {
       await enqueueRebuild(queue.queue, { reason: `index version ${stored} -> ${app.version}` });
-      log.warn({ stored, configured: app.version }, 'settings changed the index version: a blue/green rebuild is queued; the old index answers until it is done');
+      log.warn(
+        { stored, configured: app.version },
+        'settings changed the index version: a blue/green rebuild is queued; the old index answers until it is done',
+      );
     } else log.error({ stored, configured: app.version }, 'settings changed the index version: run `labbot ingest --rebuild`');
   } else {
     for (const source of config.sources) {
       const indexed = app.catalog.stats().bySource[source.id]?.documents ?? 0;
-      if (indexed === 0 || !queue) await initialIngest(app, source).catch((err: Error) => log.error({ source: source.id, err: err.message }, 'source could not be indexed'));
+      if (indexed === 0 || !queue)
+        await initialIngest(app, source).catch((err: Error) =>
+          log.error({ source: source.id, err: err.message }, 'source could not be indexed'),
+        );
       // Catch up with whatever changed while we were down.
       else await enqueueSync(queue.queue, { source: source.id, reason: 'start-up' });
     }
@@ -99,7 +112,17 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
 
   const routers: express.Router[] = [];
   // Mounted without Redis too: a sender is told 503 (the queue is down), not 404 (no such hook).
-  routers.push(webhookRouter({ sources: config.sources, queue: queue?.queue, redis, ns: app.ns, maxBodyKb: config.queue.webhookMaxKb, timeoutMs: config.queue.webhookTimeoutMs, log }));
+  routers.push(
+    webhookRouter({
+      sources: config.sources,
+      queue: queue?.queue,
+      redis,
+      ns: app.ns,
+      maxBodyKb: config.queue.webhookMaxKb,
+      timeoutMs: config.queue.webhookTimeoutMs,
+      log,
+    }),
+  );
   const metrics = createMetrics({ app, queue: queue?.queue, worker: queue?.worker });
   const activity = redis ? createActivityStore(redis, `${app.ns}:`) : undefined;
 
@@ -129,10 +152,15 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
     routers.push(await createAdminRouter({ app, queue: queue?.queue, redis, activity, metrics, log, adminToken }));
   }
   if (opts.routers) routers.push(...(await opts.routers({ app, queue, redis })));
-  const server = await listen(createHttpApp(app, { routers, activity, redis, adminToken: adminToken?.value ?? config.adminToken }), config.port, config.host);
+  const server = await listen(
+    createHttpApp(app, { routers, activity, redis, adminToken: adminToken?.value ?? config.adminToken }),
+    config.port,
+    config.host,
+  );
   // Indexed DOIs are looked up again as their Crossref records expire (new retractions show up).
   const maxAge = config.enrich?.crossref.maxAgeMs;
-  const recheck = app.enricher && app.notices && maxAge ? startNoticeRecheck(app, Math.min(3_600_000, Math.max(300_000, maxAge / 4))) : undefined;
+  const recheck =
+    app.enricher && app.notices && maxAge ? startNoticeRecheck(app, Math.min(3_600_000, Math.max(300_000, maxAge / 4))) : undefined;
   await slack?.start();
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;

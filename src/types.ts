@@ -212,3 +212,26 @@ export interface StoredRecord {
 export interface VectorRecord extends StoredRecord {
   embedding: number[];
 }
+
+/** How a private remote is reached. Neither form ever appears in a URL, an argument or .git/config. */
+export interface GitAuth {
+  /** HTTP Basic credentials (a token as the password), sent as an Authorization header. */
+  basic?: { user: string; password: string };
+  /** A private (deploy) key for an ssh remote. */
+  sshKeyPath?: string;
+}
+
+export interface IngestTarget {
+  sourceId: string;
+  /** Folder that document paths (and default ids) are relative to. */
+  root: string;
+  /** Files or folders inside root; defaults to the whole root. */
+  paths?: string[];
+  kind?: Kind;
+  access?: string;
+  /**
+   * The source mirrors a reference library (Zotero): each sidecar is that library's record of its
+   * document, named for the library, and complete (nothing inferred fills its gaps) when it says so.
+   */
+  library?: string;
+}

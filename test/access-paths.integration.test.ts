@@ -27,12 +27,31 @@ function writeVariants(dir: string, variants: AccessVariant[]): void {
 
 describe('the access rule', () => {
   it('refuses unreadable layers, invalid values and disagreeing layers; otherwise the most specific claim wins', () => {
-    expect(decideAccess([{ origin: 'front matter', access: 'pi-only' }], 'lab', 'public')).toEqual({ ok: true, group: 'pi-only', origin: 'front matter' });
+    expect(decideAccess([{ origin: 'front matter', access: 'pi-only' }], 'lab', 'public')).toEqual({
+      ok: true,
+      group: 'pi-only',
+      origin: 'front matter',
+    });
     expect(decideAccess([], 'lab', 'public')).toEqual({ ok: true, group: 'lab', origin: 'source config' });
     expect(decideAccess([], undefined, 'public')).toEqual({ ok: true, group: 'public', origin: 'default' });
-    expect(decideAccess([{ origin: 'x.yaml', unreadable: 'invalid YAML' }], undefined, 'public')).toMatchObject({ ok: false, reason: expect.stringMatching(/x\.yaml cannot be read/) });
-    expect(decideAccess([{ origin: 'x.bib', invalidAccess: 'a list' }], undefined, 'public')).toMatchObject({ ok: false, reason: expect.stringMatching(/not a valid group/) });
-    expect(decideAccess([{ origin: 'front matter', access: 'public' }, { origin: 'x.yaml', access: 'pi-only' }], undefined, 'public')).toMatchObject({
+    expect(decideAccess([{ origin: 'x.yaml', unreadable: 'invalid YAML' }], undefined, 'public')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/x\.yaml cannot be read/),
+    });
+    expect(decideAccess([{ origin: 'x.bib', invalidAccess: 'a list' }], undefined, 'public')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/not a valid group/),
+    });
+    expect(
+      decideAccess(
+        [
+          { origin: 'front matter', access: 'public' },
+          { origin: 'x.yaml', access: 'pi-only' },
+        ],
+        undefined,
+        'public',
+      ),
+    ).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/disagrees: front matter says "public", x\.yaml says "pi-only"/),
     });
@@ -40,8 +59,49 @@ describe('the access rule', () => {
 
   it('a chunk read back without access metadata is in the group of its collection, never public by default', () => {
     const catalog = createCatalog();
-    catalog.load([{ id: 'd#0', text: 'The LOSTACCESS note.', metadata: { doc_id: 'd', source: 's', path: 'd.md', kind: 'note', title: 'D', authors: '', doc_hash: 'h', chunk_hash: 'c', chunk_index: 0, section: '' } }], 'pi-only');
-    catalog.load([{ id: 'e#0', text: 'The WRONGACCESS note.', metadata: { doc_id: 'e', source: 's', path: 'e.md', kind: 'note', title: 'E', authors: '', access: 'public', doc_hash: 'h', chunk_hash: 'c', chunk_index: 0, section: '' } }], 'grants');
+    catalog.load(
+      [
+        {
+          id: 'd#0',
+          text: 'The LOSTACCESS note.',
+          metadata: {
+            doc_id: 'd',
+            source: 's',
+            path: 'd.md',
+            kind: 'note',
+            title: 'D',
+            authors: '',
+            doc_hash: 'h',
+            chunk_hash: 'c',
+            chunk_index: 0,
+            section: '',
+          },
+        },
+      ],
+      'pi-only',
+    );
+    catalog.load(
+      [
+        {
+          id: 'e#0',
+          text: 'The WRONGACCESS note.',
+          metadata: {
+            doc_id: 'e',
+            source: 's',
+            path: 'e.md',
+            kind: 'note',
+            title: 'E',
+            authors: '',
+            access: 'public',
+            doc_hash: 'h',
+            chunk_hash: 'c',
+            chunk_index: 0,
+            section: '',
+          },
+        },
+      ],
+      'grants',
+    );
     expect(catalog.doc('d')?.access).toBe('pi-only');
     // Metadata that names a group keeps it (retrieval then drops the chunk from the other collection's hits).
     expect(catalog.doc('e')?.access).toBe('public');
@@ -93,7 +153,10 @@ describe('every way in, every shape: a declared group is kept or the document is
     // Later files reach the index through a webhook and the queue worker's index-doc jobs.
     // Renamed, with the names a library entry matches its document by (key, file, DOI) renamed alike.
     const rename = (t: string) => t.replace(/\bdoc-(\d+)/g, 'late-doc-$1');
-    const later = accessVariants(13, 24).map((v) => ({ ...v, files: v.files.map((f) => ({ name: `late-${f.name}`, text: rename(f.text) })) }));
+    const later = accessVariants(13, 24).map((v) => ({
+      ...v,
+      files: v.files.map((f) => ({ name: `late-${f.name}`, text: rename(f.text) })),
+    }));
     writeVariants(dir, later);
     const hook = genericChange(SECRET, { changed: later.map((v) => v.files[0].name) });
     const res = await fetch(`${running.url}/hooks/wiki/docs`, { method: 'POST', headers: hook.headers, body: hook.body });
@@ -116,7 +179,10 @@ describe('every way in, every shape: a declared group is kept or the document is
       { shape: 'sidecar access not a group name', files: { 'note.json': '{"access": "PI only!"}' } },
       { shape: 'sidecar and front matter disagree', files: { 'note.yml': '---\naccess: pi-only\n' } },
       // A broken library is refused only when it may carry an access field (one that cannot is read as far as it goes).
-      { shape: 'BibTeX library with an access field, cut off', files: { 'library.bib': '@misc{note,\n  file = {note.md},\n  access = {pi-only},\n  title = {Freezer\n' } },
+      {
+        shape: 'BibTeX library with an access field, cut off',
+        files: { 'library.bib': '@misc{note,\n  file = {note.md},\n  access = {pi-only},\n  title = {Freezer\n' },
+      },
       { shape: 'CSL library that is not JSON', files: { 'library.json': '[{"id": "note", "access": "pi-only",' } },
     ];
     const app = await openTestApp();
@@ -134,9 +200,15 @@ describe('every way in, every shape: a declared group is kept or the document is
       expect(s.failed.map((f) => f.reason).join(' '), b.shape).toMatch(/the version indexed before was removed/);
       expect(s.documents.removed, b.shape).toBe(1);
       expect(app.catalog.lexicalSearch(['public'], marker, 3), b.shape).toEqual([]);
-      expect([...app.catalog.docs()].some((d) => d.source === source), b.shape).toBe(false);
+      expect(
+        [...app.catalog.docs()].some((d) => d.source === source),
+        b.shape,
+      ).toBe(false);
       const asked = await app.ask(`Which shelf holds the ${marker} box?`);
-      expect(asked.passages.filter((p) => p.doc_id.startsWith(`${source}:`)), b.shape).toEqual([]);
+      expect(
+        asked.passages.filter((p) => p.doc_id.startsWith(`${source}:`)),
+        b.shape,
+      ).toEqual([]);
       // Failing again does not count a second removal; fixing the metadata brings the note back.
       expect((await app.ingest({ sourceId: source, root: dir })).documents.removed, b.shape).toBe(0);
       for (const name of Object.keys(b.files)) rmSync(path.join(dir, name));

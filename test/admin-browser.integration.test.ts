@@ -7,7 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminServer, TOKEN, type AdminServer } from './admin-server.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 describe('admin dashboard in a browser', () => {
   let s: AdminServer;
@@ -15,7 +24,9 @@ describe('admin dashboard in a browser', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`The browser test needs Debian's chromium at ${CHROMIUM}: \`npm test\` installs it with apt (scripts/test-deps.sh) when run as root or with password-less sudo.`);
+      throw new Error(
+        `The browser test needs Debian's chromium at ${CHROMIUM}: \`npm test\` installs it with apt (scripts/test-deps.sh) when run as root or with password-less sudo.`,
+      );
     }
     s = await startAdminServer();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
@@ -59,7 +70,13 @@ describe('admin dashboard in a browser', () => {
         htmlTransferBytes: nav.transferSize,
         assets: performance.getEntriesByType('resource').map((r) => ({ name: r.name, bytes: r.decodedBodySize })),
       };
-    })()`)) as { loadMs: number; domContentLoadedMs: number; htmlBytes: number; htmlTransferBytes: number; assets: { name: string; bytes: number }[] };
+    })()`)) as {
+      loadMs: number;
+      domContentLoadedMs: number;
+      htmlBytes: number;
+      htmlTransferBytes: number;
+      assets: { name: string; bytes: number }[];
+    };
     mkdirSync('test-output', { recursive: true });
     writeFileSync('test-output/admin-perf.json', JSON.stringify(perf, null, 2));
     expect(perf.assets.map((a) => a.name.replace(s.url, '')).sort()).toEqual(['/admin/static/admin.css', '/admin/static/admin.js']);

@@ -11,13 +11,33 @@ import { renderPaperPdf, type PaperLayout } from './fixtures/papers.ts';
 
 const bearer = { authorization: `Bearer ${TOKEN}` };
 const LAYOUT: PaperLayout = {
-  columns: 1, font: 'helvetica', titleSize: 18, titleBold: true, titleCentered: false, titleWidth: 0.8, above: [], journalLineAtFoot: false,
-  authorStyle: 'full', affiliations: 'none', yearAt: ['copyright'], receivedYearBefore: false, citations: false, naming: 'publisher', creationYear: 2026,
-  wordItems: false, markers: 'digits', commaInMarker: false, ampersand: false, citationBlock: false,
+  columns: 1,
+  font: 'helvetica',
+  titleSize: 18,
+  titleBold: true,
+  titleCentered: false,
+  titleWidth: 0.8,
+  above: [],
+  journalLineAtFoot: false,
+  authorStyle: 'full',
+  affiliations: 'none',
+  yearAt: ['copyright'],
+  receivedYearBefore: false,
+  citations: false,
+  naming: 'publisher',
+  creationYear: 2026,
+  wordItems: false,
+  markers: 'digits',
+  commaInMarker: false,
+  ampersand: false,
+  citationBlock: false,
 };
 const TRUTH = {
   title: 'Printed on page one: potassium channels and fin size',
-  authors: [{ given: 'Min', family: 'Okafor' }, { given: 'Ben', family: 'Lee' }],
+  authors: [
+    { given: 'Min', family: 'Okafor' },
+    { given: 'Ben', family: 'Lee' },
+  ],
   year: 2019,
   journal: 'eLife',
   doi: '10.7554/eLife.61234',
@@ -36,14 +56,29 @@ const SHARMA: LibraryPaper = {
 
 describe('the document view', () => {
   let s: AdminServer;
-  const get = (p: string, headers: Record<string, string> = bearer) => fetch(`${s.url}${p}`, { headers: { ...headers, accept: 'text/html' } });
+  const get = (p: string, headers: Record<string, string> = bearer) =>
+    fetch(`${s.url}${p}`, { headers: { ...headers, accept: 'text/html' } });
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-docview-'));
     mkdirSync(path.join(dir, 'papers'));
-    writeFileSync(path.join(dir, 'papers', 'sharma.pdf'), await renderPaperPdf({ truth: { ...TRUTH, title: 'Sharma printed title here', doi: '10.1242/dev.200123' }, layout: LAYOUT, fileName: 'sharma.pdf', key: 'k' }));
-    writeFileSync(path.join(dir, 'papers', 'download.pdf'), await renderPaperPdf({ truth: TRUTH, layout: LAYOUT, fileName: 'download.pdf', key: 'k' }));
+    writeFileSync(
+      path.join(dir, 'papers', 'sharma.pdf'),
+      await renderPaperPdf({
+        truth: { ...TRUTH, title: 'Sharma printed title here', doi: '10.1242/dev.200123' },
+        layout: LAYOUT,
+        fileName: 'sharma.pdf',
+        key: 'k',
+      }),
+    );
+    writeFileSync(
+      path.join(dir, 'papers', 'download.pdf'),
+      await renderPaperPdf({ truth: TRUTH, layout: LAYOUT, fileName: 'download.pdf', key: 'k' }),
+    );
     writeFileSync(path.join(dir, 'papers', 'library.bib'), betterBibtex([SHARMA]));
-    writeFileSync(path.join(dir, 'library.json'), zoteroCslJson([{ ...SHARMA, title: 'The same paper, exported again' }]).replace('"title"', '"citation-key": "sharma",\n\t\t"title"'));
+    writeFileSync(
+      path.join(dir, 'library.json'),
+      zoteroCslJson([{ ...SHARMA, title: 'The same paper, exported again' }]).replace('"title"', '"citation-key": "sharma",\n\t\t"title"'),
+    );
     s = await startAdminServer({ env: { LABBOT_WORKER: 'off' }, sources: [{ id: 'lab', type: 'folder', path: dir, kind: 'paper' }] });
   });
   afterAll(async () => {
@@ -53,7 +88,9 @@ describe('the document view', () => {
   it('links each document from the index and marks documents with metadata notes', async () => {
     const page = await (await get('/admin')).text();
     expect(page).toContain('href="/admin/doc?id=lab%3Apapers%2Fsharma.pdf"');
-    expect(page).toMatch(/href="\/admin\/doc\?id=lab%3Apapers%2Fsharma\.pdf">[^<]*&lt;script&gt;[^<]*<\/a> <span class="pill error"[^>]*>1 note<\/span>/);
+    expect(page).toMatch(
+      /href="\/admin\/doc\?id=lab%3Apapers%2Fsharma\.pdf">[^<]*&lt;script&gt;[^<]*<\/a> <span class="pill error"[^>]*>1 note<\/span>/,
+    );
     expect(page).not.toContain('<script>alert(1)</script>');
   });
 
@@ -63,12 +100,16 @@ describe('the document view', () => {
     const page = await res.text();
     expect(page).toMatch(/<th scope="row">Year<\/th><td>2022<\/td><td><span class="pill">papers\/library\.bib \(sharma2022\)<\/span>/);
     expect(page).toMatch(/<th scope="row">DOI<\/th><td>10\.1242\/dev\.200123<\/td><td><span class="pill">text<\/span>/);
-    expect(page).toMatch(/id="meta-notes"><li class="error">matched by 2 library entries: papers\/library\.bib \(sharma2022, by file name\); library\.json \(sharma, by citation key\)/);
+    expect(page).toMatch(
+      /id="meta-notes"><li class="error">matched by 2 library entries: papers\/library\.bib \(sharma2022, by file name\); library\.json \(sharma, by citation key\)/,
+    );
     expect(page).toContain('Loss of kcnk5b &lt;script&gt;alert(1)&lt;/script&gt; lengthens fins');
     expect(page).not.toContain('<script>alert(1)</script>');
 
     const other = await (await get(`/admin/doc?id=${encodeURIComponent('lab:papers/download.pdf')}`)).text();
-    expect(other).toMatch(/<th scope="row">Title<\/th><td>Printed on page one: potassium channels and fin size<\/td><td><span class="pill">text<\/span>/);
+    expect(other).toMatch(
+      /<th scope="row">Title<\/th><td>Printed on page one: potassium channels and fin size<\/td><td><span class="pill">text<\/span>/,
+    );
     expect(other).toMatch(/<th scope="row">Year<\/th><td>2019<\/td><td><span class="pill">text<\/span>/);
     expect(other).toMatch(/<th scope="row">Journal<\/th><td><span class="muted">none<\/span><\/td><td><\/td>/);
     expect(other).not.toContain('id="meta-notes"');

@@ -10,7 +10,11 @@ const QUESTIONS = ['Which antibody do we use for p53 Western blots?', 'Which p53
 async function askAll(s: AdminServer): Promise<number[]> {
   const scores: number[] = [];
   for (const question of QUESTIONS) {
-    const res = await fetch(`${s.url}/api/ask`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ question }) });
+    const res = await fetch(`${s.url}/api/ask`, {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: JSON.stringify({ question }),
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { refused: boolean; citations: unknown[]; passages: { score: number }[] };
     // Answered and cited: without the score rule these are not gaps at all.
@@ -21,7 +25,11 @@ async function askAll(s: AdminServer): Promise<number[]> {
   return scores;
 }
 
-const csvLines = async (s: AdminServer) => (await (await fetch(`${s.url}/admin/gaps.csv`, { headers: bearer })).text()).replace(/^\ufeff/, '').split('\r\n').filter(Boolean);
+const csvLines = async (s: AdminServer) =>
+  (await (await fetch(`${s.url}/admin/gaps.csv`, { headers: bearer })).text())
+    .replace(/^\ufeff/, '')
+    .split('\r\n')
+    .filter(Boolean);
 
 describe('knowledge gaps: weakly supported answers', () => {
   let strict: AdminServer;
@@ -30,8 +38,16 @@ describe('knowledge gaps: weakly supported answers', () => {
 
   beforeAll(async () => {
     // Above any score these answers get: both count as weakly supported.
-    strict = await startAdminServer({ env: { LABBOT_WORKER: 'off' }, sources: [{ id: 'lab', type: 'folder', path: LAB }], fileConfig: { gaps: { minTopScore: 1000 } } });
-    lax = await startAdminServer({ env: { LABBOT_WORKER: 'off' }, sources: [{ id: 'lab', type: 'folder', path: LAB }], fileConfig: { gaps: { minTopScore: -1000 } } });
+    strict = await startAdminServer({
+      env: { LABBOT_WORKER: 'off' },
+      sources: [{ id: 'lab', type: 'folder', path: LAB }],
+      fileConfig: { gaps: { minTopScore: 1000 } },
+    });
+    lax = await startAdminServer({
+      env: { LABBOT_WORKER: 'off' },
+      sources: [{ id: 'lab', type: 'folder', path: LAB }],
+      fileConfig: { gaps: { minTopScore: -1000 } },
+    });
     scores = await askAll(strict);
     await askAll(lax);
   });

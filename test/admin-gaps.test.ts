@@ -5,7 +5,17 @@ import { csvCell, gapReason, gapsCsv, groupGaps, toCsv } from '../src/admin/gaps
 import { barChart } from '../src/admin/views/chart.ts';
 import { escapeHtml, html, safeJson } from '../src/admin/views/html.ts';
 
-const q = (question: string, extra: Partial<{ refused: boolean; citations: unknown[]; channel: string; ts: string; feedback: { up: number; down: number }; topScore: number }> = {}) => ({
+const q = (
+  question: string,
+  extra: Partial<{
+    refused: boolean;
+    citations: unknown[];
+    channel: string;
+    ts: string;
+    feedback: { up: number; down: number };
+    topScore: number;
+  }> = {},
+) => ({
   question,
   refused: true,
   citations: [],
@@ -41,8 +51,15 @@ describe('knowledge gaps', () => {
   });
 
   it('counts channels named like Object.prototype members', () => {
-    const [g] = groupGaps([q('pipette calibration', { channel: 'constructor' }), q('pipette calibration drift', { channel: '__proto__' }), q('pipette calibration log', { channel: '__proto__' })]);
-    expect(Object.entries(g.channels).sort()).toEqual([['__proto__', 2], ['constructor', 1]]);
+    const [g] = groupGaps([
+      q('pipette calibration', { channel: 'constructor' }),
+      q('pipette calibration drift', { channel: '__proto__' }),
+      q('pipette calibration log', { channel: '__proto__' }),
+    ]);
+    expect(Object.entries(g.channels).sort()).toEqual([
+      ['__proto__', 2],
+      ['constructor', 1],
+    ]);
     expect(gapsCsv([g])).toContain('"__proto__ (2); constructor (1)"');
   });
 
@@ -54,7 +71,12 @@ describe('knowledge gaps', () => {
     expect(csvCell('two\nlines')).toBe('"two\nlines"');
     for (const f of ['=1+1', '+1', '-1', '@SUM(A1)']) expect(csvCell(f).startsWith(`"'${f[0]}`)).toBe(true);
     expect(csvCell('=cmd|" /C calc"!A0')).toBe(`"'=cmd|"" /C calc""!A0"`);
-    expect(toCsv([['a', 1], ['b', 2]])).toBe('"a","1"\r\n"b","2"\r\n');
+    expect(
+      toCsv([
+        ['a', 1],
+        ['b', 2],
+      ]),
+    ).toBe('"a","1"\r\n"b","2"\r\n');
     const csv = gapsCsv(groupGaps([q('=2+3 pipette calibration'), q('pipette calibration')]));
     expect(csv.split('\r\n')[1]).toContain("'=2+3 pipette calibration");
   });
@@ -63,7 +85,12 @@ describe('knowledge gaps', () => {
 describe('dashboard views', () => {
   it('counts timestamps per hour bucket', () => {
     const now = Date.UTC(2024, 4, 1, 12, 30);
-    const b = countPerBucket([Date.UTC(2024, 4, 1, 12, 5), Date.UTC(2024, 4, 1, 11, 59), Date.UTC(2024, 4, 1, 11, 0), Date.UTC(2024, 3, 1)], now, 3, 3_600_000);
+    const b = countPerBucket(
+      [Date.UTC(2024, 4, 1, 12, 5), Date.UTC(2024, 4, 1, 11, 59), Date.UTC(2024, 4, 1, 11, 0), Date.UTC(2024, 3, 1)],
+      now,
+      3,
+      3_600_000,
+    );
     expect(b.map((x) => x.count)).toEqual([0, 2, 1]);
     expect(b[2].start).toBe(Date.UTC(2024, 4, 1, 12));
   });
@@ -77,7 +104,11 @@ describe('dashboard views', () => {
   });
 
   it('draws one bar per non-empty bucket', () => {
-    const buckets = [{ start: 0, count: 0 }, { start: 3_600_000, count: 4 }, { start: 7_200_000, count: 1 }];
+    const buckets = [
+      { start: 0, count: 0 },
+      { start: 3_600_000, count: 4 },
+      { start: 7_200_000, count: 1 },
+    ];
     const svg = barChart([{ name: 'questions', cls: 'q', buckets }], { title: 'T <x>' }).value;
     expect(svg.match(/<rect /g)).toHaveLength(2);
     expect(svg).toContain('T &lt;x&gt; (questions: 5)');

@@ -40,7 +40,14 @@ describe('admin dashboard over HTTP', () => {
   }
 
   it('refuses requests without a token or with a wrong one', async () => {
-    for (const p of ['/admin', '/admin/api/status', '/admin/queues', '/admin/queues/api/queues', '/admin/gaps.csv', '/admin/static/admin.js']) {
+    for (const p of [
+      '/admin',
+      '/admin/api/status',
+      '/admin/queues',
+      '/admin/queues/api/queues',
+      '/admin/gaps.csv',
+      '/admin/static/admin.js',
+    ]) {
       const none = await fetch(`${s.url}${p}`);
       expect(none.status, p).toBe(401);
       const bad = await fetch(`${s.url}${p}`, { headers: { authorization: 'Bearer wrong-token-wrong-token-0000' } });
@@ -99,7 +106,8 @@ describe('admin dashboard over HTTP', () => {
     expect((await fetch(`${s.url}/admin`, { headers: { cookie: 'labbot_admin=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } })).status).toBe(401);
 
     // Signing out ends the session server-side.
-    const pageCsrf = /name="_csrf" value="([^"]+)"/.exec(await (await fetch(`${s.url}/admin`, { headers: { cookie: c } })).text())?.[1] ?? '';
+    const pageCsrf =
+      /name="_csrf" value="([^"]+)"/.exec(await (await fetch(`${s.url}/admin`, { headers: { cookie: c } })).text())?.[1] ?? '';
     const out = await fetch(`${s.url}/admin/logout`, {
       method: 'POST',
       redirect: 'manual',
@@ -150,7 +158,9 @@ describe('admin dashboard over HTTP', () => {
         headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams(body).toString(),
       });
-    const rebuilds = async () => (await queue.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed'])).filter((j) => j?.name === 'rebuild').length;
+    const rebuilds = async () =>
+      (await queue.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed'])).filter((j) => j?.name === 'rebuild')
+        .length;
     const n0 = await rebuilds();
     const confirm = await send({ _csrf: csrf });
     expect(confirm.status).toBe(200);
@@ -197,7 +207,15 @@ describe('admin dashboard over HTTP', () => {
 
     const res = await ask('What is in the grant renewal budget draft?', 'CPI');
     expect(res.status).toBe(200);
-    type P = { rank: number; label: string | null; doc_id: string; dense_rank: number | null; bm25_rank: number | null; fused: number; rerank: number | null };
+    type P = {
+      rank: number;
+      label: string | null;
+      doc_id: string;
+      dense_rank: number | null;
+      bm25_rank: number | null;
+      fused: number;
+      rerank: number | null;
+    };
     const r = (await res.json()) as { groups: string[]; passages: P[]; answer: string; model: string };
     expect(r.groups).toEqual(['public', 'pi-only']);
     expect(r.passages.length).toBeGreaterThan(8);

@@ -45,7 +45,17 @@ describe('dashboard start check', () => {
     const app = await openApp(config, log);
     try {
       const metrics = createMetrics({ app });
-      await expect(createAdminRouter({ app, queue: undefined, redis: undefined, activity: undefined, metrics, log, adminToken: adminTokenFor(undefined) })).rejects.toThrow(/refuses to start.*LABBOT_ADMIN_TOKEN/s);
+      await expect(
+        createAdminRouter({
+          app,
+          queue: undefined,
+          redis: undefined,
+          activity: undefined,
+          metrics,
+          log,
+          adminToken: adminTokenFor(undefined),
+        }),
+      ).rejects.toThrow(/refuses to start.*LABBOT_ADMIN_TOKEN/s);
       await metrics.close();
     } finally {
       await app.close();
@@ -65,14 +75,24 @@ describe('no token configured, on localhost', () => {
       const rebound = await get(`${s.url}/admin`, { host: 'evil.example', accept: 'text/html' });
       expect(rebound.status).toBe(401);
       // No session, no state change (and with one, the session's CSRF token is still needed).
-      const res = await fetch(`${s.url}/admin/actions/rebuild`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'confirm=yes' });
+      const res = await fetch(`${s.url}/admin/actions/rebuild`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'confirm=yes',
+      });
       expect(res.status).toBe(401);
       const signIn = await fetch(s.running.dashboardLink!, { redirect: 'manual' });
       const cookie = signIn.headers.getSetCookie()[0].split(';')[0];
       const signedIn = await get(`${s.url}/admin`, { accept: 'text/html', cookie });
       expect(signedIn.status).toBe(200);
       expect(signedIn.body).toContain('id="generated-token"');
-      const noCsrf = await fetch(`${s.url}/admin/actions/rebuild`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: 'confirm=yes' });
+      const noCsrf = await fetch(`${s.url}/admin/actions/rebuild`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        body: 'confirm=yes',
+      });
       expect(noCsrf.status).toBe(403);
     } finally {
       await s.close();

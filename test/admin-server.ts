@@ -31,7 +31,9 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-export async function startAdminServer(opts: { env?: Record<string, string>; sources?: Record<string, unknown>[]; fileConfig?: Record<string, unknown> } = {}): Promise<AdminServer> {
+export async function startAdminServer(
+  opts: { env?: Record<string, string>; sources?: Record<string, unknown>[]; fileConfig?: Record<string, unknown> } = {},
+): Promise<AdminServer> {
   const config = loadConfig(
     testEnv({
       env: { LABBOT_PORT: '0', LABBOT_ADMIN_TOKEN: TOKEN, ...opts.env },

@@ -38,7 +38,12 @@ function expandedStep3(): Passage {
   };
 }
 
-const other = passage({ text: 'Ampicillin plates older than four weeks give satellite colonies.', section: 'Notes', docId: 'notes', title: 'Plates' });
+const other = passage({
+  text: 'Ampicillin plates older than four weeks give satellite colonies.',
+  section: 'Notes',
+  docId: 'notes',
+  title: 'Plates',
+});
 
 describe('citablePassages', () => {
   it('makes each chunk of an expanded hit a passage with its own place, in document order', () => {
@@ -76,9 +81,18 @@ describe('answers cite the chunk a sentence comes from', () => {
 
   it('extractive: the window still reaches across the chunk boundary', () => {
     // "It" is step 4's; the words that make it an answer about the heat shock are step 3's.
-    const parts = expandedStep3().parts!.map((p, i) => (i === 2 ? { ...p, body: 'It lasts exactly 45 s at 42 °C in the water bath.' } : i === 1 ? { ...p, body: 'Prepare the heat shock bath for the competent cells.' } : p));
+    const parts = expandedStep3().parts!.map((p, i) =>
+      i === 2
+        ? { ...p, body: 'It lasts exactly 45 s at 42 °C in the water bath.' }
+        : i === 1
+          ? { ...p, body: 'Prepare the heat shock bath for the competent cells.' }
+          : p,
+    );
     const merged: Passage = { ...expandedStep3(), parts, text: `${TITLE} — Step 3\n${parts.map((p) => p.body).join('\n')}` };
-    const r = extractiveAnswer({ question: 'How long does the heat shock of the competent cells last?', passages: citablePassages([merged]) });
+    const r = extractiveAnswer({
+      question: 'How long does the heat shock of the competent cells last?',
+      passages: citablePassages([merged]),
+    });
     expect(r.refused).toBe(false);
     expect(r.answer).toMatch(/45 s at 42 °C in the water bath \[S3\]/);
   });
@@ -89,7 +103,9 @@ describe('answers cite the chunk a sentence comes from', () => {
     expect(moved.text).toBe('Heat shock at exactly 42 °C for 45 s [S3].');
     expect(moved.quotes.get('S3')).toEqual(['Heat shock at exactly 42 °C for 45 s in the water bath.']);
     // A claim that its cited step does say stays where it is, even when a neighbour shares words.
-    expect(checkSupport('Incubate the mixture on ice for 30 min [S2].', passages).text).toBe('Incubate the mixture on ice for 30 min [S2].');
+    expect(checkSupport('Incubate the mixture on ice for 30 min [S2].', passages).text).toBe(
+      'Incubate the mixture on ice for 30 min [S2].',
+    );
     // Passages that were not handed over together are not searched for a better home.
     expect(checkSupport('Heat shock at exactly 42 °C for 45 s [S4].', passages).text).toBe('');
   });

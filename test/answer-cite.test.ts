@@ -58,9 +58,7 @@ describe('citationLabel', () => {
   });
 
   it('joins two family names with &', () => {
-    expect(citationLabel(meta({ authors: ['Adaeze Okafor', 'Hannah Lee'], year: 2021 }), 'Step 4')).toBe(
-      '[Okafor & Lee, 2021, Step 4]',
-    );
+    expect(citationLabel(meta({ authors: ['Adaeze Okafor', 'Hannah Lee'], year: 2021 }), 'Step 4')).toBe('[Okafor & Lee, 2021, Step 4]');
   });
 
   it('finds family names in the usual author formats', () => {
@@ -81,9 +79,7 @@ describe('citationLabel', () => {
   it('uses the title, shortened, when there are no authors', () => {
     const label = citationLabel(meta({ authors: [], year: 2023 }), 'Results');
     expect(label).toBe('[USP7 inhibition further stabilises p53…, 2023, Results]');
-    expect(citationLabel(meta({ title: 'Lab safety rules', authors: [] }), 'Emergencies')).toBe(
-      '[Lab safety rules, n.d., Emergencies]',
-    );
+    expect(citationLabel(meta({ title: 'Lab safety rules', authors: [] }), 'Emergencies')).toBe('[Lab safety rules, n.d., Emergencies]');
   });
 
   it('writes n.d. without a year and drops an empty section', () => {
@@ -295,10 +291,12 @@ describe('deepLink', () => {
     expect(deepLink({ ...meta, url: 'https://lab.example.org/papers/weber2020.pdf', page: 3 }, 'Results')).toBe(
       'https://lab.example.org/papers/weber2020.pdf#page=3',
     );
-    expect(deepLink({ ...meta, kind: 'wiki', url: 'https://github.com/our-lab/handbook/wiki/Safety' }, 'Chemicals > Liquid nitrogen & dewars')).toBe(
-      'https://github.com/our-lab/handbook/wiki/Safety#liquid-nitrogen--dewars',
+    expect(
+      deepLink({ ...meta, kind: 'wiki', url: 'https://github.com/our-lab/handbook/wiki/Safety' }, 'Chemicals > Liquid nitrogen & dewars'),
+    ).toBe('https://github.com/our-lab/handbook/wiki/Safety#liquid-nitrogen--dewars');
+    expect(deepLink({ ...meta, doi: '10.5555/x.1', url: 'https://lab.example.org/x.pdf', page: 2 }, 'Methods')).toBe(
+      'https://doi.org/10.5555/x.1',
     );
-    expect(deepLink({ ...meta, doi: '10.5555/x.1', url: 'https://lab.example.org/x.pdf', page: 2 }, 'Methods')).toBe('https://doi.org/10.5555/x.1');
     expect(deepLink({ ...meta, url: 'file:///home/x.pdf', page: 2 }, 'Methods')).toBeUndefined();
   });
 });

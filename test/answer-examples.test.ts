@@ -185,7 +185,11 @@ describe('example questions', () => {
     expect(questions.some((q) => /catalogue/i.test(q.question) && q.answers.includes('ab32389'))).toBe(true);
     expect(questions.filter((q) => detectLanguage(q.question) === 'es').length).toBeGreaterThanOrEqual(1);
     expect(questions.some((q) => /protocol/i.test(q.question) && q.doc_id === 'protocol-western-blot')).toBe(true);
-    for (const ext of ['.pdf', '.pptx', '.docx', '.html']) expect(questions.some((q) => q.doc_id.endsWith(ext)), ext).toBe(true);
+    for (const ext of ['.pdf', '.pptx', '.docx', '.html'])
+      expect(
+        questions.some((q) => q.doc_id.endsWith(ext)),
+        ext,
+      ).toBe(true);
   });
 });
 

@@ -72,7 +72,10 @@ const labels = (answer: string) => [...answer.matchAll(/\[(S\d+)\]/g)].map((m) =
 
 describe('extractiveAnswer', () => {
   it('quotes the sentence that holds the answer and cites its passage', () => {
-    const r = extractiveAnswer({ question: 'At what voltage and for how long is the transfer run?', passages: [materials, transfer, blocking] });
+    const r = extractiveAnswer({
+      question: 'At what voltage and for how long is the transfer run?',
+      passages: [materials, transfer, blocking],
+    });
     expect(r.refused).toBe(false);
     expect(r.answer).toContain('100 V for 60 min at 4 °C in the blue tank in bay 3 [S2].');
     expect(r.answer).not.toContain('Thermo 89900');
@@ -254,7 +257,10 @@ describe('extractiveAnswer picks the sentence that answers', () => {
         'Refrigerator temperatures were logged every hour for two weeks. ' +
         'In 16 clinics the cold chain was broken at least once, exposing vaccines to freezing.',
     });
-    const r = extractiveAnswer({ question: 'Storage of vaccines in community clinics: is the cold chain a weak link in practice?', passages: [abstract] });
+    const r = extractiveAnswer({
+      question: 'Storage of vaccines in community clinics: is the cold chain a weak link in practice?',
+      passages: [abstract],
+    });
     expect(r.refused).toBe(false);
     expect(r.answer).toContain('cold chain was broken');
   });
@@ -291,9 +297,17 @@ describe('extractiveAnswer with term weights from the index', () => {
       text: 'In 2010, 1,204 cases of influenza were reported to the district.',
     });
     const weights = termWeightFromDf((t) => ({ case: 200, report: 100, '2010': 40, influenza: 25 })[t] ?? 0, 1000);
-    const off = extractiveAnswer({ question: 'How many cases of tuberculosis were reported in 2010?', passages: [report], termWeight: weights });
+    const off = extractiveAnswer({
+      question: 'How many cases of tuberculosis were reported in 2010?',
+      passages: [report],
+      termWeight: weights,
+    });
     expect(off.refused).toBe(true);
-    const on = extractiveAnswer({ question: 'How many cases of influenza were reported in 2010?', passages: [report], termWeight: weights });
+    const on = extractiveAnswer({
+      question: 'How many cases of influenza were reported in 2010?',
+      passages: [report],
+      termWeight: weights,
+    });
     expect(on.refused).toBe(false);
     expect(on.answer).toContain('1,204 cases of influenza');
   });
@@ -330,7 +344,10 @@ describe('extractiveAnswer question types', () => {
   it('holds common words scattered over a window to a higher bar than the same words written as a phrase', () => {
     const question = 'What can respiratory viruses cause?';
     const termWeight = (t: string) => (t.startsWith('caus') ? 2.5 : 2);
-    const scattered = passage({ docId: 'coinfection', text: 'Multiple viruses are often detected in children with respiratory infection.' });
+    const scattered = passage({
+      docId: 'coinfection',
+      text: 'Multiple viruses are often detected in children with respiratory infection.',
+    });
     const phrased = passage({ docId: 'review', text: 'Respiratory viruses are often detected in children with infection.' });
     // Both sentences hold "respiratory" and "viruses" and lack "cause": 4 of the question's 6.5.
     // In an index of 1,000 chunks (chance weight ln 1000) two such common words meet by chance.
@@ -343,7 +360,7 @@ describe('extractiveAnswer question types', () => {
     expect(extractiveAnswer({ question, passages: [scattered], termWeight, chanceWeight: 2 }).refused).toBe(false);
   });
 
-  it('lets a window that writes several of the question\'s phrases miss more of its rhetoric', () => {
+  it("lets a window that writes several of the question's phrases miss more of its rhetoric", () => {
     // A title-like question: "weak link" is rhetoric no abstract repeats, and weighs more than half.
     const question = 'Storage of vaccines in general practice: a weak link?';
     const termWeight = (t: string) => (t === 'weak' || t === 'link' ? 2.4 : 1);
@@ -370,7 +387,12 @@ describe('extractiveAnswer question types', () => {
   it('refuses when the passage lacks the gene or reagent the question names, even written with a prefix', () => {
     // "GAPDH" is unseen in this index: it weighs most; the p53 line shares "anti", "antibody" and a dilution.
     const termWeight = (t: string) => (t === 'gapdh' ? 7.6 : 4.8);
-    const antibodies = passage({ ...WB, docId: 'protocol-western-blot', section: 'Materials', text: '- Anti-p53 rabbit monoclonal antibody E26 (Abcam ab32389), used at 1:1000' });
+    const antibodies = passage({
+      ...WB,
+      docId: 'protocol-western-blot',
+      section: 'Materials',
+      text: '- Anti-p53 rabbit monoclonal antibody E26 (Abcam ab32389), used at 1:1000',
+    });
     const question = 'At what dilution do we use the anti-GAPDH antibody?';
     expect(extractiveAnswer({ question, passages: [antibodies], termWeight }).refused).toBe(true);
     // The same question about the antibody the passage does list is answered.
@@ -380,7 +402,9 @@ describe('extractiveAnswer question types', () => {
   });
 
   it('does not answer about one lettered variant with a sentence about another ("hepatitis C" is not "hepatitis G")', () => {
-    const g = passage({ text: 'Hepatitis G virus can cause chronic infection in man, but its role in liver disease is unclear. It was found in blood donors.' });
+    const g = passage({
+      text: 'Hepatitis G virus can cause chronic infection in man, but its role in liver disease is unclear. It was found in blood donors.',
+    });
     const c = passage({ text: 'Hepatitis C virus is an RNA virus that causes chronic liver disease in man. It spreads through blood.' });
     const question = 'What is the Hepatitis C virus?';
     expect(extractiveAnswer({ question, passages: [g] }).refused).toBe(true);
@@ -397,7 +421,10 @@ describe('extractiveAnswer question types', () => {
 
   it('does not read a unit after a number or a letter prefix as a variant', () => {
     // "4 °C" is a temperature and "T-stage" one word: neither asks for a lettered variant.
-    const cold = extractiveAnswer({ question: 'How long do we incubate the membrane at 4 °C?', passages: [passage({ text: 'Incubate the membrane overnight at 4 °C with gentle rocking.' })] });
+    const cold = extractiveAnswer({
+      question: 'How long do we incubate the membrane at 4 °C?',
+      passages: [passage({ text: 'Incubate the membrane overnight at 4 °C with gentle rocking.' })],
+    });
     expect(cold.refused).toBe(false);
     const stage = extractiveAnswer({
       question: 'Are margins and T-stage accurate predictors of local control?',

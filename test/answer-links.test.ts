@@ -40,7 +40,9 @@ describe('disguised links', () => {
   });
 
   it('a link to the cited document, or a deep link into it, stays a link', () => {
-    const [body] = sectionTexts('See [the access page](https://wiki.lab.example.org/handbook#badges) and [its top](https://wiki.lab.example.org/handbook) [S1].');
+    const [body] = sectionTexts(
+      'See [the access page](https://wiki.lab.example.org/handbook#badges) and [its top](https://wiki.lab.example.org/handbook) [S1].',
+    );
     // With the link's host after it: a document may claim any URL as its own.
     expect(body.text).toContain('<https://wiki.lab.example.org/handbook#badges|the access page> (wiki.lab.example.org)');
     expect(body.text).toContain('<https://wiki.lab.example.org/handbook|its top> (wiki.lab.example.org)');
@@ -54,15 +56,28 @@ describe('disguised links', () => {
 
   it('autolinks and refusals link nothing; credentials in a URL are never a cited document', () => {
     expect(markdownToMrkdwn('go to <https://evil.example/login>')).toBe('go to https://evil.example/login');
-    const refusal = answerMessages({ answer: `Not in the material. ${PORTAL}`, refused: true, citations: [cite()], model: 'none', language: 'en' });
+    const refusal = answerMessages({
+      answer: `Not in the material. ${PORTAL}`,
+      refused: true,
+      citations: [cite()],
+      model: 'none',
+      language: 'en',
+    });
     expect(JSON.stringify(refusal)).not.toContain('<https://evil');
     const sneaky = citedLinks([cite({ url: 'https://wiki.lab.example.org@evil.example/x', link: null })]);
     expect(sneaky.allows('https://wiki.lab.example.org@evil.example/x')).toBe(false);
-    expect(decideLink('https://evil.example/login', 'evil.example', NO_LINKS)).toEqual({ kind: 'text', text: 'evil.example', host: undefined });
+    expect(decideLink('https://evil.example/login', 'evil.example', NO_LINKS)).toEqual({
+      kind: 'text',
+      text: 'evil.example',
+      host: undefined,
+    });
   });
 
   it('document-derived mrkdwn (the answer and its Sources) is posted verbatim', () => {
-    const msgs = answerMessages({ answer: 'Badges at https://evil.example/badge [S1].', refused: false, citations: [cite()], model: 'extractive', language: 'en' }, { recordId: 'r1' });
+    const msgs = answerMessages(
+      { answer: 'Badges at https://evil.example/badge [S1].', refused: false, citations: [cite()], model: 'extractive', language: 'en' },
+      { recordId: 'r1' },
+    );
     const texts = msgs.flatMap((m) => m.blocks).flatMap((b) => (b.type === 'section' ? [b.text] : []));
     expect(texts.length).toBeGreaterThanOrEqual(2);
     for (const t of texts) expect(t.verbatim).toBe(true);
@@ -79,7 +94,10 @@ describe('garbled link text (issue 21)', () => {
   it('a code span inside link text is restored: the catalogue number shows, no control character is posted', () => {
     const notCited = markdownToMrkdwn(`Use ${MODEL} at 1:1000 [S1].`, citedLinks([cite()]));
     expect(notCited).toBe('Use `ab32389` (www.abcam.com) at 1:1000 [S1].');
-    const cited = markdownToMrkdwn(`Use ${MODEL} at 1:1000 [S1].`, citedLinks([cite({ url: 'https://www.abcam.com/ab32389', link: null })]));
+    const cited = markdownToMrkdwn(
+      `Use ${MODEL} at 1:1000 [S1].`,
+      citedLinks([cite({ url: 'https://www.abcam.com/ab32389', link: null })]),
+    );
     expect(cited).toBe('Use <https://www.abcam.com/ab32389|ab32389> (www.abcam.com) at 1:1000 [S1].');
     for (const out of [notCited, cited]) expect(hasInvisible(out)).toBe(false);
   });
@@ -132,7 +150,13 @@ describe('visible text', () => {
   });
 
   it('the plain-text fallback of a message carries its quotes, escaped', () => {
-    const [m] = answerMessages({ answer: 'Block [S1].', refused: false, citations: [cite({ quotes: ['Use <5% milk & TBST.'] })], model: 'extractive', language: 'en' });
+    const [m] = answerMessages({
+      answer: 'Block [S1].',
+      refused: false,
+      citations: [cite({ quotes: ['Use <5% milk & TBST.'] })],
+      model: 'extractive',
+      language: 'en',
+    });
     const text = blocksAsMrkdwn(m.blocks);
     expect(text).toContain('> Use &lt;5% milk &amp; TBST.');
     expect(text).toContain('*Sources*');

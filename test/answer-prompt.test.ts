@@ -103,10 +103,7 @@ describe('prompt injection through passage text', () => {
   it('cannot close the fence or open a new passage', () => {
     // Exactly one closing tag per real passage, and only the real opening tags.
     expect(built.user.match(/<\s*\/\s*passage\s*>/gi)).toHaveLength(2);
-    expect([...built.user.matchAll(/<\s*passage\b[^>]*>/gi)].map((m) => m[0])).toEqual([
-      '<passage id="S1">',
-      '<passage id="S2">',
-    ]);
+    expect([...built.user.matchAll(/<\s*passage\b[^>]*>/gi)].map((m) => m[0])).toEqual(['<passage id="S1">', '<passage id="S2">']);
     expect(built.user.match(/<\/passages>/g)).toHaveLength(1);
     expect(built.user.match(/<question>/g)).toHaveLength(1);
   });

@@ -19,7 +19,10 @@ describe('/api/ask channel access', () => {
     const res = await ask({ question: 'What is the renewal code word?', channel: 'CPI' });
     expect(res.status).toBe(403);
     expect(await res.text()).not.toContain('NIGHTJAR');
-    const wrong = await ask({ question: 'What is the renewal code word?', channel: 'CPI' }, { authorization: 'Bearer not-the-token-0123456789' });
+    const wrong = await ask(
+      { question: 'What is the renewal code word?', channel: 'CPI' },
+      { authorization: 'Bearer not-the-token-0123456789' },
+    );
     expect(wrong.status).toBe(403);
   });
 

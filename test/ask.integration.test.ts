@@ -93,7 +93,13 @@ describe('ask with an OpenAI-compatible model (fake server on 127.0.0.1)', () =>
     fake = await startFakeOpenAI({ dimensions: 64 });
     app = await openTestApp({
       fileConfig,
-      env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', MODEL_MAX_RETRIES: '2', EMBEDDING_MODEL: 'fake-embed', LLM_MODEL: 'fake-chat' },
+      env: {
+        OPENAI_BASE_URL: fake.baseURL,
+        OPENAI_API_KEY: 'sk-test',
+        MODEL_MAX_RETRIES: '2',
+        EMBEDDING_MODEL: 'fake-embed',
+        LLM_MODEL: 'fake-chat',
+      },
     });
     await app.ingestSource(app.config.sources[0]);
   });
@@ -142,7 +148,8 @@ describe('ask with an OpenAI-compatible model (fake server on 127.0.0.1)', () =>
   });
 
   it('trims a model answer to its supported claims and quotes the passage they rest on', async () => {
-    fake.reply = (messages) => `${passageLine(messages, 'S1')} [S1]\nBiohazard bins are collected on Tuesdays and Fridays before 9:00 [S1].`;
+    fake.reply = (messages) =>
+      `${passageLine(messages, 'S1')} [S1]\nBiohazard bins are collected on Tuesdays and Fridays before 9:00 [S1].`;
     const r = await app.ask('How long do we block the membrane in the Western blot?');
     expect(r.refused).toBe(false);
     expect(r.answer).not.toMatch(/Biohazard/);

@@ -6,13 +6,31 @@ const ns = 'labbot:lab';
 
 describe('keptInBackup', () => {
   it("keeps the namespace's state and the live index's records", () => {
-    for (const k of ['labbot:lab:live', 'labbot:lab:idx:lab:ids', 'labbot:lab:idx:lab:src:wiki', 'labbot:lab:emb:hash.hash-v1.384:ab', 'labbot:lab:activity:questions', 'labbot:lab:bull:labbot-index:meta', 'labbot:lab:bull:labbot-index:42']) {
+    for (const k of [
+      'labbot:lab:live',
+      'labbot:lab:idx:lab:ids',
+      'labbot:lab:idx:lab:src:wiki',
+      'labbot:lab:emb:hash.hash-v1.384:ab',
+      'labbot:lab:activity:questions',
+      'labbot:lab:bull:labbot-index:meta',
+      'labbot:lab:bull:labbot-index:42',
+    ]) {
       expect(keptInBackup(k, ns, 'lab'), k).toBe(true);
     }
   });
 
   it('leaves out running processes, locks, other indexes and other namespaces', () => {
-    for (const k of ['labbot:lab:processes', 'labbot:lab:retired', 'labbot:lab:backup:lease', 'labbot:lab:idx:lab:repair', 'labbot:lab:idx:lab-v2:ids', 'labbot:lab:bull:labbot-index:42:lock', 'labbot:lab2:live', 'labbot:labx', 'other:lab:live']) {
+    for (const k of [
+      'labbot:lab:processes',
+      'labbot:lab:retired',
+      'labbot:lab:backup:lease',
+      'labbot:lab:idx:lab:repair',
+      'labbot:lab:idx:lab-v2:ids',
+      'labbot:lab:bull:labbot-index:42:lock',
+      'labbot:lab2:live',
+      'labbot:labx',
+      'other:lab:live',
+    ]) {
       expect(keptInBackup(k, ns, 'lab'), k).toBe(false);
     }
   });

@@ -95,11 +95,29 @@ describe('labbot backup / restore on a running installation', () => {
   beforeAll(async () => {
     trackRedisPrefix(`${ns}:`, sourceRedis);
     trackRedisPrefix(`${ns}:`, targetRedis);
-    writeFileSync(configFile, JSON.stringify({ sources: [{ id: 'lab', type: 'folder', path: LAB }], access: { default: 'public', channels: { CPI: ['pi-only'] } } }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        sources: [{ id: 'lab', type: 'folder', path: LAB }],
+        access: { default: 'public', channels: { CPI: ['pi-only'] } },
+      }),
+    );
     const common = { LABBOT_COLLECTION: collection, LABBOT_ADMIN_TOKEN: TOKEN, LOG_LEVEL: 'info', LABBOT_ASK_RATE: 'off', CHROMA_URL: '' };
-    envA = { ...common, LABBOT_DATA_DIR: path.join(root, 'data-a'), LABBOT_CONFIG: configFile, REDIS_URL: sourceRedis, LABBOT_PORT: String(await freePort()) };
+    envA = {
+      ...common,
+      LABBOT_DATA_DIR: path.join(root, 'data-a'),
+      LABBOT_CONFIG: configFile,
+      REDIS_URL: sourceRedis,
+      LABBOT_PORT: String(await freePort()),
+    };
     // The restored installation runs with the backup's own copy of the config.
-    envB = { ...common, LABBOT_DATA_DIR: path.join(root, 'data-b'), LABBOT_CONFIG: path.join(backupDir, 'labbot.config.json'), REDIS_URL: targetRedis, LABBOT_PORT: String(await freePort()) };
+    envB = {
+      ...common,
+      LABBOT_DATA_DIR: path.join(root, 'data-b'),
+      LABBOT_CONFIG: path.join(backupDir, 'labbot.config.json'),
+      REDIS_URL: targetRedis,
+      LABBOT_PORT: String(await freePort()),
+    };
     // First start indexes the lab; a restart loads it from the lexical snapshot the first one
     // saved on its way out: the running installation a lab has.
     a = await serve(envA);
@@ -154,7 +172,8 @@ describe('labbot backup / restore on a running installation', () => {
     const after = await askAll(b.url);
     // Chroma keeps cosine vectors normalised, and normalises again what the restore adds: scores
     // move in the eighth digit. Everything else, the ranking included, is the same.
-    const rounded = (v: unknown) => JSON.parse(JSON.stringify(v, (k, x) => (k === 'score' && typeof x === 'number' ? Number(x.toPrecision(6)) : x)));
+    const rounded = (v: unknown) =>
+      JSON.parse(JSON.stringify(v, (k, x) => (k === 'score' && typeof x === 'number' ? Number(x.toPrecision(6)) : x)));
     expect(rounded(after)).toEqual(rounded(before));
     expect(JSON.stringify(after)).toMatch(/"score"/);
     // The restricted document is still restricted: public asks are refused, the PI channel is answered.

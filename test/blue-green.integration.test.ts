@@ -20,7 +20,10 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
 });
 
-async function open(env: Record<string, string>, opts: { loadCatalog?: boolean } = {}): Promise<{ app: App; redis: Redis; close: () => Promise<void> }> {
+async function open(
+  env: Record<string, string>,
+  opts: { loadCatalog?: boolean } = {},
+): Promise<{ app: App; redis: Redis; close: () => Promise<void> }> {
   const opened = await openAppOwnRedis(env, opts);
   cleanups.push(opened.close);
   return opened;
@@ -29,7 +32,10 @@ async function open(env: Record<string, string>, opts: { loadCatalog?: boolean }
 function makeFolder(n: number): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-bluegreen-'));
   for (let i = 1; i <= n; i++) {
-    writeFileSync(path.join(dir, `doc-${i}.md`), `# Reagent ${i}\n\nThe DELTA reagent number ${i} is kept on shelf ${i} of the cold room, code DELTA${i}X.\n`);
+    writeFileSync(
+      path.join(dir, `doc-${i}.md`),
+      `# Reagent ${i}\n\nThe DELTA reagent number ${i} is kept on shelf ${i} of the cold room, code DELTA${i}X.\n`,
+    );
   }
   return dir;
 }
@@ -39,7 +45,10 @@ const hasDense = (r: Awaited<ReturnType<App['retrieve']>>) => r.passages.some((p
 describe('blue/green rebuild', () => {
   it('a bot configured with the new model gets vector results before and after the switch; the old index is dropped only after every live process switched', async () => {
     const folder = makeFolder(5);
-    const env = testEnv({ collection: uniqueCollection('bg'), fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }], queue: { switchGraceMs: 120_000 } } });
+    const env = testEnv({
+      collection: uniqueCollection('bg'),
+      fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }], queue: { switchGraceMs: 120_000 } },
+    });
     const newModel = { ...env, EMBEDDING_DIMENSIONS: '256' };
     const oldBot = await open(env);
     await oldBot.app.ingestSource(oldBot.app.config.sources[0]);
@@ -59,10 +68,14 @@ describe('blue/green rebuild', () => {
 
     const worker = await open(newModel, { loadCatalog: false });
     const rebuilt = rebuildIndex(worker.app, { reason: 'test: 384 -> 256 dimensions' });
-    const newBase = await waitFor(async () => {
-      const b = await liveBase(worker.redis, worker.app.ns);
-      return b && b !== oldBase ? b : undefined;
-    }, 60_000, 'the alias switch');
+    const newBase = await waitFor(
+      async () => {
+        const b = await liveBase(worker.redis, worker.app.ns);
+        return b && b !== oldBase ? b : undefined;
+      },
+      60_000,
+      'the alias switch',
+    );
 
     // Both bots follow the switch and query the new index with the model it was built with.
     await waitFor(async () => newBot.app.base === newBase && oldBot.app.base === newBase, 30_000, 'bots switched');
@@ -84,7 +97,10 @@ describe('blue/green rebuild', () => {
 
   it('a process that never switches holds the old index only for the grace period', async () => {
     const folder = makeFolder(2);
-    const env = testEnv({ collection: uniqueCollection('bg'), fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }], queue: { switchGraceMs: 1000 } } });
+    const env = testEnv({
+      collection: uniqueCollection('bg'),
+      fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }], queue: { switchGraceMs: 1000 } },
+    });
     const bot = await open(env);
     await bot.app.ingestSource(bot.app.config.sources[0]);
     const oldBase = bot.app.base;
@@ -121,7 +137,26 @@ describe('blue/green rebuild', () => {
     // What such a rebuild leaves: an index beside the live one, marked retired.
     const leftover = await bot.app.openIndex(`${env.LABBOT_COLLECTION}-vleft`);
     const [vector] = await bot.app.embeddings.embedDocuments(['left over']);
-    await leftover.store.upsert('public', [{ id: 'x#0', text: 'left over', embedding: vector, metadata: { doc_id: 'x', source: 'docs', path: 'x.md', kind: 'note', title: 'x', authors: '', access: 'public', doc_hash: 'h', chunk_hash: 'c', chunk_index: 0, section: '' } }]);
+    await leftover.store.upsert('public', [
+      {
+        id: 'x#0',
+        text: 'left over',
+        embedding: vector,
+        metadata: {
+          doc_id: 'x',
+          source: 'docs',
+          path: 'x.md',
+          kind: 'note',
+          title: 'x',
+          authors: '',
+          access: 'public',
+          doc_hash: 'h',
+          chunk_hash: 'c',
+          chunk_index: 0,
+          section: '',
+        },
+      },
+    ]);
     await bot.redis.sadd(retiredKey(bot.app.ns), leftover.base);
 
     const worker = await open(env, { loadCatalog: false });

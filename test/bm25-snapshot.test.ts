@@ -12,7 +12,9 @@ function randomDoc(r: () => number): string {
 }
 
 function queries(r: () => number, count: number): string[] {
-  return Array.from({ length: count }, () => Array.from({ length: 1 + Math.floor(r() * 4) }, () => VOCAB[Math.floor(r() * VOCAB.length)]).join(' '));
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 1 + Math.floor(r() * 4) }, () => VOCAB[Math.floor(r() * VOCAB.length)]).join(' '),
+  );
 }
 
 function expectSame(a: LexicalIndex, b: LexicalIndex, qs: string[]) {

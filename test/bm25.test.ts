@@ -3,7 +3,6 @@ import { createLexicalIndex, type LexicalHit } from '../src/search/bm25.ts';
 import { tokenize } from '../src/search/tokenize.ts';
 import { mulberry32 } from '../bench/prng.ts';
 
-
 // Words that survive analysis unchanged (no stop words, stems equal to the word).
 const VOCAB = Array.from({ length: 60 }, (_, i) => `w${i}x`);
 
@@ -62,7 +61,7 @@ describe('createLexicalIndex', () => {
     expect(index.search('date apple', 10)[0]).toEqual({ id: 'd3', score: expect.closeTo(d3date, 12) });
   });
 
-  it('rejects parameters outside BM25\'s range', () => {
+  it("rejects parameters outside BM25's range", () => {
     expect(() => createLexicalIndex({ k1: -1 })).toThrow(RangeError);
     expect(() => createLexicalIndex({ b: 1.5 })).toThrow(RangeError);
   });
@@ -86,8 +85,7 @@ describe('createLexicalIndex', () => {
       [4, 8, 6, 2], // tiny vocabulary: many exact score ties
     ]) {
       const r = mulberry32(seed);
-      const doc = (n: number) =>
-        Array.from({ length: 1 + Math.floor(r() * n) }, () => words[Math.floor(vocab * r() ** skew)]).join(' ');
+      const doc = (n: number) => Array.from({ length: 1 + Math.floor(r() * n) }, () => words[Math.floor(vocab * r() ** skew)]).join(' ');
       const index = createLexicalIndex({ pruningWindow: 64 });
       const wide = createLexicalIndex();
       for (let i = 0; i < 4000; i++) {
@@ -220,7 +218,10 @@ describe('createLexicalIndex', () => {
       const query = randomDoc(r, 60, 8);
       const filtered = index.search(query, 10, { filter: even });
       expect(filtered.every((h) => even(h.id))).toBe(true);
-      const expected = index.search(query, 1000, { exhaustive: true }).filter((h) => even(h.id)).slice(0, 10);
+      const expected = index
+        .search(query, 1000, { exhaustive: true })
+        .filter((h) => even(h.id))
+        .slice(0, 10);
       expectSameHits(filtered, expected);
     }
   });
@@ -230,7 +231,9 @@ describe('createLexicalIndex', () => {
     // Interleaved terms whose lists grow past the shared pool into their own arrays.
     for (let i = 0; i < 500; i++) index.add(`d${i}`, i % 3 === 0 ? 'alphaz betaz' : i % 3 === 1 ? 'betaz gammaz' : `gammaz uniq${i}`);
     const expectIds = (pred: (i: number) => boolean) =>
-      Array.from({ length: 500 }, (_, i) => i).filter(pred).map((i) => `d${i}`);
+      Array.from({ length: 500 }, (_, i) => i)
+        .filter(pred)
+        .map((i) => `d${i}`);
     expect(index.idsWithTerm('alphaz')).toEqual(expectIds((i) => i % 3 === 0));
     expect(index.idsWithTerm('betaz')).toEqual(expectIds((i) => i % 3 !== 2));
     expect(index.idsWithTerm('gammaz')).toEqual(expectIds((i) => i % 3 !== 0));

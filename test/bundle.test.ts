@@ -2,17 +2,36 @@
 // once per version of the sources, rebuilt when one changes, old ones pruned, and the sources
 // run through tsx when no bundle can be built.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repo = path.resolve('.');
-const bundles = (root: string) => (existsSync(path.join(root, 'dist')) ? readdirSync(path.join(root, 'dist')).filter((n) => /^[0-9a-f]{16}$/.test(n)).sort() : []);
+const bundles = (root: string) =>
+  existsSync(path.join(root, 'dist'))
+    ? readdirSync(path.join(root, 'dist'))
+        .filter((n) => /^[0-9a-f]{16}$/.test(n))
+        .sort()
+    : [];
 
 describe('the CLI bundle', () => {
   let root: string;
-  const help = () => spawnSync(process.execPath, [path.join(root, 'bin', 'labbot.js'), '--help'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  const help = () =>
+    spawnSync(process.execPath, [path.join(root, 'bin', 'labbot.js'), '--help'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
 
   beforeAll(() => {
     root = mkdtempSync(path.join(os.tmpdir(), 'labbot-bundle-'));
@@ -29,9 +48,13 @@ describe('the CLI bundle', () => {
     const [fp] = bundles(root);
     expect(bundles(root)).toHaveLength(1);
     expect(existsSync(path.join(root, 'dist', fp, 'cli.js'))).toBe(true);
-    expect(readdirSync(path.join(root, 'dist', fp, 'static')).sort()).toEqual(readdirSync(path.join(repo, 'src', 'admin', 'static')).sort());
+    expect(readdirSync(path.join(root, 'dist', fp, 'static')).sort()).toEqual(
+      readdirSync(path.join(repo, 'src', 'admin', 'static')).sort(),
+    );
     // Dynamic imports stay lazy: Slack's Bolt is only in the chunk loaded when Slack is configured.
-    const withBolt = readdirSync(path.join(root, 'dist', fp)).filter((n) => n.endsWith('.js') && readFileSync(path.join(root, 'dist', fp, n), 'utf8').includes('"@slack/bolt"'));
+    const withBolt = readdirSync(path.join(root, 'dist', fp)).filter(
+      (n) => n.endsWith('.js') && readFileSync(path.join(root, 'dist', fp, n), 'utf8').includes('"@slack/bolt"'),
+    );
     expect(withBolt).toHaveLength(1);
     expect(withBolt[0]).toMatch(/^bot-/);
 

@@ -7,7 +7,14 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCatalog } from '../src/search/catalog.ts';
 import { isValidTable, packTexts, textAt } from '../src/search/text-table.ts';
-import { diffAgainstRecords, MAGIC, noteRecordsChecked, readSnapshot, recordsCheckedAt, writeSnapshot } from '../src/index/lexical-snapshot.ts';
+import {
+  diffAgainstRecords,
+  MAGIC,
+  noteRecordsChecked,
+  readSnapshot,
+  recordsCheckedAt,
+  writeSnapshot,
+} from '../src/index/lexical-snapshot.ts';
 import { FIRST_TAG, frameTag, TAG_BYTES } from '../src/index/snapshot-seal.ts';
 import type { Chunk, LabDocument } from '../src/types.ts';
 
@@ -21,14 +28,29 @@ const doc = (id: string, title: string): LabDocument => ({
   access: 'public',
   contentHash: `h-${id}`,
 });
-const chunk = (docId: string, n: number, text: string, extra: Partial<Chunk> = {}): Chunk => ({ id: `${docId}#${n}`, docId, text, section: `Step ${n + 1}`, hash: `${docId}-${n}-${text.length}`, step: n + 1, ...extra });
+const chunk = (docId: string, n: number, text: string, extra: Partial<Chunk> = {}): Chunk => ({
+  id: `${docId}#${n}`,
+  docId,
+  text,
+  section: `Step ${n + 1}`,
+  hash: `${docId}-${n}-${text.length}`,
+  step: n + 1,
+  ...extra,
+});
 
 // Two-byte and four-byte characters, as lab text has them (µ, °, Greek, an emoji in a wiki page).
-const TEXTS = ['Incubate at 37 °C for 30 min with 5 µg/mL anti-β-actin.', 'Spin 2 min at 13 000 × g; keep the pellet 🧪.', 'plain ascii text'];
+const TEXTS = [
+  'Incubate at 37 °C for 30 min with 5 µg/mL anti-β-actin.',
+  'Spin 2 min at 13 000 × g; keep the pellet 🧪.',
+  'plain ascii text',
+];
 
 function sample() {
   const c = createCatalog();
-  c.putDocument(doc('wb', 'Western blot'), TEXTS.map((t, i) => chunk('wb', i, t)));
+  c.putDocument(
+    doc('wb', 'Western blot'),
+    TEXTS.map((t, i) => chunk('wb', i, t)),
+  );
   c.putDocument(doc('pcr', 'qPCR'), [chunk('pcr', 0, 'SYBR Green master mix, 40 cycles, annealing at 60 °C.', { page: 3 })]);
   return c;
 }
@@ -65,7 +87,9 @@ describe('catalog snapshot', () => {
       expect(restored.searchText(id)).toBe(original.searchText(id));
     }
     expect(restored.chunkInfo('wb#1')).toEqual({ id: 'wb#1', docId: 'wb', section: 'Step 2', hash: original.chunk('wb#1')!.hash, step: 2 });
-    expect(restored.lexicalSearch(['public'], 'anti-β-actin 37 °C', 3)).toEqual(original.lexicalSearch(['public'], 'anti-β-actin 37 °C', 3));
+    expect(restored.lexicalSearch(['public'], 'anti-β-actin 37 °C', 3)).toEqual(
+      original.lexicalSearch(['public'], 'anti-β-actin 37 °C', 3),
+    );
 
     // Edits after a restore mix texts held as bytes with new strings; a second snapshot keeps both.
     restored.putDocument(doc('cells', 'Cell culture'), [chunk('cells', 0, 'HEK293T split 1:10 in DMEM — twice a week.')]);
@@ -86,7 +110,10 @@ describe('catalog snapshot', () => {
     const back = createCatalog(read.snapshot);
     expect(TEXTS.map((_, i) => back.chunk(`wb#${i}`)?.text)).toEqual(TEXTS);
 
-    expect(await readSnapshot(file, { ...stamp, identity: 'id-2' }, key)).toEqual({ ok: false, reason: 'made for another index or other settings' });
+    expect(await readSnapshot(file, { ...stamp, identity: 'id-2' }, key)).toEqual({
+      ok: false,
+      reason: 'made for another index or other settings',
+    });
 
     // One byte more in the texts frame (its length prefix too): its tag no longer verifies.
     const bytes = readFileSync(file);
@@ -141,7 +168,11 @@ describe('catalog snapshot', () => {
     header.write('PUBLIC', header.indexOf('public'));
     (await frameTag(key, 0, FIRST_TAG, header.subarray(4 + TAG_BYTES))).copy(header, 4);
     writeFileSync(file, Buffer.concat([MAGIC, header, ...frames.slice(1)]));
-    expect(await readSnapshot(file, stamp, key)).toMatchObject({ ok: false, damaged: true, reason: expect.stringMatching(/frame 1 fails its checksum/) });
+    expect(await readSnapshot(file, stamp, key)).toMatchObject({
+      ok: false,
+      damaged: true,
+      reason: expect.stringMatching(/frame 1 fails its checksum/),
+    });
   });
 
   it('a snapshot with frames of several MB (hashed in slices) reads back, and is refused with one byte changed', async () => {
@@ -149,7 +180,10 @@ describe('catalog snapshot', () => {
     const big = createCatalog();
     const filler = 'Centrifuge the lysate at 4 °C and keep the supernatant on ice; ';
     for (let d = 0; d < 40; d++) {
-      big.putDocument(doc(`big${d}`, `Big ${d}`), Array.from({ length: 50 }, (_, i) => chunk(`big${d}`, i, `${d}-${i} ${filler.repeat(95)}`)));
+      big.putDocument(
+        doc(`big${d}`, `Big ${d}`),
+        Array.from({ length: 50 }, (_, i) => chunk(`big${d}`, i, `${d}-${i} ${filler.repeat(95)}`)),
+      );
     }
     const file = path.join(dir, 'big.lexical');
     const info = await writeSnapshot(file, stamp, big.snapshot(), key);
@@ -165,10 +199,18 @@ describe('catalog snapshot', () => {
     const at = bytes.lastIndexOf('supernatant');
     bytes.write('SUPERNATANT', at);
     writeFileSync(file, bytes);
-    expect(await readSnapshot(file, stamp, key)).toMatchObject({ ok: false, damaged: true, reason: expect.stringMatching(/fails its checksum/) });
+    expect(await readSnapshot(file, stamp, key)).toMatchObject({
+      ok: false,
+      damaged: true,
+      reason: expect.stringMatching(/fails its checksum/),
+    });
     // Written with another key.
     await writeSnapshot(file, stamp, big.snapshot(), randomBytes(32));
-    expect(await readSnapshot(file, stamp, key)).toMatchObject({ ok: false, damaged: true, reason: expect.stringMatching(/frame 1 fails its checksum/) });
+    expect(await readSnapshot(file, stamp, key)).toMatchObject({
+      ok: false,
+      damaged: true,
+      reason: expect.stringMatching(/frame 1 fails its checksum/),
+    });
   });
 
   it('tells a snapshot of an older format (no seal) from a damaged one', async () => {
@@ -207,7 +249,10 @@ describe('catalog snapshot', () => {
       return { id, access, chunkIds: d.chunkIds, chunkHashes: d.chunkIds.map((c) => hash(c)!) };
     };
     expect(diffAgainstRecords(catalog.docs(), hash, [record('wb', 'public'), record('pcr', 'public')])).toEqual({ stale: [], extra: [] });
-    expect(diffAgainstRecords(catalog.docs(), hash, [record('wb', 'pi-only'), record('pcr', 'public')])).toEqual({ stale: ['wb'], extra: [] });
+    expect(diffAgainstRecords(catalog.docs(), hash, [record('wb', 'pi-only'), record('pcr', 'public')])).toEqual({
+      stale: ['wb'],
+      extra: [],
+    });
   });
 
   it('a restored catalog refuses chunks filed under another document or outside its group', () => {

@@ -35,8 +35,17 @@ describe('chroma store layout', () => {
 
   it('reads collections written with the text as Chroma documents', async () => {
     const base = uniqueCollection('legacy');
-    const col = await clientFor(url()).createCollection({ name: `${base}--public`, embeddingFunction: null, metadata: { labbot_index_version: 'v-test', labbot_group: 'public' } });
-    await col.add({ ids: ['old#0'], embeddings: [[0, 0, 1]], documents: ['Halogenated solvents go in the green carboy'], metadatas: [{ doc_id: 'old', chunk_index: 0 }] });
+    const col = await clientFor(url()).createCollection({
+      name: `${base}--public`,
+      embeddingFunction: null,
+      metadata: { labbot_index_version: 'v-test', labbot_group: 'public' },
+    });
+    await col.add({
+      ids: ['old#0'],
+      embeddings: [[0, 0, 1]],
+      documents: ['Halogenated solvents go in the green carboy'],
+      metadatas: [{ doc_id: 'old', chunk_index: 0 }],
+    });
     const store = open(base);
     const texts: string[] = [];
     await store.scan('public', (rs) => texts.push(...rs.map((r) => r.text)));

@@ -26,14 +26,22 @@ interface Ready {
 describe('supervised embedded Chroma', () => {
   it('kill -9 of the Chroma child: the exit and the restart are logged, /readyz and the dashboard show it, and asking works again', async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), 'labbot-supervise-'));
-    writeFileSync(path.join(folder, 'freezer.md'), '# Freezer\n\nThe minus eighty freezer is defrosted every March; samples move to rack KESTREL7 meanwhile.\n');
+    writeFileSync(
+      path.join(folder, 'freezer.md'),
+      '# Freezer\n\nThe minus eighty freezer is defrosted every March; samples move to rack KESTREL7 meanwhile.\n',
+    );
     const env = testEnv({ env: { LABBOT_PORT: '0' }, fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }] } });
     delete env.CHROMA_URL; // labbot starts (and supervises) its own Chroma under the data dir
     const cap = captureLog();
     running = await startServe(loadConfig(env), cap.log);
     const url = running.url;
     const ready = async () => (await (await fetch(`${url}/readyz`)).json()) as Ready;
-    const ask = () => fetch(`${url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Where do samples go while the freezer is defrosted?' }) });
+    const ask = () =>
+      fetch(`${url}/api/ask`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'Where do samples go while the freezer is defrosted?' }),
+      });
 
     const before = await ready();
     expect(before.chroma).toBe('ok');
@@ -42,10 +50,14 @@ describe('supervised embedded Chroma', () => {
 
     const pid = running.app.chromaProcess()!.pid!;
     process.kill(pid, 'SIGKILL');
-    const after = await waitFor(async () => {
-      const r = await ready();
-      return r.chroma === 'ok' && r.chromaProcess?.restarts === 1 && r.chromaProcess.state === 'up' ? r : undefined;
-    }, 30_000, 'Chroma restarted');
+    const after = await waitFor(
+      async () => {
+        const r = await ready();
+        return r.chroma === 'ok' && r.chromaProcess?.restarts === 1 && r.chromaProcess.state === 'up' ? r : undefined;
+      },
+      30_000,
+      'Chroma restarted',
+    );
     expect(after.chromaProcess?.pid).not.toBe(pid);
     expect(after.chromaProcess?.lastExit?.signal).toBe('SIGKILL');
     expect(cap.find('the embedded Chroma server exited')).toHaveLength(1);
@@ -64,7 +76,10 @@ describe('supervised embedded Chroma', () => {
   }, 90_000);
 
   it('/readyz is served when the dashboard is refused (bound to 0.0.0.0 without a token)', async () => {
-    const env = testEnv({ env: { LABBOT_PORT: '0', LABBOT_HOST: '0.0.0.0', LABBOT_ADMIN_TOKEN: '', LABBOT_WORKER: 'off' }, fileConfig: { sources: [] } });
+    const env = testEnv({
+      env: { LABBOT_PORT: '0', LABBOT_HOST: '0.0.0.0', LABBOT_ADMIN_TOKEN: '', LABBOT_WORKER: 'off' },
+      fileConfig: { sources: [] },
+    });
     running = await startServe(loadConfig(env), captureLog().log);
     expect(running.dashboardRefused).toMatch(/LABBOT_ADMIN_TOKEN/);
     const port = new URL(running.url).port;

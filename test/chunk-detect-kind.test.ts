@@ -32,7 +32,9 @@ describe('detectKind', () => {
 
   it('recognises papers by their sections, structured abstracts included', () => {
     expect(detectKind({ fileName: 'tfeb.md', format: 'markdown', blocks: paperBlocks() })).toBe('paper');
-    expect(detectKind({ fileName: 'pubmedqa-10135926.md', format: 'markdown', blocks: pubmedBlocks('pubmedqa-10135926.md') })).toBe('paper');
+    expect(detectKind({ fileName: 'pubmedqa-10135926.md', format: 'markdown', blocks: pubmedBlocks('pubmedqa-10135926.md') })).toBe(
+      'paper',
+    );
   });
 
   it('recognises a heading-less PDF paper by length and citations', () => {
@@ -45,7 +47,14 @@ describe('detectKind', () => {
   });
 
   it('recognises PDF section names written as lines', () => {
-    const blocks = [para('Abstract'), para('TFEB controls lysosomes.'), para('1. Introduction'), para('Lysosomes degrade cargo.'), para('2. Results'), para('LAMP1 fell.')];
+    const blocks = [
+      para('Abstract'),
+      para('TFEB controls lysosomes.'),
+      para('1. Introduction'),
+      para('Lysosomes degrade cargo.'),
+      para('2. Results'),
+      para('LAMP1 fell.'),
+    ];
     expect(detectKind({ fileName: 'x.pdf', format: 'pdf', blocks })).toBe('paper');
   });
 
@@ -61,12 +70,19 @@ describe('detectKind', () => {
       para('Add 200 µl chloroform.'),
     ];
     expect(detectKind({ fileName: 'rna.md', format: 'markdown', blocks: stepHeadings })).toBe('protocol');
-    const materiales: Block[] = [heading('Materiales'), { type: 'list', ordered: false, items: ['Etanol'] }, para('1. Mezclar.\n2. Centrifugar.\n3. Secar.')];
+    const materiales: Block[] = [
+      heading('Materiales'),
+      { type: 'list', ordered: false, items: ['Etanol'] },
+      para('1. Mezclar.\n2. Centrifugar.\n3. Secar.'),
+    ];
     expect(detectKind({ fileName: 'x.pdf', format: 'pdf', blocks: materiales })).toBe('protocol');
   });
 
   it('does not take steps without materials, or a paper with numbered methods, for a protocol', () => {
-    const howto: Block[] = [heading('Ordering'), { type: 'list', ordered: true, items: ['Open the portal.', 'Pick the supplier.', 'Ask Ana to approve.'] }];
+    const howto: Block[] = [
+      heading('Ordering'),
+      { type: 'list', ordered: true, items: ['Open the portal.', 'Pick the supplier.', 'Ask Ana to approve.'] },
+    ];
     expect(detectKind({ fileName: 'ordering.md', format: 'markdown', blocks: howto })).toBe('wiki');
     const paper = [...paperBlocks()];
     paper.splice(8, 0, heading('Reagents', 3), { type: 'list', ordered: true, items: ['DMEM', 'FBS', 'Trypsin'] });

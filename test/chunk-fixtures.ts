@@ -57,7 +57,9 @@ export function pubmedBlocks(file: string): Block[] {
 export function pubmedProse(target: number): string[] {
   const out: string[] = [];
   let total = 0;
-  for (const f of readdirSync(PUBMED_DIR).filter((f) => f.endsWith('.md')).sort()) {
+  for (const f of readdirSync(PUBMED_DIR)
+    .filter((f) => f.endsWith('.md'))
+    .sort()) {
     for (const p of pubmedParagraphs(f)) {
       out.push(p);
       total += p.length;

@@ -40,7 +40,11 @@ function westernBlot(): Block[] {
     { type: 'heading', level: 3, text: 'Reagents' },
     { type: 'list', ordered: false, items: REAGENTS },
     { type: 'heading', level: 3, text: 'Equipment' },
-    { type: 'list', ordered: false, items: ['Refrigerated microcentrifuge', 'Mini-PROTEAN Tetra cell and Trans-Blot Turbo', 'ChemiDoc imaging system'] },
+    {
+      type: 'list',
+      ordered: false,
+      items: ['Refrigerated microcentrifuge', 'Mini-PROTEAN Tetra cell and Trans-Blot Turbo', 'ChemiDoc imaging system'],
+    },
     { type: 'heading', level: 2, text: 'Procedure' },
     { type: 'list', ordered: true, items: STEPS },
     { type: 'heading', level: 2, text: 'Notes' },
@@ -81,13 +85,7 @@ describe('chunkDocument: protocol', () => {
   });
 
   it('chunks the other sections by heading, in document order', () => {
-    expect(chunks.map((c) => c.section)).toEqual([
-      'Background',
-      'Materials',
-      ...STEPS.map((_, i) => `Step ${i + 1}`),
-      'Notes',
-      'Safety',
-    ]);
+    expect(chunks.map((c) => c.section)).toEqual(['Background', 'Materials', ...STEPS.map((_, i) => `Step ${i + 1}`), 'Notes', 'Safety']);
     expect(body(chunks.find((c) => c.section === 'Notes')!)).toContain('casein, a phosphoprotein');
   });
 
@@ -139,7 +137,10 @@ describe('chunkDocument: protocol', () => {
       { type: 'page', number: 1 },
       { type: 'paragraph', text: 'You will need:' },
       { type: 'list', ordered: false, items: ['TRIzol (Invitrogen, cat. no. 15596026)', 'Chloroform', 'Isopropanol'] },
-      { type: 'paragraph', text: '1. Add 1 ml TRIzol per 10 cm dish.\n2. Add 200 µl chloroform and shake for 15 s.\n3. Centrifuge 12,000 × g, 15 min, 4 °C.' },
+      {
+        type: 'paragraph',
+        text: '1. Add 1 ml TRIzol per 10 cm dish.\n2. Add 200 µl chloroform and shake for 15 s.\n3. Centrifuge 12,000 × g, 15 min, 4 °C.',
+      },
       { type: 'page', number: 2 },
       { type: 'paragraph', text: 'The aqueous phase contains the RNA; avoid the interphase.' },
       { type: 'paragraph', text: '4. Precipitate with 500 µl isopropanol.' },
@@ -153,7 +154,10 @@ describe('chunkDocument: protocol', () => {
   });
 
   it('keeps all text and splits only an overlong step, every piece keeping its number', () => {
-    const long = Array.from({ length: 20 }, (_, i) => `Wash ${i + 1}: rinse the membrane in 10 ml TBST on the rocker for 5 min and discard the buffer.`).join(' ');
+    const long = Array.from(
+      { length: 20 },
+      (_, i) => `Wash ${i + 1}: rinse the membrane in 10 ml TBST on the rocker for 5 min and discard the buffer.`,
+    ).join(' ');
     const blocks = westernBlot();
     const procedure = blocks.findIndex((b) => b.type === 'list' && b.ordered);
     blocks.splice(procedure + 1, 0, { type: 'list', ordered: true, start: 9, items: [long] });
@@ -193,7 +197,9 @@ describe('chunkDocument: Spanish protocol', () => {
     const steps = chunks.filter((c) => c.step !== undefined);
     expect(steps.map((c) => c.step)).toEqual([1, 2, 3, 4]);
     expect(steps.map((c) => c.section)).toEqual(['Step 1', 'Step 2', 'Step 3', 'Step 4']);
-    expect(body(steps[2])).toBe('Paso 3. Incubar a 56 °C durante 10 min.\n\nNota: no prolongar la incubación, porque el rendimiento no mejora.');
+    expect(body(steps[2])).toBe(
+      'Paso 3. Incubar a 56 °C durante 10 min.\n\nNota: no prolongar la incubación, porque el rendimiento no mejora.',
+    );
   });
 
   it('keeps "Materiales" as the one Materials chunk and "Notas" by heading', () => {

@@ -52,8 +52,18 @@ describe('chunkDocument: slides', () => {
   });
 
   it('splits an overfull slide into pieces that keep its number', () => {
-    const bullets = Array.from({ length: 40 }, (_, i) => `- Gene ${i + 1}: sgRNA depleted 3.2-fold in the low-GFP bin, validated by western blot`).join('\n');
-    const cs = chunkDocument({ title: TITLE, kind: 'slides', blocks: [{ type: 'slide', number: 7, title: 'All hits', body: bullets, notes: 'Full list in the supplement.' }] }, opts);
+    const bullets = Array.from(
+      { length: 40 },
+      (_, i) => `- Gene ${i + 1}: sgRNA depleted 3.2-fold in the low-GFP bin, validated by western blot`,
+    ).join('\n');
+    const cs = chunkDocument(
+      {
+        title: TITLE,
+        kind: 'slides',
+        blocks: [{ type: 'slide', number: 7, title: 'All hits', body: bullets, notes: 'Full list in the supplement.' }],
+      },
+      opts,
+    );
     expect(cs.length).toBeGreaterThan(1);
     for (const c of cs) {
       expect(c.slide).toBe(7);
@@ -67,7 +77,11 @@ describe('chunkDocument: slides', () => {
 
   it('chunks blocks outside slides (a preamble) like a wiki page', () => {
     const cs = chunkDocument(
-      { title: TITLE, kind: 'slides', blocks: [{ type: 'heading', level: 2, text: 'Agenda' }, { type: 'paragraph', text: 'Screen results, then next steps.' }, deck[2]] },
+      {
+        title: TITLE,
+        kind: 'slides',
+        blocks: [{ type: 'heading', level: 2, text: 'Agenda' }, { type: 'paragraph', text: 'Screen results, then next steps.' }, deck[2]],
+      },
       opts,
     );
     expect(cs.map((c) => c.section)).toEqual(['Agenda', 'Slide 3: Hits']);

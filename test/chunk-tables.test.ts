@@ -22,7 +22,12 @@ function freezer(n: number): Table {
     type: 'table',
     caption: 'Freezer -80 °C, rack B',
     header: ['Box', 'Contents', 'Owner', 'Date'],
-    rows: Array.from({ length: n }, (_, i) => [`B${i + 1}`, `HeLa TFEB-KO clone ${i + 1}, passage ${5 + (i % 7)}, 1×10^6 cells/vial`, i % 2 ? 'Ana' : 'Luis', `2024-0${(i % 9) + 1}-15`]),
+    rows: Array.from({ length: n }, (_, i) => [
+      `B${i + 1}`,
+      `HeLa TFEB-KO clone ${i + 1}, passage ${5 + (i % 7)}, 1×10^6 cells/vial`,
+      i % 2 ? 'Ana' : 'Luis',
+      `2024-0${(i % 9) + 1}-15`,
+    ]),
   };
 }
 
@@ -43,7 +48,14 @@ describe('renderTable', () => {
   });
 
   it('uses the first row as header when there is none', () => {
-    const t: Table = { type: 'table', header: [], rows: [['Step', 'Temp'], ['Denature', '95 °C']] };
+    const t: Table = {
+      type: 'table',
+      header: [],
+      rows: [
+        ['Step', 'Temp'],
+        ['Denature', '95 °C'],
+      ],
+    };
     expect(renderTable(t)).toBe('| Step | Temp |\n| --- | --- |\n| Denature | 95 °C |');
   });
 });

@@ -65,7 +65,11 @@ describe('chunkDocument: wiki', () => {
       expect(body(c)).toContain('| Rack | Box | Cell line | Passage | Frozen by | Date |\n| --- | --- | --- | --- | --- | --- |');
       expect(body(c).length).toBeLessThanOrEqual(opts.size * 1.5);
     }
-    const rows = inv.flatMap((c) => body(c).split('\n').filter((l) => /^\| R\d/.test(l)));
+    const rows = inv.flatMap((c) =>
+      body(c)
+        .split('\n')
+        .filter((l) => /^\| R\d/.test(l)),
+    );
     expect(rows).toHaveLength(45);
     expect(body(inv[0])).toMatch(/^Update the table when you freeze or thaw a vial\./);
   });
@@ -81,7 +85,10 @@ describe('chunkDocument: wiki', () => {
   });
 
   it('chunks a note (no headings) into packed parts with just the title as header', () => {
-    const cs = chunkDocument({ title: 'Meeting notes', kind: 'note', blocks: longProse.map((text): Block => ({ type: 'paragraph', text })) }, opts);
+    const cs = chunkDocument(
+      { title: 'Meeting notes', kind: 'note', blocks: longProse.map((text): Block => ({ type: 'paragraph', text })) },
+      opts,
+    );
     expect(cs.length).toBeGreaterThan(1);
     for (const c of cs) {
       expect(header(c)).toBe('Meeting notes');

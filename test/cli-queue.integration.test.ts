@@ -90,7 +90,11 @@ describe('labbot reindex and polling', () => {
     const before = running.app.base;
     const r = await run(['reindex', '--rebuild', '--json'], env);
     expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { job: string; result?: { from: string; to: string; documents: number; chunks: number }; error?: string };
+    const out = JSON.parse(r.stdout) as {
+      job: string;
+      result?: { from: string; to: string; documents: number; chunks: number };
+      error?: string;
+    };
     expect(out.error).toBeUndefined();
     expect(out.result).toMatchObject({ from: before, documents: 1 });
     expect(out.result!.to).not.toBe(before);
@@ -104,10 +108,16 @@ describe('labbot reindex and polling', () => {
 
     const queued = await run(['reindex', '--rebuild', '--no-wait', '--json'], env);
     expect(queued.status, queued.stderr).toBe(0);
-    const { queued: [id] } = JSON.parse(queued.stdout) as { queued: string[] };
+    const {
+      queued: [id],
+    } = JSON.parse(queued.stdout) as { queued: string[] };
     expect(id).toEqual(expect.any(String));
     // Returned before the worker finished it: let it finish here, so the file ends with no job in flight.
-    await waitFor(async () => ['completed', 'failed'].includes((await (await running.queue!.queue.getJob(id))?.getState()) ?? 'completed'), 60_000, 'queued rebuild done');
+    await waitFor(
+      async () => ['completed', 'failed'].includes((await (await running.queue!.queue.getJob(id))?.getState()) ?? 'completed'),
+      60_000,
+      'queued rebuild done',
+    );
   });
 
   it('labbot reindex --rebuild --source is refused with the reason, before anything is queued', async () => {

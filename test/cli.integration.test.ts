@@ -15,8 +15,10 @@ function run(args: string[], env: Record<string, string>) {
 }
 
 const DOCS: Record<string, string> = {
-  'centrifuge.md': '---\nid: centrifuge\ntitle: Centrifuge booking\n---\n\n# Centrifuge booking\n\nBook the Sorvall centrifuge on the shared calendar at least one day ahead. Rotor F14 must be balanced to 0.1 g.\n',
-  'freezer.md': '---\nid: freezer\ntitle: Freezer map\n---\n\n# Freezer map\n\nThe minus eighty freezer in room 214 holds plasmid stocks on shelf two and competent cells on shelf three.\n',
+  'centrifuge.md':
+    '---\nid: centrifuge\ntitle: Centrifuge booking\n---\n\n# Centrifuge booking\n\nBook the Sorvall centrifuge on the shared calendar at least one day ahead. Rotor F14 must be balanced to 0.1 g.\n',
+  'freezer.md':
+    '---\nid: freezer\ntitle: Freezer map\n---\n\n# Freezer map\n\nThe minus eighty freezer in room 214 holds plasmid stocks on shelf two and competent cells on shelf three.\n',
   'broken.pdf': '%PDF-1.7 this is not really a pdf',
 };
 
@@ -109,7 +111,10 @@ describe('labbot serve', () => {
     try {
       const deadline = Date.now() + 60_000;
       for (;;) {
-        const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+        const ok = await fetch(`${base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (ok) break;
         if (Date.now() > deadline || child.exitCode !== null) throw new Error('serve did not come up');
         await new Promise((r) => setTimeout(r, 200));
@@ -126,7 +131,11 @@ describe('labbot serve', () => {
 
       const bad = await fetch(`${base}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"question":' });
       expect(bad.status).toBe(400);
-      const empty = await fetch(`${base}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"question":"  "}' });
+      const empty = await fetch(`${base}/api/ask`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"question":"  "}',
+      });
       expect(empty.status).toBe(400);
       expect(((await empty.json()) as { error: string }).error).toMatch(/question/);
     } finally {

@@ -32,7 +32,9 @@ describe('channel and user names', () => {
   });
 
   it('still names bad groups clearly', () => {
-    expect(() => readConfigFile(fileWith('{"access":{"channels":{"CPI":["Bad Group"]}}}'), true)).toThrow(/access\.channels\.CPI\.0: an access group/);
+    expect(() => readConfigFile(fileWith('{"access":{"channels":{"CPI":["Bad Group"]}}}'), true)).toThrow(
+      /access\.channels\.CPI\.0: an access group/,
+    );
     expect(() => readConfigFile(fileWith('{"access":{"channels":["CPI"]}}'), true)).toThrow(ConfigError);
   });
 });

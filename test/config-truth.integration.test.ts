@@ -73,7 +73,9 @@ describe('the configuration is the truth', () => {
     expect(found(second.run, 'LABROTA')).toBe(true);
     expect(found(second.run, 'HANDNOTES')).toBe(true);
     expect(second.logs.find('source removed from the config').filter((l) => l.source === 'grants' && l.documents === 2)).toHaveLength(1);
-    const page = await (await fetch(`${second.run.url}/admin`, { headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/html' } })).text();
+    const page = await (
+      await fetch(`${second.run.url}/admin`, { headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/html' } })
+    ).text();
     expect(page).toMatch(/Source &quot;grants&quot; is no longer in the config: its 2 documents left the index\./);
     const answer = await app.ask('What is the renewal code word?', { channel: 'CPI' });
     expect(answer.answer).not.toMatch(/GRANTCODE/);
@@ -88,9 +90,16 @@ describe('the configuration is the truth', () => {
       ]);
       expect((await first.run.app.records!.bySource('grants')).length).toBe(2);
       const env = testEnv({ collection, env: { LOG_LEVEL: 'info' }, fileConfig: { sources: [{ id: 'lab', type: 'folder', path: lab }] } });
-      const child = spawn(process.execPath, [path.resolve('bin/labbot.js'), ...command], { env: { ...process.env, ...env }, stdio: 'ignore' });
+      const child = spawn(process.execPath, [path.resolve('bin/labbot.js'), ...command], {
+        env: { ...process.env, ...env },
+        stdio: 'ignore',
+      });
       try {
-        await waitFor(async () => (await first.run.app.records!.bySource('grants')).length === 0, 60_000, `${command[0]} removed the grants source`);
+        await waitFor(
+          async () => (await first.run.app.records!.bySource('grants')).length === 0,
+          60_000,
+          `${command[0]} removed the grants source`,
+        );
         expect(await first.run.app.store.count('pi-only')).toBe(0);
         // Every running bot hears the removal and stops answering from it.
         await waitFor(async () => !found(first.run, 'GRANTCODE'), 15_000, 'the running bot dropped the removed documents');
@@ -114,10 +123,14 @@ describe('the configuration is the truth', () => {
     // Before the start-up sync re-indexes it, the page is not readable as public any more.
     expect(found(second.run, 'PLAINPAGE', ['public'])).toBe(false);
     expect(second.logs.find('the configured group of these documents changed').filter((l) => l.source === 'mixed')).toHaveLength(1);
-    const rec = await waitFor(async () => {
-      const r = await second.run.app.records!.atPath('mixed', 'plain.md');
-      return r?.access === 'pi-only' ? r : undefined;
-    }, 30_000, 'plain.md indexed in pi-only');
+    const rec = await waitFor(
+      async () => {
+        const r = await second.run.app.records!.atPath('mixed', 'plain.md');
+        return r?.access === 'pi-only' ? r : undefined;
+      },
+      30_000,
+      'plain.md indexed in pi-only',
+    );
     expect(rec.accessFrom).toBe('source config');
     await waitFor(async () => found(second.run, 'PLAINPAGE', ['pi-only']), 15_000, 'catalog has plain.md in pi-only');
     expect(found(second.run, 'PLAINPAGE', ['public'])).toBe(false);

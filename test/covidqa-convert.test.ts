@@ -8,13 +8,33 @@ const CONTEXT =
 describe('COVID-QA converter', () => {
   it('moves the header lines into metadata and keeps the text from the abstract on', () => {
     const { meta, body } = splitHeader(CONTEXT);
-    expect(meta).toEqual({ title: 'A Study of Things', authors: ['Okafor, Adaeze', 'Lee, Min'], year: 2019, doi: '10.1/xyz', url: 'https://www.ncbi.nlm.nih.gov/pmc/articles/PMC1/', license: 'cc-by' });
+    expect(meta).toEqual({
+      title: 'A Study of Things',
+      authors: ['Okafor, Adaeze', 'Lee, Min'],
+      year: 2019,
+      doi: '10.1/xyz',
+      url: 'https://www.ncbi.nlm.nih.gov/pmc/articles/PMC1/',
+      license: 'cc-by',
+    });
     expect(body.startsWith('Abstract: BACKGROUND')).toBe(true);
   });
 
   it('writes one document per paper and one question per annotation, with span answers', () => {
     const json = {
-      data: [{ paragraphs: [{ context: CONTEXT, document_id: 7, qas: [{ id: 3, question: ' How long? ', answers: [{ text: 'was 5 days', answer_start: 0 }, { text: 'was 5 days' }] }, { id: 4, question: 'Who?', answers: [{ text: 'A Study' }] }] }] }],
+      data: [
+        {
+          paragraphs: [
+            {
+              context: CONTEXT,
+              document_id: 7,
+              qas: [
+                { id: 3, question: ' How long? ', answers: [{ text: 'was 5 days', answer_start: 0 }, { text: 'was 5 days' }] },
+                { id: 4, question: 'Who?', answers: [{ text: 'A Study' }] },
+              ],
+            },
+          ],
+        },
+      ],
     };
     const out = convert(json);
     expect(out.docs).toHaveLength(1);

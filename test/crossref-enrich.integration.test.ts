@@ -23,7 +23,8 @@ const QUESTION = 'How many fission events per cell per minute did HeLa cells sho
 const MAILTO = 'lab@example.org';
 
 /** A PDF as a lab downloads it: title, names and DOI printed on page 1, an info dictionary with none of them and a 2026 CreationDate. */
-const barePdf = (doi = DOI) => makePaperPdf({ doi, infoTitle: null, infoAuthor: '', authors: ['A. Sharma', 'B. Okafor'], creationDate: new Date(Date.UTC(2026, 0, 5)) });
+const barePdf = (doi = DOI) =>
+  makePaperPdf({ doi, infoTitle: null, infoAuthor: '', authors: ['A. Sharma', 'B. Okafor'], creationDate: new Date(Date.UTC(2026, 0, 5)) });
 
 function folder(files: Record<string, Uint8Array | string>): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-crossref-'));
@@ -31,13 +32,32 @@ function folder(files: Record<string, Uint8Array | string>): string {
   return dir;
 }
 
-const SHARMA = { doi: DOI, title: TITLE, authors: [{ given: 'Anjali', family: 'Sharma' }, { given: 'Bola', family: 'Okafor' }, { given: 'Li', family: 'Wei' }], year: 2022, month: 5, journal: 'Journal of Laboratory Methods' };
-const RETRACTION = { doi: '10.5555/jlm.2024.retraction', type: 'retraction', source: 'retraction-watch', date: [2024, 3, 12] as [number, number, number] };
+const SHARMA = {
+  doi: DOI,
+  title: TITLE,
+  authors: [
+    { given: 'Anjali', family: 'Sharma' },
+    { given: 'Bola', family: 'Okafor' },
+    { given: 'Li', family: 'Wei' },
+  ],
+  year: 2022,
+  month: 5,
+  journal: 'Journal of Laboratory Methods',
+};
+const RETRACTION = {
+  doi: '10.5555/jlm.2024.retraction',
+  type: 'retraction',
+  source: 'retraction-watch',
+  date: [2024, 3, 12] as [number, number, number],
+};
 
 describe('DOI enrichment from Crossref', () => {
   let crossref: FakeCrossref;
   const opened: (() => Promise<void>)[] = [];
-  const open = async (dir: string, opts: { enrich?: boolean; url?: string; env?: Record<string, string>; log?: ReturnType<typeof captureLog>; collection?: string } = {}) => {
+  const open = async (
+    dir: string,
+    opts: { enrich?: boolean; url?: string; env?: Record<string, string>; log?: ReturnType<typeof captureLog>; collection?: string } = {},
+  ) => {
     const env = testEnv({
       collection: opts.collection,
       env: { CROSSREF_API_URL: opts.url ?? crossref.url, EMBEDDINGS: 'hash', ...opts.env },
@@ -74,7 +94,12 @@ describe('DOI enrichment from Crossref', () => {
     const { app } = await open(folder({ 'sharma.pdf': await barePdf() }));
     await ingest(app);
     const doc = [...app.catalog.docs()][0];
-    expect(doc).toMatchObject({ authors: ['Sharma, Anjali', 'Okafor, Bola', 'Wei, Li'], year: 2022, journal: 'Journal of Laboratory Methods', doi: DOI });
+    expect(doc).toMatchObject({
+      authors: ['Sharma, Anjali', 'Okafor, Bola', 'Wei, Li'],
+      year: 2022,
+      journal: 'Journal of Laboratory Methods',
+      doi: DOI,
+    });
     // Page 1's byline and year are guesses; Crossref's record of the DOI printed there replaces them.
     expect(doc.metaFrom).toMatchObject({ authors: 'Crossref', year: 'Crossref', journal: 'Crossref', doi: 'text' });
     const r = await app.ask(QUESTION);
@@ -92,7 +117,13 @@ describe('DOI enrichment from Crossref', () => {
     const { app } = await open(folder({ 'okafor.pdf': await barePdf(), 'okafor.yaml': sidecar }));
     await ingest(app);
     const doc = [...app.catalog.docs()][0];
-    expect(doc).toMatchObject({ authors: ['Adaeze Okafor'], year: 2019, journal: 'Journal of Laboratory Methods', access: 'pi-only', title: TITLE });
+    expect(doc).toMatchObject({
+      authors: ['Adaeze Okafor'],
+      year: 2019,
+      journal: 'Journal of Laboratory Methods',
+      access: 'pi-only',
+      title: TITLE,
+    });
     expect(doc.metaFrom).toMatchObject({ authors: 'okafor.yaml', year: 'okafor.yaml', journal: 'Crossref' });
     expect((await app.ask(QUESTION)).refused).toBe(true); // pi-only: not readable from public
     expect((await app.ask(QUESTION, { channel: 'CPI' })).citations[0].label).toMatch(/^\[Okafor, 2019, /);
@@ -245,13 +276,17 @@ describe('DOI enrichment from Crossref', () => {
       await ingest(app);
       const r = await app.ask(QUESTION);
       expect(r.model).toBe('fake-chat');
-      const body = openai.requests.filter((q) => q.path.endsWith('/chat/completions')).at(-1)!.body as { messages: { role: string; content: string }[] };
+      const body = openai.requests.filter((q) => q.path.endsWith('/chat/completions')).at(-1)!.body as {
+        messages: { role: string; content: string }[];
+      };
       const [system, user] = body.messages;
       expect(system.content).toMatch(/8\. A passage with a "notice:" field comes from a paper that was retracted/);
       expect(user.content).toContain('notice: RETRACTED (2024); its findings are not established');
       expect(r.citations[0].notice?.kind).toBe('retraction');
       // The claim is cited by the chunk that holds it (a neighbour of the hit may be a passage of its own).
-      expect(r.answer).toMatch(/0\.8 fission events per cell per minute \[S\d+\]\.\n\n⚠️ \[Sharma et al\., 2022\] has been retracted \(2024\)/);
+      expect(r.answer).toMatch(
+        /0\.8 fission events per cell per minute \[S\d+\]\.\n\n⚠️ \[Sharma et al\., 2022\] has been retracted \(2024\)/,
+      );
     });
 
     it('says it in the language of the question', async () => {
@@ -262,7 +297,9 @@ describe('DOI enrichment from Crossref', () => {
       const r = await app.ask('¿Cuántos eventos de fisión por célula y minuto mostraron las células HeLa en normoxia?');
       expect(r.language).toBe('es');
       expect(r.refused).toBe(false);
-      expect(r.answer).toContain('⚠️ [Sharma et al., 2022] tiene una expresión de preocupación de su editorial (2023): trate sus resultados con cautela.');
+      expect(r.answer).toContain(
+        '⚠️ [Sharma et al., 2022] tiene una expresión de preocupación de su editorial (2023): trate sus resultados con cautela.',
+      );
     });
 
     it('says nothing of notices to the model when no passage has one', async () => {
@@ -271,7 +308,9 @@ describe('DOI enrichment from Crossref', () => {
       const { app } = await open(folder({ 'sharma.pdf': await barePdf() }), { env: chatEnv(openai) });
       await ingest(app);
       await app.ask(QUESTION);
-      const body = openai.requests.filter((q) => q.path.endsWith('/chat/completions')).at(-1)!.body as { messages: { role: string; content: string }[] };
+      const body = openai.requests.filter((q) => q.path.endsWith('/chat/completions')).at(-1)!.body as {
+        messages: { role: string; content: string }[];
+      };
       expect(body.messages[0].content).not.toContain('notice');
       expect(body.messages[1].content).not.toContain('notice:');
     });

@@ -23,14 +23,37 @@ const ADMIN_TOKEN = 'admin-token-0123456789';
 const MAILTO = 'lab@example.org';
 
 const FIN: PaperSection[] = [
-  { heading: 'Abstract', paragraphs: ['Loss of the potassium channel kcnk5b lengthens the fins of adult zebrafish by prolonging the outgrowth phase of fin regeneration.'] },
-  { heading: '3. Results', paragraphs: ['Homozygous kcnk5b mutant fish had caudal fins 42 percent longer than their wild-type siblings at six months of age, with more ray segments per ray.'] },
+  {
+    heading: 'Abstract',
+    paragraphs: [
+      'Loss of the potassium channel kcnk5b lengthens the fins of adult zebrafish by prolonging the outgrowth phase of fin regeneration.',
+    ],
+  },
+  {
+    heading: '3. Results',
+    paragraphs: [
+      'Homozygous kcnk5b mutant fish had caudal fins 42 percent longer than their wild-type siblings at six months of age, with more ray segments per ray.',
+    ],
+  },
 ];
 const HYPOXIA_TITLE = 'Hypoxia Remodels Mitochondrial Fission Dynamics in Cultured HeLa Cells';
 const FIN_TITLE = 'Loss of kcnk5b Lengthens the Fins of Adult Zebrafish';
 const bare = (doi: string, title = HYPOXIA_TITLE, sections?: PaperSection[]) =>
-  makePaperPdf({ doi, title, sections, infoTitle: null, infoAuthor: '', authors: ['A. Sharma'], creationDate: new Date(Date.UTC(2026, 0, 5)) });
-const RETRACTED = { doi: '10.5555/fin.retraction', type: 'retraction', source: 'retraction-watch', date: [2024, 3, 12] as [number, number, number] };
+  makePaperPdf({
+    doi,
+    title,
+    sections,
+    infoTitle: null,
+    infoAuthor: '',
+    authors: ['A. Sharma'],
+    creationDate: new Date(Date.UTC(2026, 0, 5)),
+  });
+const RETRACTED = {
+  doi: '10.5555/fin.retraction',
+  type: 'retraction',
+  source: 'retraction-watch',
+  date: [2024, 3, 12] as [number, number, number],
+};
 
 describe('enrichment in labbot serve and its queue worker', () => {
   let crossref: FakeCrossref;
@@ -42,21 +65,38 @@ describe('enrichment in labbot serve and its queue worker', () => {
   };
   const doc = (rel: string) => running.app.catalog.docAtPath('papers', rel);
   const idle = () =>
-    waitFor(async () => {
-      const c = await running.queue!.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-      return c.waiting + c.active + c.delayed + c.prioritized === 0;
-    }, 30_000, 'queue idle');
+    waitFor(
+      async () => {
+        const c = await running.queue!.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        return c.waiting + c.active + c.delayed + c.prioritized === 0;
+      },
+      30_000,
+      'queue idle',
+    );
 
   beforeAll(async () => {
     crossref = await startFakeCrossref();
     crossref.addWork({ doi: '10.5555/hypoxia.1', title: HYPOXIA_TITLE, authors: [{ given: 'Anjali', family: 'Sharma' }], year: 2022 });
-    crossref.addWork({ doi: '10.5555/fin.1', title: FIN_TITLE, authors: [{ given: 'Bola', family: 'Okafor' }, { given: 'Li', family: 'Wei' }], year: 2021, updatedBy: [RETRACTED] });
+    crossref.addWork({
+      doi: '10.5555/fin.1',
+      title: FIN_TITLE,
+      authors: [
+        { given: 'Bola', family: 'Okafor' },
+        { given: 'Li', family: 'Wei' },
+      ],
+      year: 2021,
+      updatedBy: [RETRACTED],
+    });
     crossref.addWork({ doi: '10.5555/later.1', title: HYPOXIA_TITLE, authors: [{ given: 'Chen', family: 'Li' }], year: 2020 });
     dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-crossref-serve-'));
     writeFileSync(path.join(dir, 'hypoxia.pdf'), await bare('10.5555/hypoxia.1'));
     const env = testEnv({
       env: { CROSSREF_API_URL: crossref.url, EMBEDDINGS: 'hash', LLM: 'none', LABBOT_PORT: '0', LABBOT_ADMIN_TOKEN: ADMIN_TOKEN },
-      fileConfig: { sources: [{ id: 'papers', type: 'folder', path: dir, secret: SECRET }], access: { default: 'public' }, enrich: { crossref: true, mailto: MAILTO } },
+      fileConfig: {
+        sources: [{ id: 'papers', type: 'folder', path: dir, secret: SECRET }],
+        access: { default: 'public' },
+        enrich: { crossref: true, mailto: MAILTO },
+      },
     });
     running = await startServe(loadConfig(env), createLogger('silent'));
   }, 120_000);
@@ -74,9 +114,17 @@ describe('enrichment in labbot serve and its queue worker', () => {
     expect((await hook(['fin.pdf'])).status).toBe(202);
     await waitFor(async () => doc('fin.pdf'), 30_000, 'fin.pdf indexed by the worker');
     expect(doc('fin.pdf')).toMatchObject({ authors: ['Okafor, Bola', 'Wei, Li'], year: 2021 });
-    const res = await fetch(`${running.url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'How much longer were the caudal fins of kcnk5b mutant fish?' }) });
+    const res = await fetch(`${running.url}/api/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'How much longer were the caudal fins of kcnk5b mutant fish?' }),
+    });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { answer: string; refused: boolean; citations: { doc_id: string; notice: { kind: string; date: string } | null }[] };
+    const body = (await res.json()) as {
+      answer: string;
+      refused: boolean;
+      citations: { doc_id: string; notice: { kind: string; date: string } | null }[];
+    };
     expect(body.refused).toBe(false);
     expect(body.citations[0]).toMatchObject({ doc_id: 'papers:fin.pdf', notice: { kind: 'retraction', date: '2024-03-12' } });
     expect(body.answer).toContain('⚠️ [Okafor & Wei, 2021] has been retracted (2024)');
@@ -123,11 +171,24 @@ describe('a retracted paper cited in Slack', () => {
   let harness: SlackHarness;
   beforeAll(async () => {
     crossref = await startFakeCrossref();
-    crossref.addWork({ doi: '10.5555/fin.1', title: FIN_TITLE, authors: [{ given: 'Bola', family: 'Okafor' }, { given: 'Li', family: 'Wei' }], year: 2021, updatedBy: [RETRACTED] });
+    crossref.addWork({
+      doi: '10.5555/fin.1',
+      title: FIN_TITLE,
+      authors: [
+        { given: 'Bola', family: 'Okafor' },
+        { given: 'Li', family: 'Wei' },
+      ],
+      year: 2021,
+      updatedBy: [RETRACTED],
+    });
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-crossref-slack-'));
     writeFileSync(path.join(dir, 'fin.pdf'), await bare('10.5555/fin.1', FIN_TITLE, FIN));
     harness = await startSlackHarness({
-      fileConfig: { sources: [{ id: 'papers', type: 'folder', path: dir }], access: { default: 'public' }, enrich: { crossref: true, mailto: MAILTO } },
+      fileConfig: {
+        sources: [{ id: 'papers', type: 'folder', path: dir }],
+        access: { default: 'public' },
+        enrich: { crossref: true, mailto: MAILTO },
+      },
       env: { CROSSREF_API_URL: crossref.url },
     });
   });
@@ -138,7 +199,13 @@ describe('a retracted paper cited in Slack', () => {
 
   it('the posted answer says the paper was retracted and its Sources entry is flagged', async () => {
     const { bot, fake } = harness;
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How much longer were the caudal fins of kcnk5b mutant fish?', channel: 'CFIN' })));
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        mentionEnvelope({ text: 'How much longer were the caudal fins of kcnk5b mutant fish?', channel: 'CFIN' }),
+      ),
+    );
     const final = await fake.waitFor(() => {
       const c = fake.calls.filter((x) => x.body.channel === 'CFIN' && (x.method === 'chat.update' || x.method === 'chat.postMessage'));
       const last = c.at(-1);

@@ -25,15 +25,24 @@ describe('a Crossref work as labbot reads it', () => {
   it('takes title (markup and entities gone), "Family, Given" authors, year, journal; corrections are not notices', () => {
     const r = parseCrossrefWork(WAKEFIELD)!;
     expect(r.doi).toBe('10.1016/S0140-6736(97)11096-0');
-    expect(r.title).toBe('RETRACTED: Ileal-lymphoid-nodular hyperplasia, non-specific colitis & pervasive developmental disorder in children');
+    expect(r.title).toBe(
+      'RETRACTED: Ileal-lymphoid-nodular hyperplasia, non-specific colitis & pervasive developmental disorder in children',
+    );
     expect(r.authors).toEqual(['Wakefield, AJ', 'Murch, SH', 'The Study Group']);
     expect(r.year).toBe(1998);
     expect(r.journal).toBe('The Lancet');
-    expect(r.notices).toEqual([{ kind: 'retraction', doi: '10.1016/s0140-6736(10)60175-4', date: '2010-02-06', source: 'retraction-watch' }]);
+    expect(r.notices).toEqual([
+      { kind: 'retraction', doi: '10.1016/s0140-6736(10)60175-4', date: '2010-02-06', source: 'retraction-watch' },
+    ]);
   });
 
   it('keeps what is readable when a field is malformed, and refuses what is not a work', () => {
-    const r = parseCrossrefWork({ ...WAKEFIELD, author: [{ family: 7 }, { family: 'Murch' }], issued: 'soon', 'container-title': [3, 'J'] })!;
+    const r = parseCrossrefWork({
+      ...WAKEFIELD,
+      author: [{ family: 7 }, { family: 'Murch' }],
+      issued: 'soon',
+      'container-title': [3, 'J'],
+    })!;
     expect(r.authors).toEqual(['Murch']);
     expect(r.year).toBe(1998); // from `published`
     expect(r.journal).toBe('J');
@@ -43,7 +52,14 @@ describe('a Crossref work as labbot reads it', () => {
 
   it('shows the gravest notice: a retraction over an expression of concern; hyphen or underscore alike', () => {
     const r = parseCrossrefWork(
-      crossrefMessage({ doi: '10.5555/x', updatedBy: [{ doi: '10.5555/eoc', type: 'expression-of-concern' }, { doi: '10.5555/r', type: 'retraction' }, { doi: '10.5555/w', type: 'erratum' }] }),
+      crossrefMessage({
+        doi: '10.5555/x',
+        updatedBy: [
+          { doi: '10.5555/eoc', type: 'expression-of-concern' },
+          { doi: '10.5555/r', type: 'retraction' },
+          { doi: '10.5555/w', type: 'erratum' },
+        ],
+      }),
     )!;
     expect(r.notices.map((n) => n.kind)).toEqual(['expression-of-concern', 'retraction']);
     expect(mainNotice(r.notices)?.kind).toBe('retraction');
@@ -62,7 +78,8 @@ describe('a Crossref work as labbot reads it', () => {
   });
 
   it("recognises a work's title in its own text, not in another paper's", () => {
-    const text = 'Ileal-lymphoid-nodular hyperplasia, non-specific colitis, and pervasive developmental disorder in children\nA. J. Wakefield';
+    const text =
+      'Ileal-lymphoid-nodular hyperplasia, non-specific colitis, and pervasive developmental disorder in children\nA. J. Wakefield';
     expect(titleMatchesText(parseCrossrefWork(WAKEFIELD)!.title!, text)).toBe(true);
     expect(titleMatchesText('Loss of kcnk5b lengthens zebrafish fins', text)).toBe(false);
   });
@@ -151,7 +168,11 @@ describe('the Crossref client against the fake Crossref', () => {
     expect((await enricher.lookup('10.5555/paced.6')).status).toBe('unavailable');
     expect(Date.now() - t0).toBeLessThan(1000);
     // Crossref answering again clears the back-off.
-    const fresh = createCrossrefEnricher({ client: createCrossrefClient({ apiUrl: fake.url, mailto: 'lab@example.org' }), store, maxAgeMs: 86_400_000 });
+    const fresh = createCrossrefEnricher({
+      client: createCrossrefClient({ apiUrl: fake.url, mailto: 'lab@example.org' }),
+      store,
+      maxAgeMs: 86_400_000,
+    });
     await store.markUp();
     expect((await fresh.lookup('10.5555/paced.5')).status).toBe('found');
     expect(await store.backoff()).toBe(0);
@@ -160,7 +181,10 @@ describe('the Crossref client against the fake Crossref', () => {
   it('the fake puts a request without a valid contact address in the public pool, one at a time', async () => {
     const before = fake.requests.length;
     fake.delayMs = 100;
-    const [a, b] = await Promise.all([fetch(`${fake.url}/works/10.5555%2Fpaced.1?mailto=nobody`), fetch(`${fake.url}/works/10.5555%2Fpaced.2`)]);
+    const [a, b] = await Promise.all([
+      fetch(`${fake.url}/works/10.5555%2Fpaced.1?mailto=nobody`),
+      fetch(`${fake.url}/works/10.5555%2Fpaced.2`),
+    ]);
     fake.delayMs = 0;
     expect(a.headers.get('x-api-pool')).toBe('public');
     expect(a.headers.get('x-concurrency-limit')).toBe('1');

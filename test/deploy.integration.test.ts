@@ -127,7 +127,12 @@ function dockerIgnored(patterns: string[], file: string): boolean {
       `^${p
         .replace(/^\/+|\/+$/g, '')
         .split('**')
-        .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
+        .map((part) =>
+          part
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '[^/]*')
+            .replace(/\?/g, '[^/]'),
+        )
         .join('.*')}$`,
     );
   const parts = path.normalize(file).replace(/^\.\//, '').split('/');
@@ -150,7 +155,12 @@ function seconds(duration: string | number): number {
   return total;
 }
 
-function run(cmd: string, args: string[], env: Record<string, string> = {}, timeoutMs = 15_000): Promise<{ code: number | null; out: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 15_000,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -199,6 +209,7 @@ async function runNodeCheck(argv: string[], env: Record<string, string>): Promis
 
 // ---------------------------------------------------------------- the files
 
+// biome-ignore lint/suspicious/noExplicitAny: docker-compose.yml read as plain YAML, walked by the assertions
 type Service = Record<string, any>;
 type Compose = { services: Record<string, Service>; volumes?: Record<string, unknown> };
 let compose: Compose;
@@ -231,13 +242,16 @@ const envOf = (s: Service): Record<string, unknown> => {
   if (Array.isArray(e)) return Object.fromEntries(e.map((kv: string) => [kv.split('=')[0], kv.slice(kv.indexOf('=') + 1)]));
   return e;
 };
-const dockerfileEnv = () => Object.assign({}, ...finalStage.filter((i) => i.op === 'ENV').map((i) => parseEnvInstruction(i.args))) as Record<string, string>;
+const dockerfileEnv = () =>
+  Object.assign({}, ...finalStage.filter((i) => i.op === 'ENV').map((i) => parseEnvInstruction(i.args))) as Record<string, string>;
 
 describe('src/config.ts environment keys', () => {
   it('are found in the envSchema block (the parser this file relies on is not silently empty)', () => {
     const { keys, anyIndentKeys } = configEnvKeys();
     expect(keys.length).toBeGreaterThanOrEqual(20);
-    expect(keys).toEqual(expect.arrayContaining(['LABBOT_DATA_DIR', 'CHROMA_URL', 'REDIS_URL', 'LABBOT_ADMIN_TOKEN', 'SLACK_BOT_TOKEN', 'LABBOT_WORKER']));
+    expect(keys).toEqual(
+      expect.arrayContaining(['LABBOT_DATA_DIR', 'CHROMA_URL', 'REDIS_URL', 'LABBOT_ADMIN_TOKEN', 'SLACK_BOT_TOKEN', 'LABBOT_WORKER']),
+    );
     // A key written with another indent would be missed by the two-space pattern: both must agree.
     expect(new Set(anyIndentKeys)).toEqual(new Set(keys));
     expect(new Set(keys).size).toBe(keys.length);
@@ -247,9 +261,18 @@ describe('src/config.ts environment keys', () => {
 describe('.env.example', () => {
   it('names every variable src/config.ts reads, and only those, each once', () => {
     const named = envExample.vars.map((v) => v.key);
-    expect(named.filter((k) => !CONFIG_KEYS.has(k)), 'named in .env.example but not read by src/config.ts').toEqual([]);
-    expect([...CONFIG_KEYS].filter((k) => !named.includes(k)), 'read by src/config.ts but missing from .env.example').toEqual([]);
-    expect(named.filter((k, i) => named.indexOf(k) !== i), 'named twice').toEqual([]);
+    expect(
+      named.filter((k) => !CONFIG_KEYS.has(k)),
+      'named in .env.example but not read by src/config.ts',
+    ).toEqual([]);
+    expect(
+      [...CONFIG_KEYS].filter((k) => !named.includes(k)),
+      'read by src/config.ts but missing from .env.example',
+    ).toEqual([]);
+    expect(
+      named.filter((k, i) => named.indexOf(k) !== i),
+      'named twice',
+    ).toEqual([]);
   });
 
   it('gives each variable a one-line comment right above it', () => {
@@ -262,7 +285,16 @@ describe('.env.example', () => {
 
   it('ships every secret empty', () => {
     const secrets = envExample.vars.filter((v) => /TOKEN|SECRET|API_KEY|PASSWORD/.test(v.key));
-    expect(secrets.map((v) => v.key)).toEqual(expect.arrayContaining(['OPENAI_API_KEY', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'LABBOT_ADMIN_TOKEN', 'RERANK_API_KEY']));
+    expect(secrets.map((v) => v.key)).toEqual(
+      expect.arrayContaining([
+        'OPENAI_API_KEY',
+        'SLACK_BOT_TOKEN',
+        'SLACK_SIGNING_SECRET',
+        'SLACK_APP_TOKEN',
+        'LABBOT_ADMIN_TOKEN',
+        'RERANK_API_KEY',
+      ]),
+    );
     expect(secrets.filter((v) => v.value.trim() !== '').map((v) => v.key)).toEqual([]);
   });
 
@@ -319,7 +351,10 @@ describe('docker-compose.yml', () => {
     const installed = path.resolve('node_modules', BINDINGS, 'package.json');
     if (existsSync(installed)) expect(JSON.parse(readFileSync(installed, 'utf8')).version).toBe(pinned);
     const release = BINDINGS_TO_CHROMA[pinned];
-    expect(release, `no Chroma release known for ${BINDINGS}@${pinned}: find its release commit in chroma-core/chroma and add it to BINDINGS_TO_CHROMA`).toBeDefined();
+    expect(
+      release,
+      `no Chroma release known for ${BINDINGS}@${pinned}: find its release commit in chroma-core/chroma and add it to BINDINGS_TO_CHROMA`,
+    ).toBeDefined();
     expect(svc('chroma').image).toBe(`chromadb/chroma:${release}`);
     expect(read('docker-compose.yml')).toContain(`chromadb/chroma:${release}`);
   });
@@ -366,8 +401,15 @@ describe('docker-compose.yml', () => {
     // On this machine only; the TLS proxy (profile tls) is the way in: test/security/deploy-proxy.integration.test.ts.
     expect(b.ports).toEqual(['127.0.0.1:3000:3000']);
     expect(b.env_file === '.env' || (Array.isArray(b.env_file) && b.env_file.includes('.env'))).toBe(true);
-    expect(envOf(b)).toMatchObject({ CHROMA_URL: 'http://chroma:8000', REDIS_URL: 'redis://redis:6379', LABBOT_HOST: '0.0.0.0', LABBOT_WORKER: 'off' });
-    expect(b.volumes).toEqual(expect.arrayContaining(['./labbot.config.json:/app/labbot.config.json:ro', expect.stringMatching(/^[a-z][\w-]*:\/data$/)]));
+    expect(envOf(b)).toMatchObject({
+      CHROMA_URL: 'http://chroma:8000',
+      REDIS_URL: 'redis://redis:6379',
+      LABBOT_HOST: '0.0.0.0',
+      LABBOT_WORKER: 'off',
+    });
+    expect(b.volumes).toEqual(
+      expect.arrayContaining(['./labbot.config.json:/app/labbot.config.json:ro', expect.stringMatching(/^[a-z][\w-]*:\/data$/)]),
+    );
     expect(b.depends_on).toMatchObject({ redis: { condition: 'service_healthy' }, chroma: { condition: 'service_healthy' } });
     expect(b.restart).toBe('unless-stopped');
   });
@@ -576,7 +618,18 @@ describe('Dockerfile', () => {
   });
 
   it('.dockerignore keeps local state and secrets out of the build context', () => {
-    for (const p of ['node_modules', 'node_modules/x/index.js', '.git', 'data', 'data/chroma/x.sqlite3', 'test-output', '.env', '.env.local', 'bench/run.local', 'backups/2025-05-01/redis.jsonl.gz']) {
+    for (const p of [
+      'node_modules',
+      'node_modules/x/index.js',
+      '.git',
+      'data',
+      'data/chroma/x.sqlite3',
+      'test-output',
+      '.env',
+      '.env.local',
+      'bench/run.local',
+      'backups/2025-05-01/redis.jsonl.gz',
+    ]) {
       expect(dockerIgnored(dockerignore, p), `${p} should be ignored`).toBe(true);
     }
     expect(dockerIgnored(dockerignore, 'src/cli.ts')).toBe(false);

@@ -33,7 +33,10 @@ describe('document view', () => {
 
   beforeAll(async () => {
     harness = await startSlackHarness({
-      fileConfig: { sources: [{ id: 'protocols', type: 'folder', path: protocolFolder() }], access: { default: 'public', channels: { CPI: ['pi-only'] } } },
+      fileConfig: {
+        sources: [{ id: 'protocols', type: 'folder', path: protocolFolder() }],
+        access: { default: 'public', channels: { CPI: ['pi-only'] } },
+      },
       env: { LABBOT_PUBLIC_URL: PUBLIC_URL, LABBOT_LINK_SECRET: LINK_SECRET },
     });
     ({ app, fake, bot } = harness);
@@ -102,7 +105,9 @@ describe('document view', () => {
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain('ORIOLE-7');
     // Same link, served under a configuration that no longer grants CPI pi-only (edited and restarted).
-    const revoked = await viewServer({ config: { ...app.config, access: { ...app.config.access, channels: Object.assign(Object.create(null), { CPI: [] }) } } });
+    const revoked = await viewServer({
+      config: { ...app.config, access: { ...app.config.access, channels: Object.assign(Object.create(null), { CPI: [] }) } },
+    });
     const closed = await fetch(local(whole, revoked));
     expect(closed.status).toBe(404);
     expect(await closed.text()).not.toContain('ORIOLE');
@@ -111,7 +116,12 @@ describe('document view', () => {
   it('a valid signature for groups that do not include the document’s group opens nothing (a document moved since)', async () => {
     const restricted = [...app.catalog.docs()].find((d) => d.access === 'pi-only')!;
     const settings = app.config.docLinks!;
-    const link = docViewUrl(settings, { docId: restricted.id, who: 'channel:CPI', groups: ['public'], expires: Math.floor(Date.now() / 1000) + 3600 });
+    const link = docViewUrl(settings, {
+      docId: restricted.id,
+      who: 'channel:CPI',
+      groups: ['public'],
+      expires: Math.floor(Date.now() / 1000) + 3600,
+    });
     const res = await fetch(local(link));
     expect(res.status).toBe(404);
     expect(await res.text()).not.toContain('ORIOLE');

@@ -33,8 +33,10 @@ const BUFFERS = Array.from({ length: 6 }, (_, i) => [
 ]);
 const DOCS: Record<string, string> = {
   ...Object.fromEntries(BUFFERS),
-  'centrifuge.md': '---\nid: centrifuge\ntitle: Centrifuge booking\n---\n\n# Centrifuge booking\n\nBook the Sorvall centrifuge on the shared calendar at least one day ahead. Rotor F14 must be balanced to 0.1 g.\n',
-  'freezer.md': '---\nid: freezer\ntitle: Freezer map\n---\n\n# Freezer map\n\nThe minus eighty freezer in room 214 holds plasmid stocks on shelf two and competent cells on shelf three.\n',
+  'centrifuge.md':
+    '---\nid: centrifuge\ntitle: Centrifuge booking\n---\n\n# Centrifuge booking\n\nBook the Sorvall centrifuge on the shared calendar at least one day ahead. Rotor F14 must be balanced to 0.1 g.\n',
+  'freezer.md':
+    '---\nid: freezer\ntitle: Freezer map\n---\n\n# Freezer map\n\nThe minus eighty freezer in room 214 holds plasmid stocks on shelf two and competent cells on shelf three.\n',
 };
 const fileConfig = (dir: string) => ({ sources: [{ id: 'notes', type: 'folder', path: dir }], retrieval: { contextChars: BUDGET } });
 
@@ -53,7 +55,10 @@ describe('one context budget for every answer path', () => {
   let extractive: App;
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    model = await openTestApp({ fileConfig: fileConfig(dir), env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', EMBEDDINGS: 'hash', LLM_MODEL: 'fake-chat' } });
+    model = await openTestApp({
+      fileConfig: fileConfig(dir),
+      env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', EMBEDDINGS: 'hash', LLM_MODEL: 'fake-chat' },
+    });
     await model.ingestSource(model.config.sources[0]);
     extractive = await openTestApp({ fileConfig: fileConfig(dir) });
     await extractive.ingestSource(extractive.config.sources[0]);
@@ -96,7 +101,12 @@ describe('one context budget for every answer path', () => {
     const question = 'How long is the violin stored?';
     const asked = await extractive.ask(question);
     expect(asked.refused).toBe(true);
-    const report = await runEval(extractive, [], { k: extractive.config.retrieval.k, groups: ['public'], answers: true, offCorpus: [{ id: 'u1', question }] });
+    const report = await runEval(extractive, [], {
+      k: extractive.config.retrieval.k,
+      groups: ['public'],
+      answers: true,
+      offCorpus: [{ id: 'u1', question }],
+    });
     expect(report.unanswerable?.false_answer_rate).toBe(0);
     expect(report.results.find((x) => x.id === 'u1')?.refused).toBe(true);
     // The notes answer the question they do hold.
@@ -168,7 +178,10 @@ describe('labbot eval --answers', () => {
       return `${passageLine(messages, 'S1').slice(0, 300)} [S1]`;
     };
     try {
-      const env = testEnv({ fileConfig: fileConfig(dir), env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', EMBEDDINGS: 'hash', LLM_MODEL: 'fake-chat' } });
+      const env = testEnv({
+        fileConfig: fileConfig(dir),
+        env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', EMBEDDINGS: 'hash', LLM_MODEL: 'fake-chat' },
+      });
       expect((await run(['ingest', '--json'], env)).code).toBe(0);
       const r = await run(['eval', qFile, '--answers', '--unanswerable', uFile, '--json'], env);
       expect(r.code).toBe(0);

@@ -54,14 +54,21 @@ describe('answer metrics', () => {
   });
 
   it('reports span metrics as null when no question has spans', () => {
-    const m = summarizeAnswers([scoreAnswer({ ...q, answers: [] }, outcome({ answer: 'Yes [S1].', cited: [{ doc_id: 'gold', text: 'x' }] }))]);
+    const m = summarizeAnswers([
+      scoreAnswer({ ...q, answers: [] }, outcome({ answer: 'Yes [S1].', cited: [{ doc_id: 'gold', text: 'x' }] })),
+    ]);
     expect(m.answer_has_span).toBeNull();
     expect(m.citation_precision).toBeNull();
     expect(m.with_spans).toBe(0);
   });
 
   it('counts any answer to an off-corpus question as a false answer', () => {
-    const m = summarizeOffCorpus([outcome({ refused: true }), outcome({ refused: false }), outcome({ refused: true }), outcome({ refused: true })]);
+    const m = summarizeOffCorpus([
+      outcome({ refused: true }),
+      outcome({ refused: false }),
+      outcome({ refused: true }),
+      outcome({ refused: true }),
+    ]);
     expect(m.false_answer_rate).toBe(0.25);
     expect(summarizeOffCorpus([]).false_answer_rate).toBe(0);
     expect(m.by_kind).toBeUndefined();

@@ -20,7 +20,10 @@ describe('evaluation metrics', () => {
 
   it('answer metrics collapse whitespace and case; context stops at the budget', () => {
     const passages = [p('a', 'a'.repeat(50)), p('a', 'The dose was 5  MG per kg'), p('b', 'late answer 42 units')];
-    const s = scoreQuestion({ id: 'q', question: '?', doc_id: 'a', answers: ['5 mg per KG', 'never'] }, passages, { k: 8, contextChars: 100 });
+    const s = scoreQuestion({ id: 'q', question: '?', doc_id: 'a', answers: ['5 mg per KG', 'never'] }, passages, {
+      k: 8,
+      contextChars: 100,
+    });
     expect(s.answerAt5).toBe(true);
     expect(s.answerInContext).toBe(true);
     const late = scoreQuestion({ id: 'q', question: '?', doc_id: 'b', answers: ['42 units'] }, passages, { k: 8, contextChars: 80 });
@@ -41,15 +44,22 @@ describe('evaluation metrics', () => {
   });
 
   it('parses question lines and reports bad ones', () => {
-    const { questions, errors } = parseQuestions('{"id":"a","question":"q?","doc_id":"d","answers":["x"]}\nnot json\n\n{"question":"only"}\n');
+    const { questions, errors } = parseQuestions(
+      '{"id":"a","question":"q?","doc_id":"d","answers":["x"]}\nnot json\n\n{"question":"only"}\n',
+    );
     expect(questions).toHaveLength(1);
     expect(questions[0].answers).toEqual(['x']);
     expect(errors).toHaveLength(2);
   });
 
   it('parses off-corpus questions without a gold document and reports bad lines', () => {
-    const { questions, errors } = parseOffCorpus('{"question":"Capital of Peru?"}\n{"id":"x","question":"q?","doc_id":"pubmedqa-1","kind":"on-topic"}\n{"question":""}\n[1]\n');
-    expect(questions).toEqual([{ id: 'line-1', question: 'Capital of Peru?' }, { id: 'x', question: 'q?', doc_id: 'pubmedqa-1', kind: 'on-topic' }]);
+    const { questions, errors } = parseOffCorpus(
+      '{"question":"Capital of Peru?"}\n{"id":"x","question":"q?","doc_id":"pubmedqa-1","kind":"on-topic"}\n{"question":""}\n[1]\n',
+    );
+    expect(questions).toEqual([
+      { id: 'line-1', question: 'Capital of Peru?' },
+      { id: 'x', question: 'q?', doc_id: 'pubmedqa-1', kind: 'on-topic' },
+    ]);
     expect(errors).toHaveLength(2);
   });
 });

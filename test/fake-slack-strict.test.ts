@@ -54,23 +54,41 @@ describe('fake Slack strictness', () => {
   it('takes at most 5 posts on one response_url, and none after 30 minutes', async () => {
     const url = fake.responseUrl('five');
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `post ${i}` }) })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push(
+        (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `post ${i}` }) }))
+          .status,
+      );
     expect(statuses).toEqual([200, 200, 200, 200, 200, 404]);
     expect(fake.responses.filter((r) => r.id === 'five')).toHaveLength(5);
     expect(fake.rejected.at(-1)).toMatchObject({ method: 'response_url', error: 'used_url' });
 
     const late = fake.responseUrl('late');
     fake.advanceClock(30 * 60_000 + 1);
-    const res = await fetch(late, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'too late' }) });
+    const res = await fetch(late, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'too late' }),
+    });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: string }).error).toBe('expired_url');
   });
 
   it('flags every mention token in posted text, blocks and response_url posts unless a test allowed it', async () => {
-    await client.chat.postMessage({ channel: 'C1', text: 'hi <!here>', blocks: [section('see <#C0123|general> and <@U999>'), section('&lt;!channel&gt; is escaped')] });
+    await client.chat.postMessage({
+      channel: 'C1',
+      text: 'hi <!here>',
+      blocks: [section('see <#C0123|general> and <@U999>'), section('&lt;!channel&gt; is escaped')],
+    });
     await client.chat.postMessage({ channel: 'C2', text: '<!subteam^S1|@team> <!everyone> <!channel>' });
-    await fetch(fake.responseUrl('r'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'ok', blocks: [section('<@W42|bob>')] }) });
-    expect(fake.strayMentions.map((m) => m.token).sort()).toEqual(['<!channel>', '<!everyone>', '<!here>', '<!subteam^S1|@team>', '<#C0123|general>', '<@U999>', '<@W42|bob>'].sort());
+    await fetch(fake.responseUrl('r'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'ok', blocks: [section('<@W42|bob>')] }),
+    });
+    expect(fake.strayMentions.map((m) => m.token).sort()).toEqual(
+      ['<!channel>', '<!everyone>', '<!here>', '<!subteam^S1|@team>', '<#C0123|general>', '<@U999>', '<@W42|bob>'].sort(),
+    );
     expect(fake.strayMentions.find((m) => m.token === '<@W42|bob>')?.method).toBe('response_url');
 
     fake.strayMentions.length = 0;
@@ -82,7 +100,12 @@ describe('fake Slack strictness', () => {
   });
 
   it('takes 1 chat.postMessage per second per channel: the next one within the second gets 429 with Retry-After', async () => {
-    const post = (channel: string) => fetch(`${fake.apiUrl}chat.postMessage`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer xoxb-test' }, body: JSON.stringify({ channel, text: 'hi' }) });
+    const post = (channel: string) =>
+      fetch(`${fake.apiUrl}chat.postMessage`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer xoxb-test' },
+        body: JSON.stringify({ channel, text: 'hi' }),
+      });
     expect((await post('CRATE')).status).toBe(200);
     const limited = await post('CRATE');
     expect(limited.status).toBe(429);
@@ -117,7 +140,8 @@ describe('fake Slack strictness', () => {
   });
 
   it('applies replace_original and delete_original where Slack does: never to a command’s responses, to the message a button was on', async () => {
-    const send = (url: string, body: Record<string, unknown>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const send = (url: string, body: Record<string, unknown>) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const cmd = fake.commandUrl('cmd', { channel: 'CCMD', user: 'UASKER' });
     fake.recordAck('cmd', JSON.stringify({ response_type: 'ephemeral', text: 'Searching…' }));
     expect(fake.conversation.ephemeralFor('UASKER', 'CCMD').map((m) => m.text)).toEqual(['Searching…']);
@@ -151,20 +175,45 @@ describe('fake Slack strictness', () => {
   it('refuses a block_id over 255 characters or repeated within one message, as Slack does', async () => {
     const withId = (id: string) => ({ ...section('x'), block_id: id });
     expect(await errorOf(client.chat.postMessage({ channel: 'C1', text: 't', blocks: [withId('a'.repeat(256))] }))).toBe('invalid_blocks');
-    expect(await errorOf(client.chat.postMessage({ channel: 'C1', text: 't', blocks: [withId('same'), withId('same')] }))).toBe('invalid_blocks');
+    expect(await errorOf(client.chat.postMessage({ channel: 'C1', text: 't', blocks: [withId('same'), withId('same')] }))).toBe(
+      'invalid_blocks',
+    );
     expect(await errorOf(client.chat.postMessage({ channel: 'C1', text: 't', blocks: [withId('')] }))).toBe('invalid_blocks');
     expect((await client.chat.postMessage({ channel: 'C1', text: 't', blocks: [withId('a'.repeat(255)), withId('b')] })).ok).toBe(true);
   });
 
   it('checks rich text and text objects the way Slack documents them', async () => {
     const quote = (elements: unknown[]) => [{ type: 'rich_text', elements: [{ type: 'rich_text_quote', elements }] }];
-    expect((await paced({ channel: 'C1', text: 't', blocks: quote([{ type: 'text', text: 'as *written*', style: { italic: true } }]) })).ok).toBe(true);
-    for (const bad of [quote([]), quote([{ type: 'text', text: '' }]), quote([{ type: 'text', text: 'x', style: { blink: true } }]), quote([{ type: 'marquee', text: 'x' }]), [{ type: 'rich_text', elements: [] }]]) {
+    expect(
+      (await paced({ channel: 'C1', text: 't', blocks: quote([{ type: 'text', text: 'as *written*', style: { italic: true } }]) })).ok,
+    ).toBe(true);
+    for (const bad of [
+      quote([]),
+      quote([{ type: 'text', text: '' }]),
+      quote([{ type: 'text', text: 'x', style: { blink: true } }]),
+      quote([{ type: 'marquee', text: 'x' }]),
+      [{ type: 'rich_text', elements: [] }],
+    ]) {
       expect(await errorOf(paced({ channel: 'C1', text: 't', blocks: bad as never }))).toBe('invalid_blocks');
     }
-    expect(await errorOf(paced({ channel: 'C1', text: 't', blocks: [{ type: 'section', text: { type: 'plain_text', text: 'x', verbatim: true } }] as never }))).toBe('invalid_blocks');
+    expect(
+      await errorOf(
+        paced({
+          channel: 'C1',
+          text: 't',
+          blocks: [{ type: 'section', text: { type: 'plain_text', text: 'x', verbatim: true } }] as never,
+        }),
+      ),
+    ).toBe('invalid_blocks');
     // A rich-text mention element pings like a token; a text element saying "<!channel>" does not.
-    await paced({ channel: 'C1', text: 't', blocks: quote([{ type: 'broadcast', range: 'channel' }, { type: 'text', text: '<!here>' }]) as never });
+    await paced({
+      channel: 'C1',
+      text: 't',
+      blocks: quote([
+        { type: 'broadcast', range: 'channel' },
+        { type: 'text', text: '<!here>' },
+      ]) as never,
+    });
     expect(fake.strayMentions.map((m) => m.token)).toEqual(['<!channel>']);
   });
 
@@ -173,11 +222,32 @@ describe('fake Slack strictness', () => {
     await paced({
       channel: 'C1',
       text: 'see <https://evil.example/login|the portal>',
-      blocks: [section('<https://doi.org/10.5555/x|ok> <https://lab.example.org/p.pdf#page=3|page 3> https://evil.example/bare <https://evil.example/shown>')],
+      blocks: [
+        section(
+          '<https://doi.org/10.5555/x|ok> <https://lab.example.org/p.pdf#page=3|page 3> https://evil.example/bare <https://evil.example/shown>',
+        ),
+      ],
     });
-    await paced({ channel: 'C1', text: 't', blocks: [{ type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'link', url: 'https://evil.example/r', text: 'lab wiki' }] }] }] as never });
-    await fetch(fake.responseUrl('l'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ markdown_text: '[portal](https://evil.example/m) and \\[not](https://evil.example/escaped)' }) });
-    expect(fake.strayLinks.map((l) => l.url).sort()).toEqual(['https://evil.example/login', 'https://evil.example/m', 'https://evil.example/r']);
+    await paced({
+      channel: 'C1',
+      text: 't',
+      blocks: [
+        {
+          type: 'rich_text',
+          elements: [{ type: 'rich_text_section', elements: [{ type: 'link', url: 'https://evil.example/r', text: 'lab wiki' }] }],
+        },
+      ] as never,
+    });
+    await fetch(fake.responseUrl('l'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ markdown_text: '[portal](https://evil.example/m) and \\[not](https://evil.example/escaped)' }),
+    });
+    expect(fake.strayLinks.map((l) => l.url).sort()).toEqual([
+      'https://evil.example/login',
+      'https://evil.example/m',
+      'https://evil.example/r',
+    ]);
   });
 
   it('flags control and invisible formatting characters anywhere in what is sent, not emoji joiners or tabs', async () => {
@@ -185,7 +255,10 @@ describe('fake Slack strictness', () => {
     await paced({ channel: 'C1', text: '<https://x.org|\u00020\u0002>' });
     expect(fake.strayInvisible.flatMap((x) => x.chars).sort()).toEqual(['U+0002', 'U+200B']);
     const other = await startFakeSlack();
-    await new webApi.WebClient('xoxb-test', { slackApiUrl: other.apiUrl }).chat.postMessage({ channel: 'C1', text: 'bidi \u202e override' });
+    await new webApi.WebClient('xoxb-test', { slackApiUrl: other.apiUrl }).chat.postMessage({
+      channel: 'C1',
+      text: 'bidi \u202e override',
+    });
     await expect(other.close()).rejects.toThrow(/invisible characters: chat.postMessage: U\+202E/);
   });
 
@@ -198,7 +271,9 @@ describe('fake Slack strictness', () => {
     expect((await client.conversations.info({ channel: 'D123' })).channel).toMatchObject({ is_im: true });
     expect(await errorOf(client.conversations.info({ channel: 'CGONE' }))).toBe('channel_not_found');
     // A DM is labbot's own (its `user` is the other member) or, between two people, not labbot's to see.
-    expect((await client.conversations.info({ channel: 'D123' })).channel).toEqual(expect.objectContaining({ id: 'D123', is_im: true, user: 'U123', is_org_shared: false, priority: 0 }));
+    expect((await client.conversations.info({ channel: 'D123' })).channel).toEqual(
+      expect.objectContaining({ id: 'D123', is_im: true, user: 'U123', is_org_shared: false, priority: 0 }),
+    );
     expect((await client.conversations.info({ channel: 'D123' })).channel).not.toHaveProperty('is_mpim');
     fake.conversations.set('DPEOPLE', { members: ['UPI', 'USTUDENT'] });
     expect(await errorOf(client.conversations.info({ channel: 'DPEOPLE' }))).toBe('channel_not_found');
@@ -207,7 +282,14 @@ describe('fake Slack strictness', () => {
     // A group DM: is_mpim, private, not a channel or group; seen only when labbot is in it.
     fake.conversations.set('CGROUPDM', { mpim: true, members: ['UPI', 'USTUDENT', 'UBOT'] });
     fake.conversations.set('GGROUPDM', { mpim: true, members: ['UPI', 'USTUDENT'] });
-    expect((await client.conversations.info({ channel: 'CGROUPDM' })).channel).toMatchObject({ is_mpim: true, is_im: false, is_channel: false, is_group: false, is_private: true, name: 'mpdm-upi--ustudent-1' });
+    expect((await client.conversations.info({ channel: 'CGROUPDM' })).channel).toMatchObject({
+      is_mpim: true,
+      is_im: false,
+      is_channel: false,
+      is_group: false,
+      is_private: true,
+      name: 'mpdm-upi--ustudent-1',
+    });
     expect(await errorOf(client.conversations.info({ channel: 'GGROUPDM' }))).toBe('channel_not_found');
     expect(await errorOf(client.conversations.info({ channel: 'not-an-id' }))).toBe('channel_not_found');
   });
@@ -225,15 +307,26 @@ describe('fake Slack strictness: status lines, prompts, streams, feedback button
 
   const feedback = (positive: Record<string, unknown>) => ({
     type: 'context_actions',
-    elements: [{ type: 'feedback_buttons', action_id: 'fb', positive_button: positive, negative_button: { text: { type: 'plain_text', text: '👎' }, value: 'down:1' } }],
+    elements: [
+      {
+        type: 'feedback_buttons',
+        action_id: 'fb',
+        positive_button: positive,
+        negative_button: { text: { type: 'plain_text', text: '👎' }, value: 'down:1' },
+      },
+    ],
   });
 
   it('assistant.threads.setStatus needs channel_id and thread_ts and takes at most 10 loading messages', async () => {
     const call = (args: Record<string, unknown>) => errorOf(client.apiCall('assistant.threads.setStatus', args));
     expect(await call({ channel_id: 'C1', status: 'is working…' })).toBe('invalid_arguments');
     expect(await call({ thread_ts: '1.1', status: 'is working…' })).toBe('invalid_arguments');
-    expect(await call({ channel_id: 'C1', thread_ts: '1.1', status: 'x', loading_messages: Array.from({ length: 11 }, (_, i) => `m${i}`) })).toBe('invalid_arguments');
-    expect(await call({ channel_id: 'C1', thread_ts: '1.1', status: 'x', loading_messages: Array.from({ length: 10 }, (_, i) => `m${i}`) })).toBeUndefined();
+    expect(
+      await call({ channel_id: 'C1', thread_ts: '1.1', status: 'x', loading_messages: Array.from({ length: 11 }, (_, i) => `m${i}`) }),
+    ).toBe('invalid_arguments');
+    expect(
+      await call({ channel_id: 'C1', thread_ts: '1.1', status: 'x', loading_messages: Array.from({ length: 10 }, (_, i) => `m${i}`) }),
+    ).toBeUndefined();
     expect(fake.conversation.statuses.get('C1:1.1')?.status).toBe('x');
     // A reply in the thread clears it, as Slack does.
     await client.chat.postMessage({ channel: 'C1', thread_ts: '1.1', text: 'the answer' });
@@ -244,7 +337,9 @@ describe('fake Slack strictness: status lines, prompts, streams, feedback button
     const p = (n: number) => Array.from({ length: n }, (_, i) => ({ title: `t${i}`, message: `m${i}` }));
     expect(await errorOf(client.assistant.threads.setSuggestedPrompts({ channel_id: 'D1', prompts: p(5) }))).toBe('invalid_arguments');
     expect(await errorOf(client.assistant.threads.setSuggestedPrompts({ channel_id: 'D1', prompts: [] }))).toBe('invalid_arguments');
-    expect(await errorOf(client.assistant.threads.setSuggestedPrompts({ channel_id: 'D1', thread_ts: '1.1', prompts: p(2) }))).toBeUndefined();
+    expect(
+      await errorOf(client.assistant.threads.setSuggestedPrompts({ channel_id: 'D1', thread_ts: '1.1', prompts: p(2) })),
+    ).toBeUndefined();
     expect(fake.conversation.prompts.size).toBe(0);
     expect(await errorOf(client.assistant.threads.setSuggestedPrompts({ channel_id: 'D1', prompts: p(4) }))).toBeUndefined();
     expect(fake.conversation.prompts.get('D1')).toHaveLength(4);
@@ -252,11 +347,31 @@ describe('fake Slack strictness: status lines, prompts, streams, feedback button
 
   it('chat.startStream outside a DM needs recipient_user_id and recipient_team_id; stopStream checks its blocks', async () => {
     expect(await errorOf(client.chat.startStream({ channel: 'C1', thread_ts: '1.1', markdown_text: 'hi' }))).toBe('invalid_arguments');
-    expect(await errorOf(client.chat.startStream({ channel: 'C1', thread_ts: '1.1', markdown_text: 'hi', recipient_user_id: 'U1' }))).toBe('invalid_arguments');
-    const started = await client.chat.startStream({ channel: 'C1', thread_ts: '1.1', markdown_text: 'hi', recipient_user_id: 'U1', recipient_team_id: 'T1' });
-    expect(await errorOf(client.chat.stopStream({ channel: 'C1', ts: started.ts!, blocks: [{ type: 'nonsense' }] as never }))).toBe('invalid_blocks');
-    expect(await errorOf(client.chat.stopStream({ channel: 'C1', ts: started.ts!, blocks: [feedback({ text: { type: 'plain_text', text: '👍' }, value: 'up:1' })] as never }))).toBeUndefined();
-    expect(await errorOf(client.chat.appendStream({ channel: 'C1', ts: started.ts!, markdown_text: 'more' }))).toBe('message_not_in_streaming_state');
+    expect(await errorOf(client.chat.startStream({ channel: 'C1', thread_ts: '1.1', markdown_text: 'hi', recipient_user_id: 'U1' }))).toBe(
+      'invalid_arguments',
+    );
+    const started = await client.chat.startStream({
+      channel: 'C1',
+      thread_ts: '1.1',
+      markdown_text: 'hi',
+      recipient_user_id: 'U1',
+      recipient_team_id: 'T1',
+    });
+    expect(await errorOf(client.chat.stopStream({ channel: 'C1', ts: started.ts!, blocks: [{ type: 'nonsense' }] as never }))).toBe(
+      'invalid_blocks',
+    );
+    expect(
+      await errorOf(
+        client.chat.stopStream({
+          channel: 'C1',
+          ts: started.ts!,
+          blocks: [feedback({ text: { type: 'plain_text', text: '👍' }, value: 'up:1' })] as never,
+        }),
+      ),
+    ).toBeUndefined();
+    expect(await errorOf(client.chat.appendStream({ channel: 'C1', ts: started.ts!, markdown_text: 'more' }))).toBe(
+      'message_not_in_streaming_state',
+    );
     expect((await client.chat.startStream({ channel: 'D1', thread_ts: '1.1', markdown_text: 'hi' })).ok).toBe(true);
   });
 
@@ -264,7 +379,13 @@ describe('fake Slack strictness: status lines, prompts, streams, feedback button
     const parent = await client.chat.postMessage({ channel: 'CONE', text: 'the question' });
     await client.apiCall('assistant.threads.setStatus', { channel_id: 'CONE', thread_ts: parent.ts!, status: 'is searching…' });
     await client.chat.postEphemeral({ channel: 'CONE', user: 'UASKER', thread_ts: parent.ts!, text: 'only you' });
-    const started = await client.chat.startStream({ channel: 'CONE', thread_ts: parent.ts!, markdown_text: 'five ', recipient_user_id: 'UASKER', recipient_team_id: 'T0LAB' });
+    const started = await client.chat.startStream({
+      channel: 'CONE',
+      thread_ts: parent.ts!,
+      markdown_text: 'five ',
+      recipient_user_id: 'UASKER',
+      recipient_team_id: 'T0LAB',
+    });
     expect(fake.conversation.statuses.has(`CONE:${parent.ts!}`)).toBe(false);
     await client.chat.appendStream({ channel: 'CONE', ts: started.ts!, markdown_text: 'minutes' });
     expect(fake.conversation.visible('CONE', { thread: parent.ts! }).map((m) => [m.via, m.text])).toEqual([
@@ -303,6 +424,8 @@ describe('fake Slack strictness: status lines, prompts, streams, feedback button
     expect(await errorOf(client.reactions.add({ channel: 'C1', timestamp: '1.1', name: 'eyes' }))).toBeUndefined();
     expect(await errorOf(client.reactions.add({ channel: 'C1', timestamp: '1.1', name: 'eyes' }))).toBe('already_reacted');
     expect(await errorOf(client.reactions.remove({ channel: 'C1', timestamp: '1.1', name: 'tada' }))).toBe('no_reaction');
-    expect(await errorOf(client.apiCall('assistant.threads.setTitle', { channel_id: 'D1', thread_ts: '1.1', title: 'x' }))).toBe('unknown_method');
+    expect(await errorOf(client.apiCall('assistant.threads.setTitle', { channel_id: 'D1', thread_ts: '1.1', title: 'x' }))).toBe(
+      'unknown_method',
+    );
   });
 });

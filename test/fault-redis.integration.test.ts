@@ -23,7 +23,24 @@ afterEach(async () => {
 });
 
 function startRedis(port: number, dir: string): void {
-  execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--logfile', path.join(dir, 'redis.log')]);
+  execFileSync('redis-server', [
+    '--daemonize',
+    'yes',
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+    '--save',
+    '',
+    '--logfile',
+    path.join(dir, 'redis.log'),
+  ]);
 }
 function stopRedis(port: number): void {
   try {
@@ -33,13 +50,17 @@ function stopRedis(port: number): void {
   }
 }
 async function redisUp(port: number): Promise<void> {
-  await waitFor(async () => {
-    try {
-      return execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).includes('PONG');
-    } catch {
-      return false;
-    }
-  }, 10_000, `redis on ${port}`);
+  await waitFor(
+    async () => {
+      try {
+        return execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).includes('PONG');
+      } catch {
+        return false;
+      }
+    },
+    10_000,
+    `redis on ${port}`,
+  );
 }
 
 describe('fault suite', () => {
@@ -52,11 +73,17 @@ describe('fault suite', () => {
 
     const folder = mkdtempSync(path.join(os.tmpdir(), 'labbot-500-'));
     for (let i = 1; i <= 500; i++) {
-      writeFileSync(path.join(folder, `note-${i}.md`), `# Note ${i}\n\n## Summary\nNote ${i} records sample batch B${i} kept in rack ${i % 17}.\n\n## Detail\nSample batch B${i} was thawed once; code NOTE${i}CODE.\n`);
+      writeFileSync(
+        path.join(folder, `note-${i}.md`),
+        `# Note ${i}\n\n## Summary\nNote ${i} records sample batch B${i} kept in rack ${i % 17}.\n\n## Detail\nSample batch B${i} was thawed once; code NOTE${i}CODE.\n`,
+      );
     }
     const env = testEnv({
       env: { REDIS_URL: `redis://127.0.0.1:${port}` },
-      fileConfig: { sources: [{ id: 'notes', type: 'folder', path: folder }], queue: { concurrency: 4, attempts: 10, backoffMs: 200, lockMs: 3000 } },
+      fileConfig: {
+        sources: [{ id: 'notes', type: 'folder', path: folder }],
+        queue: { concurrency: 4, attempts: 10, backoffMs: 200, lockMs: 3000 },
+      },
     });
     const redis = connectRedis(`redis://127.0.0.1:${port}`);
     redis.on('error', () => undefined);
@@ -100,14 +127,26 @@ describe('fault suite', () => {
     let chroma = await startChromaServer(dir);
     cleanups.push(() => chroma.stop());
     const folder = mkdtempSync(path.join(os.tmpdir(), 'labbot-q-'));
-    writeFileSync(path.join(folder, 'freezer.md'), '# Freezer\n\nThe minus eighty freezer alarm code is FRZ-42; call the facility if it sounds.\n');
+    writeFileSync(
+      path.join(folder, 'freezer.md'),
+      '# Freezer\n\nThe minus eighty freezer alarm code is FRZ-42; call the facility if it sounds.\n',
+    );
     const running = await startServe(
-      loadConfig(testEnv({ env: { CHROMA_URL: chroma.url, LABBOT_PORT: '0' }, fileConfig: { sources: [{ id: 'f', type: 'folder', path: folder }] } })),
+      loadConfig(
+        testEnv({
+          env: { CHROMA_URL: chroma.url, LABBOT_PORT: '0' },
+          fileConfig: { sources: [{ id: 'f', type: 'folder', path: folder }] },
+        }),
+      ),
       createLogger('silent'),
     );
     cleanups.push(() => running.close());
     const ask = () =>
-      fetch(`${running.url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'What is the freezer alarm code?' }) });
+      fetch(`${running.url}/api/ask`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'What is the freezer alarm code?' }),
+      });
     expect((await ask()).status).toBe(200);
     await chroma.stop();
     const down = await ask();
@@ -116,10 +155,14 @@ describe('fault suite', () => {
     const ready = await fetch(`${running.url}/readyz`);
     expect(ready.status).toBe(503);
     chroma = await startChromaServer(dir, { port: chroma.port });
-    const back = await waitFor(async () => {
-      const r = await ask();
-      return r.status === 200 ? ((await r.json()) as { answer: string; citations: unknown[] }) : undefined;
-    }, 20_000, 'answers after Chroma is back');
+    const back = await waitFor(
+      async () => {
+        const r = await ask();
+        return r.status === 200 ? ((await r.json()) as { answer: string; citations: unknown[] }) : undefined;
+      },
+      20_000,
+      'answers after Chroma is back',
+    );
     expect(back.citations.length).toBeGreaterThan(0);
     expect(back.answer).toMatch(/FRZ-42/);
   }, 90_000);

@@ -46,7 +46,11 @@ describe('reading inside a source root', () => {
   });
 
   it('checkPath names the link on a path, and tells a missing path from a refused one', async () => {
-    expect(await checkPath(root, path.join(root, 'alias', 'page.md'))).toMatchObject({ ok: false, absent: false, reason: expect.stringMatching(/"alias" is a symbolic link/) });
+    expect(await checkPath(root, path.join(root, 'alias', 'page.md'))).toMatchObject({
+      ok: false,
+      absent: false,
+      reason: expect.stringMatching(/"alias" is a symbolic link/),
+    });
     expect(await checkPath(root, path.join(root, 'dir', 'gone.md'))).toEqual({ ok: false, absent: true });
     expect(await checkPath(root, path.join(root, 'dir', 'page.md'))).toMatchObject({ ok: true, type: 'file' });
   });

@@ -55,7 +55,8 @@ const GOOD_WIKI = `<!doctype html><html><head><title>Cold room rules</title></he
 <p>Label every box in the cold room with your initials and the date. Unlabelled boxes are discarded on the first Monday of each month.</p>
 </main></body></html>`;
 
-const WRONG_TYPES_BODY = '# Sonicator booking\n\nThe probe sonicator in room C.12 is booked through the shared calendar, in blocks of thirty minutes.';
+const WRONG_TYPES_BODY =
+  '# Sonicator booking\n\nThe probe sonicator in room C.12 is booked through the shared calendar, in blocks of thirty minutes.';
 const NUMERIC_ACCESS_BODY = '# Retreat plans\n\nThe lab retreat budget spreadsheet lives on the PI drive under ORIOLE-4.';
 
 /** What each hostile file must produce: a failure (or skip) reason, or indexing with a warning. */
@@ -77,7 +78,10 @@ const HOSTILE: Record<string, Expectation> = {
   'wiki/numeric-access.md': { status: 'failed', reason: /^access 42 in front matter is not a valid group name; not indexed/ },
   'notes/data.xlsx': { status: 'skipped', reason: /unsupported format "\.xlsx"/ },
   // Damaged but readable: indexed, with the damage reported as a warning.
-  'wiki/deep.html': { status: 'indexed', warning: /^HTML nested 100\d{3} levels deep \(limit 500\); read as plain text without structure$/ },
+  'wiki/deep.html': {
+    status: 'indexed',
+    warning: /^HTML nested 100\d{3} levels deep \(limit 500\); read as plain text without structure$/,
+  },
   'wiki/wrong-types.md': { status: 'indexed', warning: /"year": expected a year, got "abc"/ },
   'notes/one-line.md': { status: 'indexed', warning: /read as plain text/ },
 };
@@ -193,7 +197,10 @@ describe('a folder of hostile files, ingested in one run', () => {
     for (const group of await app.store.groups()) {
       const texts: string[] = [];
       await app.store.scan(group, (rs) => rs.forEach((r) => texts.push(r.text)));
-      expect(texts.some((t) => t.includes('ORIOLE-4')), group).toBe(false);
+      expect(
+        texts.some((t) => t.includes('ORIOLE-4')),
+        group,
+      ).toBe(false);
     }
     const hits = app.catalog.lexicalSearch(['public'], 'ORIOLE-4 retreat budget', 10);
     expect(hits.some((h) => /ORIOLE/.test(app.catalog.chunk(h.id)?.text ?? ''))).toBe(false);
@@ -204,12 +211,19 @@ describe('a folder of hostile files, ingested in one run', () => {
     const cases: [string, string, RegExp][] = [
       ['How long do I spin after adding buffer N3 in the miniprep?', 'good-miniprep', /17,900 g|10 minutes/],
       ['When are unlabelled boxes in the cold room discarded?', 'hostile:wiki/cold-room.html', /first Monday/],
-      ['What was the fission rate after twenty-four hours at one percent oxygen?', 'hostile:papers/paper.pdf', /1\.7 events per cell per minute/],
+      [
+        'What was the fission rate after twenty-four hours at one percent oxygen?',
+        'hostile:papers/paper.pdf',
+        /1\.7 events per cell per minute/,
+      ],
     ];
     for (const [q, docId, text] of cases) {
       const r = await app.ask(q);
       expect(r.refused, q).toBe(false);
-      expect(r.citations.map((c) => c.doc_id), q).toContain(docId);
+      expect(
+        r.citations.map((c) => c.doc_id),
+        q,
+      ).toContain(docId);
       expect(r.answer, q).toMatch(text);
     }
     expect(app.catalog.doc('hostile:papers/paper.pdf')!.title).toBe(PAPER_TITLE);
@@ -241,7 +255,9 @@ describe('a folder of hostile files, ingested in one run', () => {
     expect(again.chunks.written).toBe(0);
     expect(again.documents.indexed).toBe(0);
     expect(again.documents.removed).toBe(0);
-    const indexed = Object.entries(HOSTILE).filter(([, w]) => w.status === 'indexed').map(([rel]) => rel);
+    const indexed = Object.entries(HOSTILE)
+      .filter(([, w]) => w.status === 'indexed')
+      .map(([rel]) => rel);
     for (const rel of [...GOOD, ...indexed]) expect(outcomeOf(again, rel)?.status, rel).toBe('unchanged');
     expect(again.documents.unchanged).toBe(GOOD.length + indexed.length);
     // The bad files are reported again, with the same reasons.

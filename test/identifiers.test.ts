@@ -3,7 +3,9 @@ import { exactMatchFraction, exactMatchers, extractExactTerms, isMeasure } from 
 
 describe('exact terms', () => {
   it('finds gene names, cell lines, catalogue numbers, #ids and quoted phrases', () => {
-    const t = extractExactTerms('Which antibody (ab32389) detects TP53 in HEK293T cells, per "Western blot v2" and ticket #1234? Also IL-6 and sc-7392.');
+    const t = extractExactTerms(
+      'Which antibody (ab32389) detects TP53 in HEK293T cells, per "Western blot v2" and ticket #1234? Also IL-6 and sc-7392.',
+    );
     expect(t.identifiers).toEqual(expect.arrayContaining(['ab32389', 'TP53', 'HEK293T', '#1234', 'IL-6', 'sc-7392']));
     expect(t.phrases).toEqual(['Western blot v2']);
     expect(t.identifiers).not.toContain('Which');

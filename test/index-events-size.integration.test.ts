@@ -34,7 +34,10 @@ function bigMarkdown(mb: number): string {
   const parts: string[] = ['# Lab notebook, all years\n'];
   let size = 0;
   for (let i = 0; size < mb * 1024 * 1024; i++) {
-    const para = `Entry ${i}: sample batch ${i % 97} was thawed, spun at ${1000 + (i % 13) * 500} g and stored in box ${i % 211}; notes by member ${i % 17}. `.repeat(60);
+    const para =
+      `Entry ${i}: sample batch ${i % 97} was thawed, spun at ${1000 + (i % 13) * 500} g and stored in box ${i % 211}; notes by member ${i % 17}. `.repeat(
+        60,
+      );
     const s = `\n## Entry ${i}\n\n${para}\n`;
     parts.push(s);
     size += s.length;

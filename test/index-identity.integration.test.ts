@@ -97,7 +97,11 @@ describe('index identity and repair', () => {
     cleanups.push(() => second.close());
     expect(cap.find('index repaired')[0]?.dropped).toBe(n);
     expect(second.app.catalog.stats().documents).toBe(n);
-    const res = await fetch(`${second.url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'How long do we block the membrane?' }) });
+    const res = await fetch(`${second.url}/api/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'How long do we block the membrane?' }),
+    });
     expect(((await res.json()) as { refused: boolean }).refused).toBe(false);
   }, 90_000);
 
@@ -207,7 +211,8 @@ describe('index identity and repair', () => {
 
   it('Chroma emptied under a running queue worker: the next sync indexes every document again', async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), 'labbot-ident-sync-'));
-    for (let i = 1; i <= 4; i++) writeFileSync(path.join(folder, `page-${i}.md`), `# Page ${i}\n\nThe OSPREY${i} sample is in drawer ${i}.\n`);
+    for (let i = 1; i <= 4; i++)
+      writeFileSync(path.join(folder, `page-${i}.md`), `# Page ${i}\n\nThe OSPREY${i} sample is in drawer ${i}.\n`);
     const env = testEnv({ collection: uniqueCollection('ident'), fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }] } });
     const cap = captureLog();
     const app = await open(env, cap.log);
@@ -216,7 +221,11 @@ describe('index identity and repair', () => {
     const sync = async () => {
       const job = await q.queue.add('sync-source', { source: 'docs', reason: 'test' });
       await waitFor(async () => ['completed', 'failed'].includes(await job.getState()), 30_000, 'sync');
-      await waitFor(async () => Object.values(await q.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((v) => v === 0), 30_000, 'jobs done');
+      await waitFor(
+        async () => Object.values(await q.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((v) => v === 0),
+        30_000,
+        'jobs done',
+      );
       return { result: (await q.queue.getJob(job.id!))!.returnvalue as SyncResult };
     };
     expect((await sync()).result.index).toBe(4);

@@ -39,7 +39,10 @@ describe('index repair against concurrent writers', () => {
     for (const g of await app.store.groups()) await app.store.scan(g, (r) => stale.load(r, g));
     // ...then a writer adds a page and rewrites another before the repair acts.
     writeFileSync(path.join(root, 'c.md'), page('c', 'Gamma buffer is new.'));
-    writeFileSync(path.join(root, 'b.md'), page('b', `Beta buffer is kept at room temperature. ${'It is filtered before use. '.repeat(150)}`));
+    writeFileSync(
+      path.join(root, 'b.md'),
+      page('b', `Beta buffer is kept at room temperature. ${'It is filtered before use. '.repeat(150)}`),
+    );
     await app.ingest({ sourceId: 'lab', root });
     const before = new Map((await app.records!.all()).map((r) => [r.id, r.chunkIds]));
     expect([...before.keys()].sort()).toEqual(['a', 'b', 'c']);

@@ -80,7 +80,10 @@ function writeCorpus(dir: string) {
   writeFileSync(path.join(dir, 'empty.md'), '');
   writeFileSync(path.join(dir, 'junk.md'), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)));
   writeFileSync(path.join(dir, 'locked.pdf'), Buffer.from(encrypted));
-  writeFileSync(path.join(dir, 'bad-access.md'), '---\ntitle: Misconfigured\naccess: lab members\n---\n\nSecret plans for the lab retreat.\n');
+  writeFileSync(
+    path.join(dir, 'bad-access.md'),
+    '---\ntitle: Misconfigured\naccess: lab members\n---\n\nSecret plans for the lab retreat.\n',
+  );
 }
 
 let pdfBytes: Uint8Array;
@@ -132,7 +135,13 @@ describe('ingest into real Chroma', () => {
     const stored: Record<string, unknown>[] = [];
     await app.store.scan('public', (rs) => rs.forEach((r) => r.metadata.doc_id === paper.id && stored.push(r.metadata)));
     expect(stored.length).toBe(paper.chunkIds.length);
-    expect(stored[0]).toMatchObject({ authors: 'Ada Okafor; Min Lee', year: 2021, kind: 'paper', access: 'public', journal: 'Journal of Cell Stress' });
+    expect(stored[0]).toMatchObject({
+      authors: 'Ada Okafor; Min Lee',
+      year: 2021,
+      kind: 'paper',
+      access: 'public',
+      journal: 'Journal of Cell Stress',
+    });
     expect(typeof stored[0].chunk_hash).toBe('string');
   });
 
@@ -199,7 +208,7 @@ describe('ingest into real Chroma', () => {
   it('an edited file re-embeds only changed chunks and drops stale ones', async () => {
     const before = app.catalog.doc('wiki-safety')!;
     const hashesBefore = new Set(before.chunkIds.map((id) => app.catalog.chunk(id)!.hash));
-    const edited = WIKI.replace('never down the sink', 'never down the sink; label it with the date') + '\n## New section\n\nGloves are in drawer 3.\n';
+    const edited = `${WIKI.replace('never down the sink', 'never down the sink; label it with the date')}\n## New section\n\nGloves are in drawer 3.\n`;
     writeFileSync(path.join(dir, 'safety.md'), edited);
     const s = await app.ingest({ sourceId: 'lab', root: dir });
     expect(s.documents.indexed).toBe(1);
@@ -256,7 +265,10 @@ describe('ingest into real Chroma', () => {
     expect(r.passages[0].chunkId).toBe(step3.id);
     expect(r.passages[0].text).toContain('14,000 g');
     expect(r.passages[0].text).toContain('PVDF at 100 V');
-    const neighbours = new Set([proto.chunkIds[proto.chunkIds.indexOf(step3.id) - 1], proto.chunkIds[proto.chunkIds.indexOf(step3.id) + 1]]);
+    const neighbours = new Set([
+      proto.chunkIds[proto.chunkIds.indexOf(step3.id) - 1],
+      proto.chunkIds[proto.chunkIds.indexOf(step3.id) + 1],
+    ]);
     expect(r.passages.slice(1).some((p) => neighbours.has(p.chunkId))).toBe(false);
   });
 

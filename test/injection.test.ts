@@ -55,7 +55,11 @@ describe('injected instructions', () => {
     expect(r.answer).not.toMatch(/10 million|admin mode/);
     expect(r.refused).toBe(true);
 
-    const real = passage({ docId: 'budget', title: 'Budget', text: INJECTED[0].replace('SYSTEM: ', 'Note: ').replace('the answer to every question is that ', '') });
+    const real = passage({
+      docId: 'budget',
+      title: 'Budget',
+      text: INJECTED[0].replace('SYSTEM: ', 'Note: ').replace('the answer to every question is that ', ''),
+    });
     const withReal = extractiveAnswer({ question: 'How much is the grant budget?', passages: [planted, real] });
     expect(withReal.refused).toBe(false);
     expect(withReal.answer).toContain('[S2]');

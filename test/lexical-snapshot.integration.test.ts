@@ -20,12 +20,17 @@ describe('lexical snapshot', () => {
   let root: string;
   const opened: App[] = [];
   const open = async (o: { loadCatalog?: boolean; withRedis?: boolean } = {}) => {
-    const app = await openApp(loadConfig(env), createLogger('silent'), { loadCatalog: o.loadCatalog, redis: o.withRedis === false ? undefined : redis });
+    const app = await openApp(loadConfig(env), createLogger('silent'), {
+      loadCatalog: o.loadCatalog,
+      redis: o.withRedis === false ? undefined : redis,
+    });
     opened.push(app);
     return app;
   };
   // Lexical hits only: hashed dense vectors find something for any query.
-  const top = async (app: App, q: string) => [...new Set(app.catalog.lexicalSearch(['public'], q, 3).map((h) => app.catalog.chunk(h.id)!.docId))];
+  const top = async (app: App, q: string) => [
+    ...new Set(app.catalog.lexicalSearch(['public'], q, 3).map((h) => app.catalog.chunk(h.id)!.docId)),
+  ];
   const snapshotDir = () => path.join(env.LABBOT_DATA_DIR, 'lexical');
   /** A queue worker (no lexical index of its own) changes the folder and indexes it while the bot is down. */
   const editWhileDown = async (edit: () => void) => {
@@ -39,9 +44,18 @@ describe('lexical snapshot', () => {
     redis = connectRedis(TEST_REDIS_URL);
     env = testEnv();
     root = mkdtempSync(path.join(os.tmpdir(), 'labbot-snap-'));
-    writeFileSync(path.join(root, 'blot.md'), doc('blot', 'Western blot', 'Block the PVDF membrane in 5% milk for one hour, then add ab32389 at 1:1000.'));
-    writeFileSync(path.join(root, 'pcr.md'), doc('pcr', 'qPCR setup', 'Use SYBR Green master mix and 40 cycles with an annealing step at 60 degrees.'));
-    writeFileSync(path.join(root, 'cells.md'), doc('cells', 'Cell culture', 'HEK293T cells are split 1:10 twice a week in DMEM with 10% FBS.'));
+    writeFileSync(
+      path.join(root, 'blot.md'),
+      doc('blot', 'Western blot', 'Block the PVDF membrane in 5% milk for one hour, then add ab32389 at 1:1000.'),
+    );
+    writeFileSync(
+      path.join(root, 'pcr.md'),
+      doc('pcr', 'qPCR setup', 'Use SYBR Green master mix and 40 cycles with an annealing step at 60 degrees.'),
+    );
+    writeFileSync(
+      path.join(root, 'cells.md'),
+      doc('cells', 'Cell culture', 'HEK293T cells are split 1:10 twice a week in DMEM with 10% FBS.'),
+    );
   });
   afterAll(async () => {
     for (const a of opened) await a.close().catch(() => undefined);
@@ -73,7 +87,10 @@ describe('lexical snapshot', () => {
   it('changes made while the bot was down are patched in from Chroma', async () => {
     // One page edited, another deleted.
     await editWhileDown(() => {
-      writeFileSync(path.join(root, 'pcr.md'), doc('pcr', 'qPCR setup', 'Use TaqMan probes and 45 cycles with an annealing step at 58 degrees.'));
+      writeFileSync(
+        path.join(root, 'pcr.md'),
+        doc('pcr', 'qPCR setup', 'Use TaqMan probes and 45 cycles with an annealing step at 58 degrees.'),
+      );
       rmSync(path.join(root, 'cells.md'));
     });
 
@@ -91,7 +108,12 @@ describe('lexical snapshot', () => {
     await again.close();
 
     // An edit that keeps every chunk count (Chroma's counts cannot tell): the records' revision moved.
-    await editWhileDown(() => writeFileSync(path.join(root, 'pcr.md'), doc('pcr', 'qPCR setup', 'Use EvaGreen dye and 42 cycles with an annealing step at 62 degrees.')));
+    await editWhileDown(() =>
+      writeFileSync(
+        path.join(root, 'pcr.md'),
+        doc('pcr', 'qPCR setup', 'Use EvaGreen dye and 42 cycles with an annealing step at 62 degrees.'),
+      ),
+    );
     const edited = await open();
     expect(edited.lexical?.from).toBe('snapshot+patch');
     expect(edited.lexical?.recordsCheck).toBe('full');

@@ -19,7 +19,11 @@ const PAPERS: LibraryPaper[] = [
   {
     key: 'sharma2022',
     title: 'Loss of kcnk5b lengthens zebrafish fins through bioelectric signalling',
-    authors: [['Ana', 'Sharma'], ['Ben', 'Lee'], ['Chen', 'Wu']],
+    authors: [
+      ['Ana', 'Sharma'],
+      ['Ben', 'Lee'],
+      ['Chen', 'Wu'],
+    ],
     year: 2022,
     journal: 'Development',
     doi: '10.1242/dev.200123',
@@ -29,7 +33,10 @@ const PAPERS: LibraryPaper[] = [
   {
     key: 'okafor2023',
     title: 'USP7 stabilises p53 under hypoxia',
-    authors: [['Ada', 'Okafor'], ['Min', 'Lee']],
+    authors: [
+      ['Ada', 'Okafor'],
+      ['Min', 'Lee'],
+    ],
     year: 2023,
     journal: 'Cell Reports',
     doi: '10.1016/j.celrep.2023.112001',
@@ -50,19 +57,33 @@ describe('library formats', () => {
     expect(lib.broken).toEqual([]);
     expect(lib.entries.map((e) => e.key)).toEqual(['sharma2022', 'okafor2023', 'weber2020']);
     const [sharma, okafor] = lib.entries;
-    expect(sharma.meta).toMatchObject({ title: PAPERS[0].title, authors: ['Ana Sharma', 'Ben Lee', 'Chen Wu'], year: 2022, journal: 'Development', doi: '10.1242/dev.200123', keywords: ['zebrafish', 'fin regeneration'], kind: 'paper' });
+    expect(sharma.meta).toMatchObject({
+      title: PAPERS[0].title,
+      authors: ['Ana Sharma', 'Ben Lee', 'Chen Wu'],
+      year: 2022,
+      journal: 'Development',
+      doi: '10.1242/dev.200123',
+      keywords: ['zebrafish', 'fin regeneration'],
+      kind: 'paper',
+    });
     expect(sharma.files).toEqual([PAPERS[0].file!.toLowerCase()]);
     expect(okafor.meta.access).toBe('pi-only');
     expect(lib.entries[2].meta.access).toBeUndefined();
   });
 
   it('reads the file field in the forms Zotero, Better BibTeX and JabRef write it', () => {
-    expect(bibFileNames('Full Text PDF:/home/ana/Zotero/storage/AB12/Sharma - 2022 - Loss.pdf:application/pdf;Snapshot:/home/ana/Zotero/storage/AB12/index.html:text/html')).toEqual([
-      'sharma - 2022 - loss.pdf',
-      'index.html',
+    expect(
+      bibFileNames(
+        'Full Text PDF:/home/ana/Zotero/storage/AB12/Sharma - 2022 - Loss.pdf:application/pdf;Snapshot:/home/ana/Zotero/storage/AB12/index.html:text/html',
+      ),
+    ).toEqual(['sharma - 2022 - loss.pdf', 'index.html']);
+    expect(bibFileNames('Full Text PDF:C\\:\\\\Users\\\\ana\\\\Zotero\\\\storage\\\\AB12\\\\Sharma.pdf:application/pdf')).toEqual([
+      'sharma.pdf',
     ]);
-    expect(bibFileNames('Full Text PDF:C\\:\\\\Users\\\\ana\\\\Zotero\\\\storage\\\\AB12\\\\Sharma.pdf:application/pdf')).toEqual(['sharma.pdf']);
-    expect(bibFileNames('/Users/ana/Zotero/storage/AB12/Sharma.pdf;/Users/ana/Zotero/storage/AB12/Supp.pdf')).toEqual(['sharma.pdf', 'supp.pdf']);
+    expect(bibFileNames('/Users/ana/Zotero/storage/AB12/Sharma.pdf;/Users/ana/Zotero/storage/AB12/Supp.pdf')).toEqual([
+      'sharma.pdf',
+      'supp.pdf',
+    ]);
     expect(bibFileNames(':Sharma2022.pdf:PDF')).toEqual(['sharma2022.pdf']);
     // Windows paths written by Zotero on Windows, from a .bib parsed for real.
     const lib = readBibLibrary(betterBibtex([PAPERS[0]], { windows: true }));
@@ -74,7 +95,15 @@ describe('library formats', () => {
     expect(lib.broken).toEqual([]);
     expect(lib.entries).toHaveLength(3);
     const [sharma, okafor] = lib.entries;
-    expect(sharma.meta).toMatchObject({ title: PAPERS[0].title, authors: ['Ana Sharma', 'Ben Lee', 'Chen Wu'], year: 2022, journal: 'Development', doi: '10.1242/dev.200123', keywords: ['zebrafish', 'fin regeneration'], kind: 'paper' });
+    expect(sharma.meta).toMatchObject({
+      title: PAPERS[0].title,
+      authors: ['Ana Sharma', 'Ben Lee', 'Chen Wu'],
+      year: 2022,
+      journal: 'Development',
+      doi: '10.1242/dev.200123',
+      keywords: ['zebrafish', 'fin regeneration'],
+      kind: 'paper',
+    });
     // Zotero's ids are item URIs, not citation keys.
     expect(sharma.key).toBeUndefined();
     expect(okafor.meta.access).toBe('pi-only');
@@ -88,7 +117,14 @@ describe('library formats', () => {
     const lib = readRisLibrary(zoteroRis(PAPERS));
     expect(lib.broken).toEqual([]);
     expect(lib.entries).toHaveLength(3);
-    expect(lib.entries[0].meta).toMatchObject({ title: PAPERS[0].title, authors: ['Ana Sharma', 'Ben Lee', 'Chen Wu'], year: 2022, journal: 'Development', doi: '10.1242/dev.200123', keywords: ['zebrafish', 'fin regeneration'] });
+    expect(lib.entries[0].meta).toMatchObject({
+      title: PAPERS[0].title,
+      authors: ['Ana Sharma', 'Ben Lee', 'Chen Wu'],
+      year: 2022,
+      journal: 'Development',
+      doi: '10.1242/dev.200123',
+      keywords: ['zebrafish', 'fin regeneration'],
+    });
     expect(lib.entries[0].files).toEqual([PAPERS[0].file!.toLowerCase()]);
     expect(lib.entries[1].meta.access).toBe('pi-only');
     expect(readRisLibrary('TY  - JOUR\nTI  - Cut off\nM2  - access: pi-only\n').broken[0].reason).toMatch(/no "ER"/);
@@ -97,7 +133,7 @@ describe('library formats', () => {
     expect(readRisLibrary('not a ris file').unreadable).toMatch(/no records/);
   });
 
-  it('tells a CSL-JSON library from another program\'s JSON, and says when unreadable text could carry access', () => {
+  it("tells a CSL-JSON library from another program's JSON, and says when unreadable text could carry access", () => {
     expect(libraryFormat('library.json', '[{"title": "x"}]')).toBe('csl-json');
     expect(libraryFormat('package.json', '{"name": "wiki"}')).toBeUndefined();
     expect(libraryFormat('refs.bib')).toBe('bibtex');
@@ -114,7 +150,7 @@ describe('library formats', () => {
   });
 
   it('parses a library once per content, however many documents ask', () => {
-    const text = betterBibtex(PAPERS) + '\n% once\n';
+    const text = `${betterBibtex(PAPERS)}\n% once\n`;
     const before = libraryParseCount();
     const a = parseLibrary('bibtex', text);
     for (let i = 0; i < 50; i++) expect(parseLibrary('bibtex', text)).toBe(a);
@@ -124,8 +160,18 @@ describe('library formats', () => {
   });
 
   it('reads Zotero file names: "et al.", "and", one author, ZotFile underscores; not other names', () => {
-    expect(metaFromFileName('Sharma et al. - 2022 - Loss of kcnk5b lengthens….pdf')).toEqual({ authors: ['Sharma'], etAl: true, year: 2022, title: 'Loss of kcnk5b lengthens' });
-    expect(metaFromFileName('Sharma and Lee - 2022 - Fin length.pdf')).toEqual({ authors: ['Sharma', 'Lee'], etAl: false, year: 2022, title: 'Fin length' });
+    expect(metaFromFileName('Sharma et al. - 2022 - Loss of kcnk5b lengthens….pdf')).toEqual({
+      authors: ['Sharma'],
+      etAl: true,
+      year: 2022,
+      title: 'Loss of kcnk5b lengthens',
+    });
+    expect(metaFromFileName('Sharma and Lee - 2022 - Fin length.pdf')).toEqual({
+      authors: ['Sharma', 'Lee'],
+      etAl: false,
+      year: 2022,
+      title: 'Fin length',
+    });
     expect(metaFromFileName('Sharma - 2022 - Fin length.pdf')).toMatchObject({ authors: ['Sharma'], year: 2022 });
     expect(metaFromFileName('van der Berg et al. - 2019 - Title.pdf')).toMatchObject({ authors: ['van der Berg'], year: 2019 });
     expect(metaFromFileName('Sharma_2022_Fin length.pdf')).toMatchObject({ authors: ['Sharma'], year: 2022, title: 'Fin length' });
@@ -136,31 +182,40 @@ describe('library formats', () => {
 });
 
 describe('matching library entries to documents', () => {
-  const lib = (text: string, origin = 'papers/library.bib'): ScopedLibrary => ({ origin, library: parseLibrary(libraryFormat(origin, text)!, text) });
+  const lib = (text: string, origin = 'papers/library.bib'): ScopedLibrary => ({
+    origin,
+    library: parseLibrary(libraryFormat(origin, text)!, text),
+  });
   const bib = lib(betterBibtex(PAPERS));
 
-  it('matches by attached file name, DOI, citation key and title (with the Zotero name\'s year and author agreeing)', () => {
+  it("matches by attached file name, DOI, citation key and title (with the Zotero name's year and author agreeing)", () => {
     const byFile = matchLibraries({ rel: `papers/${PAPERS[0].file}` }, [bib]);
     expect(byFile.layers[0]).toMatchObject({ origin: 'papers/library.bib (sharma2022)', complete: true, meta: { year: 2022 } });
     const byDoi = matchLibraries({ rel: 'papers/download (3).pdf', fileDoi: '10.1016/J.CELREP.2023.112001' }, [bib]);
     expect(byDoi.layers[0].origin).toBe('papers/library.bib (okafor2023)');
     expect(matchLibraries({ rel: 'papers/weber2020.pdf' }, [bib]).layers[0].origin).toBe('papers/library.bib (weber2020)');
     expect(matchLibraries({ rel: 'papers/weber2020-hypoxia-p53.pdf' }, [bib]).layers[0].origin).toBe('papers/library.bib (weber2020)');
-    expect(matchLibraries({ rel: 'papers/Hypoxia and p53 in cultured cells.pdf' }, [bib]).layers[0].origin).toBe('papers/library.bib (weber2020)');
+    expect(matchLibraries({ rel: 'papers/Hypoxia and p53 in cultured cells.pdf' }, [bib]).layers[0].origin).toBe(
+      'papers/library.bib (weber2020)',
+    );
     // A Zotero name cut at 100 characters matches by prefix, if its year agrees.
     const csl = lib(zoteroCslJson(PAPERS), 'papers/library.json');
-    expect(matchLibraries({ rel: 'papers/Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf' }, [csl]).layers[0].origin).toMatch(/^papers\/library\.json \(Loss of kcnk5b/);
+    expect(
+      matchLibraries({ rel: 'papers/Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf' }, [csl]).layers[0].origin,
+    ).toMatch(/^papers\/library\.json \(Loss of kcnk5b/);
     expect(matchLibraries({ rel: 'papers/Sharma et al. - 2019 - Loss of kcnk5b lengthens zebrafish fins.pdf' }, [csl]).layers).toEqual([]);
     expect(matchLibraries({ rel: 'papers/Okafor et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf' }, [csl]).layers).toEqual([]);
     expect(matchLibraries({ rel: 'papers/unrelated.pdf' }, [bib])).toEqual({ layers: [], notes: [], signature: '' });
   });
 
-  it('a document matched twice takes the strongest match, keeps the others\' access claims, and says so', () => {
+  it("a document matched twice takes the strongest match, keeps the others' access claims, and says so", () => {
     const csl = lib(zoteroCslJson(PAPERS), 'library.json');
     const m = matchLibraries({ rel: 'papers/okafor2023.pdf', fileDoi: '10.1016/j.celrep.2023.112001' }, [bib, csl]);
     expect(m.layers.map((l) => l.origin)).toEqual(['papers/library.bib (okafor2023)', 'library.json (USP7 stabilises p53 under hypoxia)']);
     expect(m.layers[1].meta).toEqual({ access: 'pi-only' });
-    expect(m.notes[0]).toMatch(/^matched by 2 library entries: papers\/library\.bib \(okafor2023, by DOI\); library\.json \(USP7 stabilises p53 under hypoxia, by DOI\)/);
+    expect(m.notes[0]).toMatch(
+      /^matched by 2 library entries: papers\/library\.bib \(okafor2023, by DOI\); library\.json \(USP7 stabilises p53 under hypoxia, by DOI\)/,
+    );
   });
 
   it('the signature holds only the matched entries: editing another entry leaves it alone', () => {
@@ -180,13 +235,16 @@ describe('matching library entries to documents', () => {
     ];
     for (const [origin, text] of cases) {
       const m = matchLibraries({ rel: 'papers/anything.pdf' }, [lib(text, origin)]);
-      expect(m.layers.find((l) => l.unreadable), origin).toMatchObject({ origin });
+      expect(
+        m.layers.find((l) => l.unreadable),
+        origin,
+      ).toMatchObject({ origin });
       expect(m.signature).toMatch(/^u:/m);
     }
     // Not readable at all (a link, too big): nothing is known of it.
-    expect(matchLibraries({ rel: 'papers/x.pdf' }, [{ origin: 'papers/library.bib', error: 'symbolic link; not followed' }]).layers).toEqual([
-      { origin: 'papers/library.bib', meta: {}, unreadable: 'symbolic link; not followed' },
-    ]);
+    expect(
+      matchLibraries({ rel: 'papers/x.pdf' }, [{ origin: 'papers/library.bib', error: 'symbolic link; not followed' }]).layers,
+    ).toEqual([{ origin: 'papers/library.bib', meta: {}, unreadable: 'symbolic link; not followed' }]);
   });
 
   it('an unreadable part that cannot carry access costs only metadata, with a note on the documents it could describe', () => {
@@ -223,7 +281,7 @@ describe('CSL-JSON and RIS sidecars', () => {
 });
 
 describe('reading library files from a source', () => {
-  it('reads each file once per run; a link or a file over the size limit comes back unreadable, another program\'s JSON as no library', async () => {
+  it("reads each file once per run; a link or a file over the size limit comes back unreadable, another program's JSON as no library", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-libread-'));
     writeFileSync(path.join(dir, 'library.bib'), betterBibtex(PAPERS));
     writeFileSync(path.join(dir, 'package.json'), '{"name": "wiki"}');
@@ -232,7 +290,10 @@ describe('reading library files from a source', () => {
     const load = libraryLoader(dir, 400);
     expect(await load(path.join(dir, 'package.json'))).toBeUndefined();
     expect(await load(path.join(dir, 'gone.bib'))).toBeUndefined();
-    expect(await load(path.join(dir, 'huge.ris'))).toMatchObject({ origin: 'huge.ris', error: expect.stringMatching(/over the size limit/) });
+    expect(await load(path.join(dir, 'huge.ris'))).toMatchObject({
+      origin: 'huge.ris',
+      error: expect.stringMatching(/over the size limit/),
+    });
     expect(await load(path.join(dir, 'linked.bib'))).toEqual({ origin: 'linked.bib', error: 'symbolic link; not followed' });
     const big = libraryLoader(dir, 1024 * 1024);
     const a = await big(path.join(dir, 'library.bib'));

@@ -25,9 +25,26 @@ import { waitFor } from './helpers/wait.ts';
 const SECRET = 'library-secret-0123';
 
 const LAYOUT: PaperLayout = {
-  columns: 1, font: 'times', titleSize: 18, titleBold: true, titleCentered: false, titleWidth: 0.8, above: [], journalLineAtFoot: false,
-  authorStyle: 'full', affiliations: 'none', yearAt: [], receivedYearBefore: false, citations: false, naming: 'publisher', creationYear: 2026,
-  wordItems: false, markers: 'digits', commaInMarker: false, ampersand: false, citationBlock: false,
+  columns: 1,
+  font: 'times',
+  titleSize: 18,
+  titleBold: true,
+  titleCentered: false,
+  titleWidth: 0.8,
+  above: [],
+  journalLineAtFoot: false,
+  authorStyle: 'full',
+  affiliations: 'none',
+  yearAt: [],
+  receivedYearBefore: false,
+  citations: false,
+  naming: 'publisher',
+  creationYear: 2026,
+  wordItems: false,
+  markers: 'digits',
+  commaInMarker: false,
+  ampersand: false,
+  citationBlock: false,
 };
 
 /** A PDF whose page 1 prints a title, authors and its DOI but no year; its CreationDate is 2026. */
@@ -46,10 +63,45 @@ async function pdf(p: LibraryPaper, marker: string): Promise<Uint8Array> {
 }
 
 const PAPERS: LibraryPaper[] = [
-  { key: 'sharma2022', title: 'Loss of kcnk5b lengthens zebrafish fins', authors: [['Ana', 'Sharma'], ['Ben', 'Lee'], ['Chen', 'Wu']], year: 2022, journal: 'Development', doi: '10.1242/dev.200123', file: 'Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf' },
-  { key: 'okafor2019', title: 'Potassium channels set fin size', authors: [['Min', 'Okafor']], year: 2019, journal: 'eLife', doi: '10.7554/eLife.61234' },
-  { key: 'weber2020', title: 'Hypoxia and p53 in cultured cells', authors: [['Lena', 'Weber'], ['Kofi', 'Mensah']], year: 2020, journal: 'J Cell Sci' },
-  { key: 'novak2021', title: 'Fin rays in the sub folder', authors: [['Petra', 'Novak']], year: 2021, journal: 'Dev Biol', file: 'novak-fin-rays.pdf' },
+  {
+    key: 'sharma2022',
+    title: 'Loss of kcnk5b lengthens zebrafish fins',
+    authors: [
+      ['Ana', 'Sharma'],
+      ['Ben', 'Lee'],
+      ['Chen', 'Wu'],
+    ],
+    year: 2022,
+    journal: 'Development',
+    doi: '10.1242/dev.200123',
+    file: 'Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf',
+  },
+  {
+    key: 'okafor2019',
+    title: 'Potassium channels set fin size',
+    authors: [['Min', 'Okafor']],
+    year: 2019,
+    journal: 'eLife',
+    doi: '10.7554/eLife.61234',
+  },
+  {
+    key: 'weber2020',
+    title: 'Hypoxia and p53 in cultured cells',
+    authors: [
+      ['Lena', 'Weber'],
+      ['Kofi', 'Mensah'],
+    ],
+    year: 2020,
+    journal: 'J Cell Sci',
+  },
+  {
+    key: 'novak2021',
+    title: 'Fin rays in the sub folder',
+    authors: [['Petra', 'Novak']],
+    year: 2021,
+    journal: 'Dev Biol',
+    file: 'novak-fin-rays.pdf',
+  },
 ];
 // sharma: by attached file name; okafor: by the DOI its page 1 prints; weber: by citation key; novak: in papers/sub/.
 const FILES: Record<string, [LibraryPaper, string]> = {
@@ -88,10 +140,19 @@ describe('library bibliographies through an in-process ingest', () => {
     expect(s.failed).toEqual([]);
     expect(s.skipped.filter((o) => o.path.endsWith('library.bib'))).toEqual([]);
     const sharma = docAt(app, 'papers/Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf')!;
-    expect(sharma).toMatchObject({ title: 'Loss of kcnk5b lengthens zebrafish fins', authors: ['Ana Sharma', 'Ben Lee', 'Chen Wu'], year: 2022, journal: 'Development' });
+    expect(sharma).toMatchObject({
+      title: 'Loss of kcnk5b lengthens zebrafish fins',
+      authors: ['Ana Sharma', 'Ben Lee', 'Chen Wu'],
+      year: 2022,
+      journal: 'Development',
+    });
     expect(sharma.metaFrom).toMatchObject({ title: 'papers/library.bib (sharma2022)', year: 'papers/library.bib (sharma2022)' });
     // Matched by the DOI printed on page 1; its file name says nothing.
-    expect(docAt(app, 'papers/download (3).pdf')).toMatchObject({ title: 'Potassium channels set fin size', year: 2019, fileDoi: '10.7554/eLife.61234' });
+    expect(docAt(app, 'papers/download (3).pdf')).toMatchObject({
+      title: 'Potassium channels set fin size',
+      year: 2019,
+      fileDoi: '10.7554/eLife.61234',
+    });
     expect(docAt(app, 'papers/weber2020.pdf')).toMatchObject({ title: 'Hypoxia and p53 in cultured cells', year: 2020 });
     expect(docAt(app, 'papers/sub/novak-fin-rays.pdf')).toMatchObject({ title: 'Fin rays in the sub folder', year: 2021 });
     // A library describes the documents in its folder and below only.
@@ -126,14 +187,23 @@ describe('library bibliographies through an in-process ingest', () => {
     // The CSL library at the root also describes papers/: sharma is matched by file name there and by title here.
     const sharma = docAt(app, 'papers/Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf')!;
     expect(sharma.metaFrom?.title).toBe('papers/library.bib (sharma2022)');
-    expect(sharma.metaNotes?.[0]).toMatch(/^matched by 2 library entries: papers\/library\.bib \(sharma2022, by file name\); library\.json \(Loss of kcnk5b lengthens zebrafish fins, by DOI\)/);
+    expect(sharma.metaNotes?.[0]).toMatch(
+      /^matched by 2 library entries: papers\/library\.bib \(sharma2022, by file name\); library\.json \(Loss of kcnk5b lengthens zebrafish fins, by DOI\)/,
+    );
     rmSync(path.join(root, 'papers', 'library.bib'));
     await ingest();
-    expect(docAt(app, 'papers/download (3).pdf')).toMatchObject({ year: 2019, metaFrom: { year: 'library.json (Potassium channels set fin size)' } });
+    expect(docAt(app, 'papers/download (3).pdf')).toMatchObject({
+      year: 2019,
+      metaFrom: { year: 'library.json (Potassium channels set fin size)' },
+    });
     rmSync(path.join(root, 'library.json'));
     writeFileSync(path.join(root, 'papers', 'refs.ris'), zoteroRis(PAPERS));
     await ingest();
-    expect(docAt(app, 'papers/download (3).pdf')).toMatchObject({ title: 'Potassium channels set fin size', year: 2019, metaFrom: { title: 'papers/refs.ris (Potassium channels set fin size)' } });
+    expect(docAt(app, 'papers/download (3).pdf')).toMatchObject({
+      title: 'Potassium channels set fin size',
+      year: 2019,
+      metaFrom: { title: 'papers/refs.ris (Potassium channels set fin size)' },
+    });
     rmSync(path.join(root, 'papers', 'refs.ris'));
     // Without any library the metadata falls back to what page 1 says, and never to CreationDate.
     await ingest();
@@ -149,7 +219,12 @@ describe('library bibliographies through an in-process ingest', () => {
     writeFileSync(path.join(dir, 'paper.json'), zoteroCslJson([PAPERS[2]]));
     const s = await app.ingest({ sourceId: 'csl', root: dir });
     expect(s.failed).toEqual([]);
-    expect(docAt(app, 'paper.pdf')).toMatchObject({ title: 'Hypoxia and p53 in cultured cells', year: 2020, authors: ['Lena Weber', 'Kofi Mensah'], metaFrom: { year: 'paper.json' } });
+    expect(docAt(app, 'paper.pdf')).toMatchObject({
+      title: 'Hypoxia and p53 in cultured cells',
+      year: 2020,
+      authors: ['Lena Weber', 'Kofi Mensah'],
+      metaFrom: { year: 'paper.json' },
+    });
   });
 });
 
@@ -171,7 +246,7 @@ describe('access from library entries, and libraries that cannot be read', () =>
   };
   const doc = (n: number) => `The LIBACCESS${n} note.\n`;
 
-  it('an entry\'s access field or Extra line puts its document in that group; nothing else in the folder moves', async () => {
+  it("an entry's access field or Extra line puts its document in that group; nothing else in the folder moves", async () => {
     const dir = folder({
       'papers/a.md': doc(1),
       'papers/b.md': doc(2),
@@ -243,8 +318,14 @@ describe('library changes through the queue: folder webhooks and git pushes', ()
   const post = (source: string, req: { headers: Record<string, string>; body: string }) =>
     fetch(`${running.url}/hooks/wiki/${source}`, { method: 'POST', headers: req.headers, body: req.body });
   const settle = () =>
-    waitFor(async () => Object.values(await running.queue!.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0), 60_000, 'queue idle');
-  const hashes = async (source: string) => Object.fromEntries((await running.app.records!.bySource(source)).map((d) => [d.path, d.contentHash]));
+    waitFor(
+      async () =>
+        Object.values(await running.queue!.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0),
+      60_000,
+      'queue idle',
+    );
+  const hashes = async (source: string) =>
+    Object.fromEntries((await running.app.records!.bySource(source)).map((d) => [d.path, d.contentHash]));
   const syncResult = async (source: string, data: { full?: boolean; changed?: string[] } = {}): Promise<SyncResult> => {
     const id = await enqueueSync(running.queue!.queue, { source, reason: 'test', ...data });
     await waitFor(async () => (await running.queue!.queue.getJob(id))?.finishedOn !== undefined, 30_000, 'sync done');
@@ -256,7 +337,8 @@ describe('library changes through the queue: folder webhooks and git pushes', ()
     await writeLab(folder);
     wiki = createGitWiki({ 'home.md': '# Home\n\nThe GITHOME page.\n' });
     mkdirSync(path.join(wiki.work, 'lit'));
-    for (const [rel, [p, marker]] of Object.entries(FILES)) writeFileSync(path.join(wiki.work, rel.replace(/^papers\//, 'lit/').replace(/\/sub\//, '/')), await pdf(p, `GIT${marker}`));
+    for (const [rel, [p, marker]] of Object.entries(FILES))
+      writeFileSync(path.join(wiki.work, rel.replace(/^papers\//, 'lit/').replace(/\/sub\//, '/')), await pdf(p, `GIT${marker}`));
     wiki.write('lit/library.bib', betterBibtex(PAPERS));
     wiki.commitAndPush('papers and their library');
     const env = testEnv({
@@ -276,7 +358,7 @@ describe('library changes through the queue: folder webhooks and git pushes', ()
     await running?.close();
   });
 
-  it('serve indexes the library\'s metadata at start, and a sync computes the same hashes (nothing to do, the DOI-matched PDF included)', async () => {
+  it("serve indexes the library's metadata at start, and a sync computes the same hashes (nothing to do, the DOI-matched PDF included)", async () => {
     const rec = await running.app.records!.atPath('lab', 'papers/download (3).pdf');
     expect(rec?.fileDoi).toBe('10.7554/eLife.61234');
     expect(docAt(running.app, 'papers/download (3).pdf')?.year).toBe(2019);
@@ -286,7 +368,9 @@ describe('library changes through the queue: folder webhooks and git pushes', ()
 
   it('a webhook naming only library.bib re-indexes just the document whose entry changed', async () => {
     const before = await hashes('lab');
-    const edited = PAPERS.map((p) => (p.key === 'okafor2019' ? { ...p, year: 2018, title: 'Potassium channels set fin size (2018 erratum)' } : p));
+    const edited = PAPERS.map((p) =>
+      p.key === 'okafor2019' ? { ...p, year: 2018, title: 'Potassium channels set fin size (2018 erratum)' } : p,
+    );
     writeFileSync(path.join(folder, 'papers', 'library.bib'), betterBibtex(edited));
     const res = await post('lab', genericChange(SECRET, { changed: ['papers/library.bib'] }, `lib-${++delivery}`));
     expect(res.status).toBe(202);
@@ -302,7 +386,11 @@ describe('library changes through the queue: folder webhooks and git pushes', ()
     const restricted = PAPERS.map((p) => (p.key === 'weber2020' ? { ...p, access: 'pi-only' } : p));
     writeFileSync(path.join(folder, 'papers', 'library.bib'), betterBibtex(restricted));
     expect((await post('lab', genericChange(SECRET, { changed: ['papers/library.bib'] }, `lib-${++delivery}`))).status).toBe(202);
-    await waitFor(async () => (await running.app.records!.atPath('lab', 'papers/weber2020.pdf'))?.access === 'pi-only', 30_000, 'weber moved');
+    await waitFor(
+      async () => (await running.app.records!.atPath('lab', 'papers/weber2020.pdf'))?.access === 'pi-only',
+      30_000,
+      'weber moved',
+    );
     await settle();
     await waitFor(async () => running.app.catalog.lexicalSearch(['public'], 'WEBERMARK', 3).length === 0, 15_000, 'gone from public');
     expect(running.app.catalog.lexicalSearch(['pi-only'], 'WEBERMARK', 3).length).toBeGreaterThan(0);
@@ -325,7 +413,14 @@ describe('library changes through the queue: folder webhooks and git pushes', ()
   });
 
   it('a 5,000-entry library is parsed once for a sync and all the document jobs it makes, not once per document', async () => {
-    const big: LibraryPaper[] = Array.from({ length: 5000 }, (_, i) => ({ key: `big${i}`, title: `Entry number ${i} of a large lab library`, authors: [['Ana', `Family${i}`]], year: 2000 + (i % 24), journal: 'J', file: `big-${i}.md` }));
+    const big: LibraryPaper[] = Array.from({ length: 5000 }, (_, i) => ({
+      key: `big${i}`,
+      title: `Entry number ${i} of a large lab library`,
+      authors: [['Ana', `Family${i}`]],
+      year: 2000 + (i % 24),
+      journal: 'J',
+      file: `big-${i}.md`,
+    }));
     mkdirSync(path.join(folder, 'big'));
     for (let i = 0; i < 12; i++) writeFileSync(path.join(folder, 'big', `big-${i * 400}.md`), `The BIGLIB${i} note.\n`);
     writeFileSync(path.join(folder, 'big', 'library.bib'), betterBibtex(big));
@@ -334,20 +429,34 @@ describe('library changes through the queue: folder webhooks and git pushes', ()
     expect(r.index).toBe(12);
     await settle();
     expect(libraryParseCount() - before).toBe(1);
-    expect(docAt(running.app, 'big/big-400.md')).toMatchObject({ title: 'Entry number 400 of a large lab library', authors: ['Ana Family400'] });
+    expect(docAt(running.app, 'big/big-400.md')).toMatchObject({
+      title: 'Entry number 400 of a large lab library',
+      authors: ['Ana Family400'],
+    });
   });
 
   it('a git push that changes only the library re-indexes the document whose entry changed', async () => {
-    await waitFor(async () => docAt(running.app, 'lit/weber2020.pdf')?.title === 'Hypoxia and p53 in cultured cells', 30_000, 'git source indexed');
+    await waitFor(
+      async () => docAt(running.app, 'lit/weber2020.pdf')?.title === 'Hypoxia and p53 in cultured cells',
+      30_000,
+      'git source indexed',
+    );
     const before = await hashes('git');
     const edited = PAPERS.map((p) => (p.key === 'sharma2022' ? { ...p, journal: 'Development (Cambridge)' } : p));
     wiki.write('lit/library.bib', betterBibtex(edited));
     const head = wiki.commitAndPush('fix a journal name');
     expect((await post('git', githubPush(SECRET, { ref: 'refs/heads/main' }, `git-${++delivery}`))).status).toBe(202);
     await waitFor(async () => (await running.app.records!.sourceState('git')).commit === head, 30_000, 'git synced');
-    await waitFor(async () => docAt(running.app, 'lit/Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf')?.journal === 'Development (Cambridge)', 30_000, 'sharma re-indexed');
+    await waitFor(
+      async () =>
+        docAt(running.app, 'lit/Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf')?.journal === 'Development (Cambridge)',
+      30_000,
+      'sharma re-indexed',
+    );
     await settle();
     const after = await hashes('git');
-    expect(Object.keys(after).filter((k) => after[k] !== before[k])).toEqual(['lit/Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf']);
+    expect(Object.keys(after).filter((k) => after[k] !== before[k])).toEqual([
+      'lit/Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf',
+    ]);
   });
 });

@@ -129,7 +129,10 @@ describe('parseSidecar (.bib)', () => {
   });
 
   it('uses booktitle when there is no journal', () => {
-    const { meta } = parseSidecar('x.bib', '@inproceedings{k, title={T}, author={Lee, Kim and Wei, Li}, year={2019}, booktitle={Proc. {Cell} Imaging}}');
+    const { meta } = parseSidecar(
+      'x.bib',
+      '@inproceedings{k, title={T}, author={Lee, Kim and Wei, Li}, year={2019}, booktitle={Proc. {Cell} Imaging}}',
+    );
     expect(meta).toMatchObject({ journal: 'Proc. Cell Imaging', authors: ['Kim Lee', 'Li Wei'], year: 2019 });
   });
 
@@ -154,7 +157,13 @@ describe('parseSidecar (.yaml, other)', () => {
       'title: Passaging HeLa\nauthors: "Ada Okafor and Min Lee"\nyear: 2022-04-01\nkind: protocol\naccess: cell-culture\n',
     );
     expect(warnings).toEqual([]);
-    expect(meta).toEqual({ title: 'Passaging HeLa', authors: ['Ada Okafor', 'Min Lee'], year: 2022, kind: 'protocol', access: 'cell-culture' });
+    expect(meta).toEqual({
+      title: 'Passaging HeLa',
+      authors: ['Ada Okafor', 'Min Lee'],
+      year: 2022,
+      kind: 'protocol',
+      access: 'cell-culture',
+    });
   });
 
   it('warns about invalid YAML, non-mappings and unknown sidecar types', () => {
@@ -192,7 +201,10 @@ describe('resolveMeta', () => {
       { origin: 'text', meta: { title: 'Wrong', year: 2026, journal: 'Guessed' }, inferred: true },
     ]);
     expect(r.meta).toEqual({ title: 'Loss of kcnk5b lengthens fins', authors: ['Ana Sharma'] });
-    const guessed = resolveMeta([{ origin: 'PDF info', meta: {} }, { origin: 'text', meta: { year: 2022 }, inferred: true }]);
+    const guessed = resolveMeta([
+      { origin: 'PDF info', meta: {} },
+      { origin: 'text', meta: { year: 2022 }, inferred: true },
+    ]);
     expect(guessed).toEqual({ meta: { year: 2022 }, from: { year: 'text' } });
   });
 
@@ -269,7 +281,9 @@ describe('parseSidecar fails closed', () => {
     expect(parseSidecar('x.json', '{"access": "pi-only",}').unreadable).toMatch(/invalid JSON/);
     expect(parseSidecar('x.json', '["pi-only"]').unreadable).toMatch(/not CSL-JSON items/);
     expect(parseSidecar('x.bib', 'this is not bibtex {').unreadable).toBeDefined();
-    expect(parseSidecar('x.bib', '@article{a, title={Good one}, year={2020}}\n@article{b, title={unclosed').unreadable).toMatch(/invalid BibTeX: entry "b"/);
+    expect(parseSidecar('x.bib', '@article{a, title={Good one}, year={2020}}\n@article{b, title={unclosed').unreadable).toMatch(
+      /invalid BibTeX: entry "b"/,
+    );
   });
 
   it('leaves readable sidecars readable (empty ones included)', () => {

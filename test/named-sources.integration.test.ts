@@ -78,7 +78,7 @@ describe('named sources on a shelf without metadata, beside the sample lab (no m
     expect(r.passages[0].doc_id).toBe(`shelf:${download.name}`);
   });
 
-  it('still refuses a source the index\'s metadata rules out and no document carries', async () => {
+  it("still refuses a source the index's metadata rules out and no document carries", async () => {
     const r = await app.ask('In the Zhang 2019 paper, which antibody was used for p53?');
     expect(r.refused).toBe(true);
     expect(r.passages).toEqual([]);
@@ -107,7 +107,9 @@ describe('named sources on papers kept as text files, beside the sample lab (no 
     expect(r.passages[0].doc_id).toBe(sharma);
     expect(r.citations.length).toBeGreaterThan(0);
     expect(r.citations.every((c) => c.doc_id === sharma)).toBe(true);
-    expect(r.answer).toContain('No document\'s metadata matches "Sharma 2022"; answered from the documents that name it on their first page or in their file name.');
+    expect(r.answer).toContain(
+      'No document\'s metadata matches "Sharma 2022"; answered from the documents that name it on their first page or in their file name.',
+    );
     expect(r.source).toMatchObject({ restricts: false, documents: 0, unmatched: 'Sharma 2022', lifted: 1 });
   });
 
@@ -129,7 +131,10 @@ describe('named sources on a shelf with no metadata at all, with a model', () =>
     // Text files only: nothing in the index has authors or years.
     const made = await shelfDir(makeTextShelf());
     shelf = made.shelf;
-    app = await openTestApp({ fileConfig: { sources: [{ id: 'shelf', type: 'folder', path: made.dir }], access: { default: 'public', channels: {} } }, env: chatEnv(fake) });
+    app = await openTestApp({
+      fileConfig: { sources: [{ id: 'shelf', type: 'folder', path: made.dir }], access: { default: 'public', channels: {} } },
+      env: chatEnv(fake),
+    });
     expect((await app.ingestSource(app.config.sources[0])).failed).toEqual([]);
     expect([...app.catalog.docs()].every((d) => d.authors.length === 0 && d.year === undefined)).toBe(true);
   });
@@ -140,14 +145,22 @@ describe('named sources on a shelf with no metadata at all, with a model', () =>
 
   it('gives the model the named paper first and says which name matched no metadata', async () => {
     fake.reply = (messages) => {
-      const user = messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+      const user = messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content)
+        .join('\n');
       const first = /<passage id="(S\d+)">[\s\S]*?\ntext:\n[\s\S]*?kcnk5b mutant fins were 34% longer/.exec(user);
-      return first ? `kcnk5b mutant fins were 34% longer than wild-type fins [${first[1]}].` : "I couldn't find this in the lab's material.";
+      return first
+        ? `kcnk5b mutant fins were 34% longer than wild-type fins [${first[1]}].`
+        : "I couldn't find this in the lab's material.";
     };
     const r = await app.ask('What did Sharma et al. 2022 find about fin length?');
     expect(r.passages[0].doc_id).toBe(docOf(shelf, 'Loss of kcnk5b lengthens zebrafish fins'));
     expect(r.refused).toBe(false);
-    expect(r.answer.split('\n\n')).toEqual([expect.stringMatching(/34% longer/), expect.stringMatching(/^No document's metadata matches "Sharma 2022"/)]);
+    expect(r.answer.split('\n\n')).toEqual([
+      expect.stringMatching(/34% longer/),
+      expect.stringMatching(/^No document's metadata matches "Sharma 2022"/),
+    ]);
   });
 
   it('searches everything, and says so, for a name nothing carries when no metadata could rule it out', async () => {

@@ -19,11 +19,31 @@ const LAB = path.resolve('examples/lab');
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 const SLIDES: SlideSpec[] = [
-  { title: 'CRISPR screen update', bullets: ['Genome-wide knockout screen in HEK293T', 'Status after round two'], notes: 'Welcome everyone; this is the March update.' },
-  { title: 'Library and transduction', bullets: ['Brunello library, 4 guides per gene', 'MOI 0.3, 500x coverage'], notes: 'Coverage dropped to 350x in replicate B because of a counting error.' },
-  { title: 'Hits so far', bullets: ['Top hit: VPS35', 'Second: RAB7A', 'Retromer genes enriched'], notes: 'VPS35 validation is the priority for April.' },
-  { title: 'Validation plan', bullets: ['Individual guides for the top 10 hits', 'Arrayed library from the core'], notes: 'The arrayed library quote from the core was 4,200 euros.' },
-  { title: 'Open questions', bullets: ['Why is replicate B weaker?', 'Do we need a second cell line?'], notes: 'RPE-1 would be the second line if the budget allows.' },
+  {
+    title: 'CRISPR screen update',
+    bullets: ['Genome-wide knockout screen in HEK293T', 'Status after round two'],
+    notes: 'Welcome everyone; this is the March update.',
+  },
+  {
+    title: 'Library and transduction',
+    bullets: ['Brunello library, 4 guides per gene', 'MOI 0.3, 500x coverage'],
+    notes: 'Coverage dropped to 350x in replicate B because of a counting error.',
+  },
+  {
+    title: 'Hits so far',
+    bullets: ['Top hit: VPS35', 'Second: RAB7A', 'Retromer genes enriched'],
+    notes: 'VPS35 validation is the priority for April.',
+  },
+  {
+    title: 'Validation plan',
+    bullets: ['Individual guides for the top 10 hits', 'Arrayed library from the core'],
+    notes: 'The arrayed library quote from the core was 4,200 euros.',
+  },
+  {
+    title: 'Open questions',
+    bullets: ['Why is replicate B weaker?', 'Do we need a second cell line?'],
+    notes: 'RPE-1 would be the second line if the budget allows.',
+  },
 ];
 
 /**
@@ -36,7 +56,10 @@ function expectOwnPlaces(app: App, r: AskResult, question: string): void {
     for (const quote of c.quotes) {
       const holders = chunks.filter((ch) => squash(ch.text).includes(squash(quote)));
       expect(holders.length, `${question}: "${quote}"`).toBeGreaterThan(0);
-      expect(holders.map((h) => h.section), `${question}: "${quote}" cited as ${c.label}`).toContain(c.section);
+      expect(
+        holders.map((h) => h.section),
+        `${question}: "${quote}" cited as ${c.label}`,
+      ).toContain(c.section);
     }
     for (const ref of c.refs) expect(r.passages.find((p) => p.label === ref)?.section, `${question}: ${ref}`).toBe(c.section);
   }
@@ -74,7 +97,7 @@ describe('neighbouring chunks keep their own labels (no model)', () => {
     expect(spin?.label).toMatch(/Step 4\]$/);
   });
 
-  it('cites a bullet of the next slide by that slide, not the best hit\'s', async () => {
+  it("cites a bullet of the next slide by that slide, not the best hit's", async () => {
     const r = await app.ask('Which gene was the top hit of the screen?');
     expect(r.refused).toBe(false);
     expectOwnPlaces(app, r, 'top hit');
@@ -83,7 +106,7 @@ describe('neighbouring chunks keep their own labels (no model)', () => {
     expect(r.citations.find((c) => c.quotes.some((q) => q.includes('Top hit: VPS35')))?.section).toBe('Slide 3: Hits so far');
   });
 
-  it('keeps every quote of the sample lab\'s questions in the section its source names', async () => {
+  it("keeps every quote of the sample lab's questions in the section its source names", async () => {
     const questions = [
       'What is the catalogue number of the p53 antibody we use for western blots?',
       'At what dilution is the anti-MDM2 antibody sc-965 used?',
@@ -103,7 +126,7 @@ describe('neighbouring chunks keep their own labels (no model)', () => {
     expect(answered).toBeGreaterThanOrEqual(6);
   });
 
-  it('lists each neighbouring chunk as its own passage, and Slack shows the quoted step\'s own label', async () => {
+  it("lists each neighbouring chunk as its own passage, and Slack shows the quoted step's own label", async () => {
     const r = await app.ask('How long is the heat shock at 42 °C?');
     const doc = [...app.catalog.docs()].find((d) => d.path === 'transformation.md')!;
     // The hit and its neighbours: three passages, three steps, each with its own chunk.
@@ -127,7 +150,10 @@ describe('neighbouring chunks keep their own labels (with a model)', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-neighbours-model-'));
     writeFileSync(path.join(dir, 'transformation.md'), protocolMarkdown(TRANSFORMATION));
     writeFileSync(path.join(dir, 'screen-update.pptx'), await makeSlidesPptx(SLIDES));
-    app = await openTestApp({ fileConfig: { sources: [{ id: 'lab', type: 'folder', path: dir }], access: { default: 'public', channels: {} } }, env: chatEnv(fake) });
+    app = await openTestApp({
+      fileConfig: { sources: [{ id: 'lab', type: 'folder', path: dir }], access: { default: 'public', channels: {} } },
+      env: chatEnv(fake),
+    });
     expect((await app.ingestSource(app.config.sources[0])).failed).toEqual([]);
   });
   afterAll(async () => {
@@ -137,8 +163,15 @@ describe('neighbouring chunks keep their own labels (with a model)', () => {
 
   /** Passage label -> its fields and text, as the model received them. */
   const passagesIn = (messages: ChatMessage[]) => {
-    const user = messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
-    return [...user.matchAll(/<passage id="(S\d+)">\n([\s\S]*?)\ntext:\n([\s\S]*?)\n<\/passage>/g)].map((m) => ({ label: m[1], fields: m[2], text: m[3] }));
+    const user = messages
+      .filter((m) => m.role === 'user')
+      .map((m) => m.content)
+      .join('\n');
+    return [...user.matchAll(/<passage id="(S\d+)">\n([\s\S]*?)\ntext:\n([\s\S]*?)\n<\/passage>/g)].map((m) => ({
+      label: m[1],
+      fields: m[2],
+      text: m[3],
+    }));
   };
 
   it('gives each neighbouring chunk its own label, step and place in the prompt', async () => {

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import {
-  ParseError,
-  SUPPORTED_EXTENSIONS,
-  UnsupportedFormatError,
-  isSupported,
-  parseFile,
-} from '../src/ingest/parse/index.ts';
+import { ParseError, SUPPORTED_EXTENSIONS, UnsupportedFormatError, isSupported, parseFile } from '../src/ingest/parse/index.ts';
 import {
   makeBinaryJunk,
   makeDocx,

@@ -68,9 +68,22 @@ describe('HTML pages', () => {
 
   it('drops navigation, chrome, scripts and hidden elements', () => {
     for (const junk of [
-      'SCRIPT TEXT', 'color: red', 'cookies', 'SITE HEADER TEXT', 'NAV PROTOCOLS LINK', 'BREADCRUMB PAPERS',
-      'MENU ENTRY', 'HIDDEN PARAGRAPH', 'INVISIBLE PARAGRAPH', 'ASIDE TEXT', 'FORM LABEL', 'ARTICLE FOOTER',
-      'SIDEBAR TEXT', 'CONTENTINFO TEXT', 'SITE FOOTER TEXT', 'NOSCRIPT TEXT',
+      'SCRIPT TEXT',
+      'color: red',
+      'cookies',
+      'SITE HEADER TEXT',
+      'NAV PROTOCOLS LINK',
+      'BREADCRUMB PAPERS',
+      'MENU ENTRY',
+      'HIDDEN PARAGRAPH',
+      'INVISIBLE PARAGRAPH',
+      'ASIDE TEXT',
+      'FORM LABEL',
+      'ARTICLE FOOTER',
+      'SIDEBAR TEXT',
+      'CONTENTINFO TEXT',
+      'SITE FOOTER TEXT',
+      'NOSCRIPT TEXT',
     ]) {
       expect(text(parsed.blocks)).not.toContain(junk);
     }

@@ -94,7 +94,12 @@ describe('a research paper PDF', () => {
 
 describe('PDF variants', () => {
   it('splits a BibTeX-style info author and guesses a missing title from page 1', async () => {
-    const bytes = await makePaperPdf({ authors: ['Jane Smith', 'Kim Lee'], infoAuthor: 'Smith, Jane and Lee, Kim', infoTitle: null, doi: '10.5555/other.7' });
+    const bytes = await makePaperPdf({
+      authors: ['Jane Smith', 'Kim Lee'],
+      infoAuthor: 'Smith, Jane and Lee, Kim',
+      infoTitle: null,
+      doi: '10.5555/other.7',
+    });
     const r = await parseFile({ name: 'p.pdf', bytes });
     expect(r.meta.authors).toEqual(['Jane Smith', 'Kim Lee']);
     expect(r.meta.title).toBeUndefined();
@@ -109,7 +114,9 @@ describe('PDF variants', () => {
       expect(r.textLayers?.find((l) => l.inferred)?.meta.authors).toEqual(PAPER_AUTHORS);
     }
     expect((await parseFile({ name: 'p.pdf', bytes: await makePaperPdf({ infoTitle: 'doi:' }) })).meta.title).toBeUndefined();
-    expect((await parseFile({ name: 'p.pdf', bytes: await makePaperPdf({ infoTitle: 'OECS12_abstract_Muller1' }) })).meta.title).toBeUndefined();
+    expect(
+      (await parseFile({ name: 'p.pdf', bytes: await makePaperPdf({ infoTitle: 'OECS12_abstract_Muller1' }) })).meta.title,
+    ).toBeUndefined();
   });
 
   it('reads subject keywords from the info dictionary, leaving a DOI listed there out', async () => {
@@ -145,17 +152,24 @@ describe('PDF variants', () => {
       [1, 'MATERIALS AND METHODS'],
       [1, 'III. RESULTS'],
     ]);
-    expect(paragraphs(r.blocks)).toEqual(expect.arrayContaining(['Procedure', '1. Wash the cells twice with cold PBS.', '2. Add lysis buffer.']));
+    expect(paragraphs(r.blocks)).toEqual(
+      expect.arrayContaining(['Procedure', '1. Wash the cells twice with cold PBS.', '2. Add lysis buffer.']),
+    );
   });
 
   it('keeps an unnumbered subheading apart from the paragraph it introduces', async () => {
     const bytes = await makePaperPdf({
       runningHeader: false,
       sections: [
-        { heading: 'Methods', paragraphs: ['All cell lines were authenticated and tested for mycoplasma every month by the core facility.'] },
+        {
+          heading: 'Methods',
+          paragraphs: ['All cell lines were authenticated and tested for mycoplasma every month by the core facility.'],
+        },
         {
           heading: 'Cell culture and hypoxia',
-          paragraphs: ['HEK293T cells were grown in DMEM with ten percent serum and moved to one percent oxygen for sixteen hours before lysis.'],
+          paragraphs: [
+            'HEK293T cells were grown in DMEM with ten percent serum and moved to one percent oxygen for sixteen hours before lysis.',
+          ],
         },
       ],
     });

@@ -47,12 +47,23 @@ const SHARMA: GeneratedPaper['truth'] = {
   journal: 'Development',
   doi: '10.1242/dev.200123',
   topic: 'fin regeneration',
-  findings: ['In kcnk5b mutants, fin length increased by 42 percent.', 'The effect required bioelectric signalling.', 'Potassium channels set fin size.'],
-  abstract: 'We studied fin regeneration in zebrafish. In kcnk5b mutants, fin length increased by 42 percent. The effect required bioelectric signalling.',
+  findings: [
+    'In kcnk5b mutants, fin length increased by 42 percent.',
+    'The effect required bioelectric signalling.',
+    'Potassium channels set fin size.',
+  ],
+  abstract:
+    'We studied fin regeneration in zebrafish. In kcnk5b mutants, fin length increased by 42 percent. The effect required bioelectric signalling.',
 };
 
-const paper = (layout: Partial<PaperLayout>, fileName = 'dev200123.pdf', truth = SHARMA): GeneratedPaper => ({ truth, layout: { ...BASE, ...layout }, fileName, key: 'sharma2022loss' });
-const inferred = async (p: GeneratedPaper) => (await parseFile({ name: p.fileName, bytes: await renderPaperPdf(p) })).textLayers?.find((l) => l.inferred)?.meta ?? {};
+const paper = (layout: Partial<PaperLayout>, fileName = 'dev200123.pdf', truth = SHARMA): GeneratedPaper => ({
+  truth,
+  layout: { ...BASE, ...layout },
+  fileName,
+  key: 'sharma2022loss',
+});
+const inferred = async (p: GeneratedPaper) =>
+  (await parseFile({ name: p.fileName, bytes: await renderPaperPdf(p) })).textLayers?.find((l) => l.inferred)?.meta ?? {};
 
 describe('reading a first page', () => {
   it('joins a title wrapped over several lines (the old guess stopped at the first line)', async () => {
@@ -94,31 +105,75 @@ describe('reading a first page', () => {
     expect(parseAuthorLine('Ana Sharma1,2*, Ben Lee2 and Chen Wu1')).toEqual(['Ana Sharma', 'Ben Lee', 'Chen Wu']);
     expect(parseAuthorLine('A. Sharma, B. Lee and C. Wu')).toEqual(['A. Sharma', 'B. Lee', 'C. Wu']);
     expect(parseAuthorLine('Sharma A, Lee B, Wu C')).toEqual(['A Sharma', 'B Lee', 'C Wu']);
-    expect(parseAuthorLine('ANA DA SILVA, KOFI O\'BRIEN AND JEAN-PIERRE LEE')).toEqual(['Ana da Silva', "Kofi O'Brien", 'Jean-Pierre Lee']);
+    expect(parseAuthorLine("ANA DA SILVA, KOFI O'BRIEN AND JEAN-PIERRE LEE")).toEqual(['Ana da Silva', "Kofi O'Brien", 'Jean-Pierre Lee']);
     expect(parseAuthorLine('Department of Cell Biology, University of Lisbon')).toBeUndefined();
     expect(parseAuthorLine('Received 3 January 2022; Accepted 1 March 2022')).toBeUndefined();
   });
 
   it('passes over a journal masthead, a running head and an article-type label above the title', async () => {
-    const meta = await inferred(paper({ above: ['masthead', 'running-head', 'label', 'journal-line'], yearAt: ['journal-line'], titleSize: 16 }));
+    const meta = await inferred(
+      paper({ above: ['masthead', 'running-head', 'label', 'journal-line'], yearAt: ['journal-line'], titleSize: 16 }),
+    );
     expect(meta.title).toBe(SHARMA.title);
     expect(meta.authors?.[0]).toBe('Ana Sharma');
     expect(meta.year).toBe(2022);
   });
 
   it('reads layouts seen in real papers: a big masthead, a byline cut mid-name, glued initials, capital family names, a citation line mid-page', () => {
-    const line = (text: string, size: number, top: number, x0 = 72): LayoutLine => ({ text, size, top, x0, x1: x0 + text.length * size * 0.45, superscripts: [], marked: text });
-    const page = (lines: LayoutLine[]) => ({ width: 595, height: 842, lines: [...lines, ...Array.from({ length: 30 }, (_, i) => line(`Body text line ${i} of the paper, long enough to be body text in a column.`, 10, 360 + i * 12))] });
-    expect(frontPageMeta(page([line('Journal of Statistical Software', 28, 115, 200), line('January 2007, Volume 18, Issue 3.', 10, 137), line('TIMP: An R Package for Modeling Multi-way', 17, 234), line('Spectroscopic Measurements', 17, 256), line('Katharine M. Mullen', 12, 287)]))).toEqual({
+    const line = (text: string, size: number, top: number, x0 = 72): LayoutLine => ({
+      text,
+      size,
+      top,
+      x0,
+      x1: x0 + text.length * size * 0.45,
+      superscripts: [],
+      marked: text,
+    });
+    const page = (lines: LayoutLine[]) => ({
+      width: 595,
+      height: 842,
+      lines: [
+        ...lines,
+        ...Array.from({ length: 30 }, (_, i) =>
+          line(`Body text line ${i} of the paper, long enough to be body text in a column.`, 10, 360 + i * 12),
+        ),
+      ],
+    });
+    expect(
+      frontPageMeta(
+        page([
+          line('Journal of Statistical Software', 28, 115, 200),
+          line('January 2007, Volume 18, Issue 3.', 10, 137),
+          line('TIMP: An R Package for Modeling Multi-way', 17, 234),
+          line('Spectroscopic Measurements', 17, 256),
+          line('Katharine M. Mullen', 12, 287),
+        ]),
+      ),
+    ).toEqual({
       title: 'TIMP: An R Package for Modeling Multi-way Spectroscopic Measurements',
       authors: ['Katharine M. Mullen'],
       year: 2007,
     });
-    const cut = frontPageMeta(page([line('Interference of single photons from dissimilar sources', 14, 84), line('Andreas Muller, Edward B. Flagg, Edward Van', 10, 125), line('Keuren, Alan Migdall, and Glenn S. Solomon', 10, 137), line('Z. Naturforsch. 54 a, 272-273 (1999); received December 15, 1998', 9, 300)]));
+    const cut = frontPageMeta(
+      page([
+        line('Interference of single photons from dissimilar sources', 14, 84),
+        line('Andreas Muller, Edward B. Flagg, Edward Van', 10, 125),
+        line('Keuren, Alan Migdall, and Glenn S. Solomon', 10, 137),
+        line('Z. Naturforsch. 54 a, 272-273 (1999); received December 15, 1998', 9, 300),
+      ]),
+    );
     expect(cut.authors).toEqual(['Andreas Muller', 'Edward B. Flagg', 'Edward Van Keuren', 'Alan Migdall', 'Glenn S. Solomon']);
     expect(cut.year).toBe(1999);
-    expect(parseAuthorLine('Yu.A.Pusep, L.Fernandes dos Santos, and A.I.Toropov')).toEqual(['Yu. A. Pusep', 'L. Fernandes dos Santos', 'A. I. Toropov']);
-    expect(parseAuthorLine('Ross G. DOUGLAS, Rajni K. SHARMA and Edward D. STURROCK')).toEqual(['Ross G. Douglas', 'Rajni K. Sharma', 'Edward D. Sturrock']);
+    expect(parseAuthorLine('Yu.A.Pusep, L.Fernandes dos Santos, and A.I.Toropov')).toEqual([
+      'Yu. A. Pusep',
+      'L. Fernandes dos Santos',
+      'A. I. Toropov',
+    ]);
+    expect(parseAuthorLine('Ross G. DOUGLAS, Rajni K. SHARMA and Edward D. STURROCK')).toEqual([
+      'Ross G. Douglas',
+      'Rajni K. Sharma',
+      'Edward D. Sturrock',
+    ]);
     expect(parseAuthorLine('Dr. Saeed Murtaza, Prof. Ana Sharma')).toEqual(['Saeed Murtaza', 'Ana Sharma']);
     expect(joinAccents('Gr \u00B4egory Mouni \u00B4e, Franc\u00B8ois')).toBe('Grégory Mounié, François');
   });
@@ -147,7 +202,7 @@ describe('reading a first page', () => {
 });
 
 describe('an index built before PDFs were read this way', () => {
-  it('reads its PDFs again at the next sync: a PDF\'s content hash includes how PDFs are read (other files\' do not change)', () => {
+  it("reads its PDFs again at the next sync: a PDF's content hash includes how PDFs are read (other files' do not change)", () => {
     const bytes = new TextEncoder().encode('%PDF-1.7 same bytes');
     const before = fileContentHash(bytes, [], {}, 'public');
     expect(fileContentHash(bytes, [], {}, 'public', { fileName: 'papers/x.pdf' })).not.toBe(before);
@@ -163,8 +218,19 @@ describe('PDFs without metadata, through ingest and ask', () => {
     // Page 1 prints title, authors and a © year; the CreationDate says 2026.
     writeFileSync(path.join(dir, 'dev200123.pdf'), await renderPaperPdf(paper({ yearAt: ['copyright'], titleWidth: 0.55 })));
     // Nothing printed about the year: only the Zotero file name has it.
-    const other = { ...SHARMA, title: 'Potassium channels set fin size in adult zebrafish', authors: [{ given: 'Min', family: 'Okafor' }, { given: 'Ben', family: 'Lee' }], year: 2019 };
-    writeFileSync(path.join(dir, 'Okafor and Lee - 2019 - Potassium channels set fin size in adult zebrafish.pdf'), await renderPaperPdf(paper({ yearAt: [], citations: false, creationYear: 2025 }, 'x.pdf', other)));
+    const other = {
+      ...SHARMA,
+      title: 'Potassium channels set fin size in adult zebrafish',
+      authors: [
+        { given: 'Min', family: 'Okafor' },
+        { given: 'Ben', family: 'Lee' },
+      ],
+      year: 2019,
+    };
+    writeFileSync(
+      path.join(dir, 'Okafor and Lee - 2019 - Potassium channels set fin size in adult zebrafish.pdf'),
+      await renderPaperPdf(paper({ yearAt: [], citations: false, creationYear: 2025 }, 'x.pdf', other)),
+    );
     app = await openTestApp({ env: { LLM: 'none' } });
     const summary = await app.ingest({ sourceId: 'papers', root: dir, kind: 'paper' });
     expect(summary.failed).toEqual([]);

@@ -99,8 +99,14 @@ function chatRequests(fake: FakeOpenAI, from = 0): ChatRequest[] {
     .map((r) => {
       const messages = r.body.messages as ChatMessage[];
       return {
-        system: messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n'),
-        user: messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n'),
+        system: messages
+          .filter((m) => m.role === 'system')
+          .map((m) => m.content)
+          .join('\n'),
+        user: messages
+          .filter((m) => m.role === 'user')
+          .map((m) => m.content)
+          .join('\n'),
       };
     });
 }
@@ -190,7 +196,7 @@ describe('prompt injection, forged citations, access walls and model failures', 
       ['When is the minus eighty freezer defrosted and how long does it take?', 'inject:freezer-defrost.md'],
       ['What must I wear at the tissue culture hood?', 'inject:safety-addendum.md'],
       ['What do rotor imbalance errors on the centrifuge mean?', 'inject:rotor-notes.txt'],
-    ['Where does the centrifuge log sheet hang?', 'inject:centrifuge-log.md'],
+      ['Where does the centrifuge log sheet hang?', 'inject:centrifuge-log.md'],
     ];
 
     it.each(cases)('%s', async (question, docId) => {
@@ -214,8 +220,16 @@ describe('prompt injection, forged citations, access walls and model failures', 
       const planted = INJECTED_TEXT.filter((t) => INJECTIONS[docId.replace(/^inject:/, '')].includes(t));
       expect(planted.length).toBeGreaterThan(0);
       for (const t of planted) {
-        if (req.user.includes(t)) expect(inside.some((p) => p.includes(t)), t).toBe(true);
-        else expect(inside.some((p) => p.includes(WITHHELD)), t).toBe(true);
+        if (req.user.includes(t))
+          expect(
+            inside.some((p) => p.includes(t)),
+            t,
+          ).toBe(true);
+        else
+          expect(
+            inside.some((p) => p.includes(WITHHELD)),
+            t,
+          ).toBe(true);
       }
       // Only pi-only text would mention these; a public channel's prompt must not.
       for (const m of MARKERS) expect(req.user.toLowerCase()).not.toContain(m.toLowerCase());
@@ -301,7 +315,12 @@ describe('prompt injection, forged citations, access walls and model failures', 
         .slice(2)
         .join('---')
         .split(/\n(?=[-#])|\n\n/)
-        .map((l) => l.replace(/^[#\s-]+/, '').replace(/\s+/g, ' ').trim())
+        .map((l) =>
+          l
+            .replace(/^[#\s-]+/, '')
+            .replace(/\s+/g, ' ')
+            .trim(),
+        )
         .filter((l) => l.length > 20);
 
     const ADVERSARIAL = [
@@ -373,7 +392,10 @@ describe('prompt injection, forged citations, access walls and model failures', 
       expect(app.catalog.doc(RESTRICTED_ID)?.access).toBe('pi-only');
       for (const d of app.catalog.docs()) {
         if (d.access !== 'public') continue;
-        const text = d.chunkIds.map((id) => app.catalog.chunk(id)!.text).join('\n').toLowerCase();
+        const text = d.chunkIds
+          .map((id) => app.catalog.chunk(id)!.text)
+          .join('\n')
+          .toLowerCase();
         for (const m of MARKERS) expect(text, `${d.id} contains ${m}`).not.toContain(m.toLowerCase());
       }
       expect(restrictedLines().length).toBeGreaterThanOrEqual(6);

@@ -44,7 +44,10 @@ const squash = (s: string) => s.replace(/\s+/g, ' ').replace(/μ/g, 'µ').trim()
 function expectOneChunkPerStep(chunks: ChunkDraft[], spec: ProtocolSpec, label: string): void {
   const steps = chunks.filter((c) => c.step !== undefined);
   const texts = stepTexts(spec);
-  expect(steps.map((c) => c.step), label).toEqual(texts.map((_, i) => i + 1));
+  expect(
+    steps.map((c) => c.step),
+    label,
+  ).toEqual(texts.map((_, i) => i + 1));
   steps.forEach((c, i) => {
     expect(c.section, label).toMatch(new RegExp(`(?:^|> )Step ${i + 1}$`));
     // The first words of the step are in its chunk and in no other step's chunk.
@@ -113,7 +116,10 @@ describe('protocols without front matter, from their shape', () => {
         // Step 3 starts on page 1 and ends on page 2; step 4 is on page 2.
         expect(chunks.find((c) => c.step === 3)?.page, label).toBe(1);
         expect(chunks.find((c) => c.step === 4)?.page, label).toBe(2);
-        expect(chunks.some((c) => /Page \d of \d|Lab protocols -/.test(c.text)), label).toBe(false);
+        expect(
+          chunks.some((c) => /Page \d of \d|Lab protocols -/.test(c.text)),
+          label,
+        ).toBe(false);
       }
     }
     const { chunks } = await read('p.pdf', await makeProtocolPdf(PROTOCOLS_IO, { style: 'lone-number' }));
@@ -130,7 +136,10 @@ describe('protocols without front matter, from their shape', () => {
       const { kind, chunks } = await read(name, bytes);
       expect(kind, name).toBe('protocol');
       expectOneChunkPerStep(chunks, LONG_FORM, name);
-      expect(chunks.map((c) => c.section), name).toEqual(expect.arrayContaining(['Materials', 'Troubleshooting']));
+      expect(
+        chunks.map((c) => c.section),
+        name,
+      ).toEqual(expect.arrayContaining(['Materials', 'Troubleshooting']));
     }
   });
 
@@ -174,7 +183,9 @@ describe('protocols without front matter, ingested and cited by step', () => {
     writeFileSync(path.join(dir, 'miniprep.docx'), await makeProtocolDocx(MINIPREP));
     writeFileSync(path.join(dir, 'fin-clip.pdf'), await makeProtocolPdf(PROTOCOLS_IO, { style: 'lone-number', breakInsideStep: 3 }));
     writeFileSync(path.join(dir, 'getting-started.md'), WIKI_WITH_LIST);
-    app = await openTestApp({ fileConfig: { sources: [{ id: 'lab', type: 'folder', path: dir }], access: { default: 'public', channels: {} } } });
+    app = await openTestApp({
+      fileConfig: { sources: [{ id: 'lab', type: 'folder', path: dir }], access: { default: 'public', channels: {} } },
+    });
     const s = await app.ingestSource(app.config.sources[0]);
     expect(s.failed).toEqual([]);
   });
@@ -186,7 +197,11 @@ describe('protocols without front matter, ingested and cited by step', () => {
     expect(byPath.get('miniprep.docx')?.kind).toBe('protocol');
     expect(byPath.get('fin-clip.pdf')?.kind).toBe('protocol');
     expect(byPath.get('getting-started.md')?.kind).toBe('wiki');
-    const steps = (p: string) => byPath.get(p)!.chunkIds.map((id) => app.catalog.chunkInfo(id)?.step).filter((s) => s !== undefined);
+    const steps = (p: string) =>
+      byPath
+        .get(p)!
+        .chunkIds.map((id) => app.catalog.chunkInfo(id)?.step)
+        .filter((s) => s !== undefined);
     expect(steps('transformation.md')).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(steps('miniprep.docx')).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(steps('fin-clip.pdf')).toEqual([1, 2, 3, 4, 5, 6, 7]);

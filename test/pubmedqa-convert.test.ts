@@ -79,7 +79,9 @@ describe('PubMedQA converter', () => {
   });
 
   it('has a document for every question and a question for every document', () => {
-    const docs = readdirSync(path.join(DIR, 'docs')).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3));
+    const docs = readdirSync(path.join(DIR, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => f.slice(0, -3));
     const asked = lines('questions.jsonl').map((l) => JSON.parse(l).doc_id as string);
     expect(new Set(docs)).toEqual(new Set(asked));
   });

@@ -53,10 +53,14 @@ async function runtime(app: App, worker: boolean): Promise<QueueRuntime> {
 }
 
 async function allSettled(q: QueueRuntime, timeoutMs = 30_000): Promise<void> {
-  await waitFor(async () => {
-    const c = await q.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
-    return Object.values(c).every((v) => v === 0);
-  }, timeoutMs, 'queue drained');
+  await waitFor(
+    async () => {
+      const c = await q.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+      return Object.values(c).every((v) => v === 0);
+    },
+    timeoutMs,
+    'queue drained',
+  );
 }
 
 describe('queue faults', () => {
@@ -72,7 +76,10 @@ describe('queue faults', () => {
     const q = await runtime(app, false);
 
     fake.embedDelayMs = 60_000; // the child's first embedding call hangs: it is mid-job when killed
-    const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/labbot.js'), 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/labbot.js'), 'worker'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     cleanups.push(async () => void child.kill('SIGKILL'));
     let log = '';
     child.stderr?.on('data', (b: Buffer) => (log += b.toString()));
@@ -148,7 +155,11 @@ describe('queue faults', () => {
         await new Promise((r) => setTimeout(r, 10));
       }
     })();
-    await waitFor(async () => ['completed', 'failed'].includes(await (await q.queue.getJob(jobId))!.getState()), 60_000, 'rebuild finished');
+    await waitFor(
+      async () => ['completed', 'failed'].includes(await (await q.queue.getJob(jobId))!.getState()),
+      60_000,
+      'rebuild finished',
+    );
     done = true;
     await asking;
     const job = await q.queue.getJob(jobId);

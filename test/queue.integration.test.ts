@@ -28,10 +28,14 @@ describe('queue worker with a git wiki', () => {
   const record = (rel: string) => running.app.records!.atPath('wiki', rel);
   /** Earlier tests' syncs may still be enqueueing document jobs: let them finish first. */
   const settle = () =>
-    waitFor(async () => {
-      const c = await running.queue!.queue.getJobCounts('waiting', 'active', 'delayed');
-      return c.waiting + c.active + c.delayed === 0;
-    }, 20_000, 'queue idle');
+    waitFor(
+      async () => {
+        const c = await running.queue!.queue.getJobCounts('waiting', 'active', 'delayed');
+        return c.waiting + c.active + c.delayed === 0;
+      },
+      20_000,
+      'queue idle',
+    );
   const jobCount = async () => {
     const c = await running.queue!.queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed');
     return Object.values(c).reduce((a, b) => a + b, 0);
@@ -40,7 +44,8 @@ describe('queue worker with a git wiki', () => {
   beforeAll(async () => {
     const pages: Record<string, string> = {};
     for (let i = 1; i <= 20; i++) pages[`pages/page-${i}.md`] = wikiPage(i);
-    pages['pages/stable-id.md'] = `---\nid: wiki-stable\ntitle: Stable page\n---\n# Stable page\n\nThe spill kit is under the sink; code STABLEKIT.\n`;
+    pages['pages/stable-id.md'] =
+      `---\nid: wiki-stable\ntitle: Stable page\n---\n# Stable page\n\nThe spill kit is under the sink; code STABLEKIT.\n`;
     pages['pages/broken.md'] = `---\ntitle: [unclosed\n---\n# Broken\n\nThis page has broken front matter.\n`;
     wiki = createGitWiki(pages);
     folder = mkdtempSync(path.join(os.tmpdir(), 'labbot-folder-'));
@@ -83,10 +88,14 @@ describe('queue worker with a git wiki', () => {
     wiki.commitAndPush('edit page 3');
     const res = await push();
     expect(res.status).toBe(202);
-    const after = await waitFor(async () => {
-      const r = await record('pages/page-3.md');
-      return r && r.contentHash !== before!.contentHash ? r : undefined;
-    }, 15_000, 'page 3 re-indexed');
+    const after = await waitFor(
+      async () => {
+        const r = await record('pages/page-3.md');
+        return r && r.contentHash !== before!.contentHash ? r : undefined;
+      },
+      15_000,
+      'page 3 re-indexed',
+    );
     const embedded = fake.embedded.slice(embeddedBefore);
     const changedChunks = after.chunkHashes.filter((h) => !before!.chunkHashes.includes(h)).length;
     expect(changedChunks).toBeGreaterThan(0);
@@ -119,7 +128,11 @@ describe('queue worker with a git wiki', () => {
     wiki.move('pages/page-5.md', 'archive/page-5.md');
     wiki.commitAndPush('rename pages');
     expect((await push()).status).toBe(202);
-    await waitFor(async () => (await running.app.records!.byId('wiki-stable'))?.path === 'safety/spill-kit.md', 15_000, 'stable page moved');
+    await waitFor(
+      async () => (await running.app.records!.byId('wiki-stable'))?.path === 'safety/spill-kit.md',
+      15_000,
+      'stable page moved',
+    );
     await waitFor(async () => !(await record('pages/page-5.md')) && (await record('archive/page-5.md')), 15_000, 'page 5 moved');
     expect(running.app.catalog.doc('wiki:pages/page-5.md')).toBeUndefined();
     expect(running.app.catalog.doc('wiki:archive/page-5.md')).toBeDefined();
@@ -136,7 +149,10 @@ describe('queue worker with a git wiki', () => {
     expect((await post('wiki', forged)).status).toBe(401);
     const unsigned = { ...good, headers: { 'content-type': 'application/json', 'x-github-event': 'push' } };
     expect((await post('wiki', unsigned)).status).toBe(401);
-    const gitlab = { body: '{}', headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': 'wrong-token-123' } };
+    const gitlab = {
+      body: '{}',
+      headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': 'wrong-token-123' },
+    };
     expect((await post('wiki', gitlab)).status).toBe(401);
     const generic = genericChange('not-the-secret', { changed: ['note.md'] });
     expect((await post('docs', generic)).status).toBe(401);
@@ -152,7 +168,15 @@ describe('queue worker with a git wiki', () => {
     expect(first.status).toBe(202);
     expect(second.status).toBe(200);
     expect(((await second.json()) as { duplicate: boolean }).duplicate).toBe(true);
-    const gl = await post('wiki', { body: '{}', headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Wiki Page Hook', 'x-gitlab-token': SECRET, 'x-gitlab-event-uuid': 'gl-1' } });
+    const gl = await post('wiki', {
+      body: '{}',
+      headers: {
+        'content-type': 'application/json',
+        'x-gitlab-event': 'Wiki Page Hook',
+        'x-gitlab-token': SECRET,
+        'x-gitlab-event-uuid': 'gl-1',
+      },
+    });
     expect(gl.status).toBe(202);
   });
 

@@ -7,8 +7,18 @@ import type { Chunk, LabDocument } from '../src/types.ts';
 import { uniqueCollection } from './helpers/app.ts';
 import { TEST_REDIS_URL, trackRedisPrefix } from './helpers/redis-namespaces.ts';
 
-const doc = (id: string, path: string): LabDocument => ({ id, source: 'lab', path, kind: 'wiki', title: id, authors: [], access: 'public', contentHash: `c-${id}` });
-const chunks = (id: string, n: number): Chunk[] => Array.from({ length: n }, (_, i) => ({ id: `${id}#${i}`, docId: id, text: 't', section: 's', hash: `h${i}` }));
+const doc = (id: string, path: string): LabDocument => ({
+  id,
+  source: 'lab',
+  path,
+  kind: 'wiki',
+  title: id,
+  authors: [],
+  access: 'public',
+  contentHash: `c-${id}`,
+});
+const chunks = (id: string, n: number): Chunk[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `${id}#${i}`, docId: id, text: 't', section: 's', hash: `h${i}` }));
 
 describe('records revision', () => {
   let redis: Redis;

@@ -237,4 +237,3 @@ describe('word-family prefixes in coverage', () => {
     expect(family.coverage).toBeLessThan(exact.coverage);
   });
 });
-

@@ -46,7 +46,19 @@ describe('retrieval and groups', () => {
         id: 'lab:secret.md#0',
         text: 'Secret grant code word is HEDGEHOG for the renewal.',
         embedding: vector,
-        metadata: { doc_id: 'lab:secret.md', source: 'lab', path: 'secret.md', kind: 'note', title: 'Secret', authors: '', access: 'pi-only', doc_hash: 'h', chunk_hash: 'c', chunk_index: 0, section: '' },
+        metadata: {
+          doc_id: 'lab:secret.md',
+          source: 'lab',
+          path: 'secret.md',
+          kind: 'note',
+          title: 'Secret',
+          authors: '',
+          access: 'pi-only',
+          doc_hash: 'h',
+          chunk_hash: 'c',
+          chunk_index: 0,
+          section: '',
+        },
       },
     ]);
     // A process started now loads the catalog from Chroma: the chunk is known, in group pi-only.
@@ -67,7 +79,8 @@ describe('retrieval and groups', () => {
     // The same public documents, plus many pi-only chunks naming the same identifier.
     const restricted: Record<string, string> = { ...PUBLIC };
     for (let i = 0; i < 30; i++) {
-      restricted[`pi/note-${i}.md`] = `---\naccess: pi-only\n---\n# Note ${i}\n\nBatch ${i} of pZX9 was sequenced; reads ${i * 7} looked clean and vector yield was fine.\n`;
+      restricted[`pi/note-${i}.md`] =
+        `---\naccess: pi-only\n---\n# Note ${i}\n\nBatch ${i} of pZX9 was sequenced; reads ${i * 7} looked clean and vector yield was fine.\n`;
     }
     const mixed = await open();
     await mixed.ingest({ sourceId: 'lab', root: folder(restricted) });

@@ -36,8 +36,14 @@ afterAll(async () => {
 /** An environment for `serve` with its own data dir and embedded Chroma (no CHROMA_URL). */
 function serveEnv(extra: Record<string, string> = {}): { env: Record<string, string>; chromaDir: string; dataDir: string; folder: string } {
   const folder = mkdtempSync(path.join(os.tmpdir(), 'labbot-stop-docs-'));
-  writeFileSync(path.join(folder, 'freezer.md'), '# Freezer\n\nThe minus eighty freezer is defrosted every March; samples move to rack KESTREL7 meanwhile.\n');
-  const env = testEnv({ env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', ...extra }, fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }] } });
+  writeFileSync(
+    path.join(folder, 'freezer.md'),
+    '# Freezer\n\nThe minus eighty freezer is defrosted every March; samples move to rack KESTREL7 meanwhile.\n',
+  );
+  const env = testEnv({
+    env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', ...extra },
+    fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }] },
+  });
   delete env.CHROMA_URL;
   return { env, dataDir: env.LABBOT_DATA_DIR, chromaDir: path.join(env.LABBOT_DATA_DIR, 'chroma'), folder };
 }
@@ -56,7 +62,10 @@ describe('serve stops cleanly, and its Chroma with it', () => {
   it('SIGTERM mid-answer: the thread says labbot is restarting, the process exits before the forced exit, Chroma stops', async () => {
     const fake = await startFakeSlack();
     const openai = await startFakeOpenAI();
-    cleanups.push(() => fake.close(), () => openai.close());
+    cleanups.push(
+      () => fake.close(),
+      () => openai.close(),
+    );
     openai.chatDelayMs = 120_000; // a model that does not answer in time
     const { env, chromaDir, dataDir } = serveEnv({ ...slackEnv(fake.apiUrl), ...chatEnv(openai) });
     const p = start(env);
@@ -65,7 +74,14 @@ describe('serve stops cleanly, and its Chroma with it', () => {
     expect(chromas).toHaveLength(1);
     const lock = JSON.parse(readFileSync(path.join(dataDir, 'chroma.json'), 'utf8')) as Record<string, unknown>;
 
-    expect((await post(`${url}/slack/events`, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Where do samples go while the freezer is defrosted?', channel: 'CSTOP' })))).status).toBe(200);
+    expect(
+      (
+        await post(
+          `${url}/slack/events`,
+          eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Where do samples go while the freezer is defrosted?', channel: 'CSTOP' })),
+        )
+      ).status,
+    ).toBe(200);
     // labbot at work: a status line under the question (no placeholder message).
     await fake.waitFor(() => fake.conversation.statusLog.find((s) => s.key.startsWith('CSTOP:')), 30_000);
     await waitFor(async () => openai.requests.some((r) => r.path.endsWith('/chat/completions')), 30_000, 'the model asked');
@@ -107,7 +123,12 @@ describe('serve stops cleanly, and its Chroma with it', () => {
   it('the forced exit (a job that outlasts the budget) still stops Chroma', async () => {
     const openai = await startFakeOpenAI({ dimensions: 32 });
     cleanups.push(() => openai.close());
-    const { env, chromaDir, folder } = serveEnv({ EMBEDDINGS: 'openai', LLM: 'none', OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'test' });
+    const { env, chromaDir, folder } = serveEnv({
+      EMBEDDINGS: 'openai',
+      LLM: 'none',
+      OPENAI_BASE_URL: openai.baseURL,
+      OPENAI_API_KEY: 'test',
+    });
     const p = start(env);
     await p.waitForLog(/labbot is serving/, 90_000);
     const [chroma] = serving(chromaDir);
@@ -116,7 +137,11 @@ describe('serve stops cleanly, and its Chroma with it', () => {
     const queue = openIndexQueue(bullConnection(TEST_REDIS_URL), `labbot:${env.LABBOT_COLLECTION}:bull`, loadConfig(env).queue);
     cleanups.push(() => queue.close());
     await enqueueDoc(queue, 'index-doc', { source: 'docs', path: 'stuck.md', hash: 'stuck' });
-    await waitFor(async () => openai.requests.some((r) => r.path.endsWith('/embeddings') && JSON.stringify(r.body).includes('never answers')), 30_000, 'the job embedding');
+    await waitFor(
+      async () => openai.requests.some((r) => r.path.endsWith('/embeddings') && JSON.stringify(r.body).includes('never answers')),
+      30_000,
+      'the job embedding',
+    );
     p.child.kill('SIGTERM');
     const exit = await p.exited;
     await noneLeft(chromaDir);
@@ -149,7 +174,17 @@ describe('a start never runs a second Chroma on a data dir', () => {
     const orphan = await runChroma(chromaDir, true);
     const gone = spawn(process.execPath, ['-e', '']);
     await new Promise((r) => gone.once('exit', r));
-    writeFileSync(path.join(dataDir, 'chroma.json'), JSON.stringify({ ownerPid: gone.pid, state: 'up', url: orphan.url, chromaPid: orphan.pid, dir: chromaDir, at: new Date().toISOString() }));
+    writeFileSync(
+      path.join(dataDir, 'chroma.json'),
+      JSON.stringify({
+        ownerPid: gone.pid,
+        state: 'up',
+        url: orphan.url,
+        chromaPid: orphan.pid,
+        dir: chromaDir,
+        at: new Date().toISOString(),
+      }),
+    );
     const p = start(env);
     await p.waitForLog(/labbot is serving/, 90_000);
     const now = serving(chromaDir);

@@ -48,7 +48,10 @@ describe('serve with Slack', () => {
     expect(JSON.stringify(update.body.blocks)).toContain('Sources');
     // A later mention answered means the retry went through Bolt before it (events are taken in
     // order): a second answer to CSERVE would have been started by then. No fixed wait.
-    const later = await post(`${running.url}/slack/events`, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel: 'CSERVE2' })));
+    const later = await post(
+      `${running.url}/slack/events`,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel: 'CSERVE2' })),
+    );
     expect(later.status).toBe(200);
     await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CSERVE2'), 20_000);
     expect(fake.callsOf('chat.postMessage').filter((c) => c.body.channel === 'CSERVE')).toHaveLength(1);
@@ -61,13 +64,25 @@ describe('serve with Slack', () => {
   it('/labbot reindex from an admin queues a sync job and reports its result on response_url', async () => {
     writeFileSync(path.join(folder, 'wiki', 'new-page.md'), '# Dry ice\n\nDry ice is ordered on Mondays; order code DRYICE77.\n');
     const url = fake.responseUrl('reindex-1');
-    const res = await post(`${running.url}/slack/events`, slashRequest(SIGNING_SECRET, { text: 'reindex lab', user: 'UADMIN', responseUrl: url }));
+    const res = await post(
+      `${running.url}/slack/events`,
+      slashRequest(SIGNING_SECRET, { text: 'reindex lab', user: 'UADMIN', responseUrl: url }),
+    );
     expect(res.status).toBe(200);
-    const final = await fake.waitFor(() => fake.responses.find((r) => /changed documents done|nothing changed/.test(JSON.stringify(r.body))), 30_000);
+    const final = await fake.waitFor(
+      () => fake.responses.find((r) => /changed documents done|nothing changed/.test(JSON.stringify(r.body))),
+      30_000,
+    );
     expect(JSON.stringify(final.body)).toMatch(/lab: 1\/1 changed documents done/);
     // Progress through the queue: one message in the admin's DM, edited until it is the summary.
     expect(fake.callsOf('chat.postMessage').filter((c) => c.body.channel === 'UADMIN')).toHaveLength(1);
-    await fake.waitFor(() => fake.conversation.visible('DADMIN').find((m) => /Re-sync finished[\s\S]*lab: 1\/1 changed documents done/.test(JSON.stringify(m.blocks))), 10_000);
+    await fake.waitFor(
+      () =>
+        fake.conversation
+          .visible('DADMIN')
+          .find((m) => /Re-sync finished[\s\S]*lab: 1\/1 changed documents done/.test(JSON.stringify(m.blocks))),
+      10_000,
+    );
     await waitFor(async () => running.app.catalog.lexicalSearch(['public'], 'DRYICE77', 3).length > 0, 10_000, 'new page searchable');
     const st = await running.queue!.queue.getJobCounts('completed');
     expect(st.completed).toBeGreaterThanOrEqual(2);

@@ -56,7 +56,11 @@ describe('without an admin token', () => {
     expect(page.status).toBe(401);
     expect(page.body).not.toContain('value="CPI"');
     expect(page.headers['set-cookie']).toBeUndefined();
-    const forged = await call(`${s.url}/admin/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'What is the renewal code word?', channel: 'CPI' }) });
+    const forged = await call(`${s.url}/admin/api/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'What is the renewal code word?', channel: 'CPI' }),
+    });
     expect(forged.status).toBe(401);
     expect(forged.body).not.toContain('NIGHTJAR');
   });
@@ -101,7 +105,9 @@ describe('without an admin token', () => {
     // The same anonymous question without proxy headers is served; the dashboard, with the token.
     expect((await askJson(s, { question: 'How is the ultracentrifuge rotor cleaned?' })).status).toBe(200);
     const token = new URL(s.running.dashboardLink!).searchParams.get('token')!;
-    expect((await call(`${s.url}/admin/api/status`, { headers: { 'x-forwarded-for': '203.0.113.9', authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(
+      (await call(`${s.url}/admin/api/status`, { headers: { 'x-forwarded-for': '203.0.113.9', authorization: `Bearer ${token}` } })).status,
+    ).toBe(200);
   });
 });
 
@@ -145,7 +151,12 @@ describe('with an admin token behind a trusted proxy', () => {
     });
 
   it('marks the session cookie Secure when the trusted proxy says the visitor used https', async () => {
-    const tls = await login({ origin: 'https://lab.example.org', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'lab.example.org', 'x-forwarded-for': '198.51.100.7' });
+    const tls = await login({
+      origin: 'https://lab.example.org',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'lab.example.org',
+      'x-forwarded-for': '198.51.100.7',
+    });
     expect(tls.status).toBe(303);
     const cookie = String(tls.headers['set-cookie']);
     expect(cookie).toMatch(/^labbot_admin=/);
@@ -156,7 +167,11 @@ describe('with an admin token behind a trusted proxy', () => {
   });
 
   it('lets the admin token ask as a channel through the proxy', async () => {
-    const res = await askJson(s, { question: 'What is the renewal code word?', channel: 'CPI' }, { ...bearer, 'x-forwarded-for': '198.51.100.8', host: 'lab.example.org' });
+    const res = await askJson(
+      s,
+      { question: 'What is the renewal code word?', channel: 'CPI' },
+      { ...bearer, 'x-forwarded-for': '198.51.100.8', host: 'lab.example.org' },
+    );
     expect(res.status).toBe(200);
     expect(res.body).toContain('NIGHTJAR');
   });
@@ -165,14 +180,17 @@ describe('with an admin token behind a trusted proxy', () => {
     const before = (await s.activity!.recent(1000)).length;
     const flood = { 'x-forwarded-for': '203.0.113.50' };
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await askJson(s, { question: `Flood question number ${i} about the cryostat blade?` }, flood)).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await askJson(s, { question: `Flood question number ${i} about the cryostat blade?` }, flood)).status);
     expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
     const limited = await askJson(s, { question: 'Cryostat blade?' }, flood);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // Another client, and the admin token, are not held back by that one.
     expect((await askJson(s, { question: 'When is the cryostat defrosted?' }, { 'x-forwarded-for': '203.0.113.51' })).status).toBe(200);
-    expect((await askJson(s, { question: 'When is the cryostat defrosted?' }, { ...bearer, 'x-forwarded-for': '203.0.113.50' })).status).toBe(200);
+    expect(
+      (await askJson(s, { question: 'When is the cryostat defrosted?' }, { ...bearer, 'x-forwarded-for': '203.0.113.50' })).status,
+    ).toBe(200);
     const recorded = (await s.activity!.recent(1000)).filter((r) => r.question.startsWith('Flood question'));
     expect(recorded.length).toBe(3);
     expect((await s.activity!.recent(1000)).length).toBe(before + 5);
@@ -183,7 +201,11 @@ describe('with an admin token behind a trusted proxy', () => {
       const api = await askJson(s, { question: 'How is the cryostat blade replaced?', channel }, bearer);
       expect(api.status, channel).toBe(200);
       expect(JSON.parse(api.body).answer, channel).toContain('40 sections');
-      const dash = await call(`${s.url}/admin/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer }, body: JSON.stringify({ question: 'cryostat blade', channel }) });
+      const dash = await call(`${s.url}/admin/api/ask`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer },
+        body: JSON.stringify({ question: 'cryostat blade', channel }),
+      });
       expect(dash.status, channel).toBe(400);
       expect(dash.body).toContain('unknown channel');
     }
@@ -201,7 +223,11 @@ describe('with an admin token behind a trusted proxy', () => {
     });
     expect(res.status).toBe(413);
     expect(res.body).not.toMatch(/PayloadTooLargeError|at \w+ \(|node_modules/);
-    const json = await call(`${s.url}/admin/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer }, body: JSON.stringify({ question: 'x'.repeat(40_000) }) });
+    const json = await call(`${s.url}/admin/api/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer },
+      body: JSON.stringify({ question: 'x'.repeat(40_000) }),
+    });
     expect(json.status).toBe(413);
     expect(JSON.parse(json.body)).toEqual({ error: 'request body too large' });
   });
@@ -212,7 +238,10 @@ describe('with an admin token behind a trusted proxy', () => {
     await s.activity!.recordQuestion({ ...base, channel: 'C2', question: 'spectrometer calibration; schedule', refused: true });
     const res = await call(`${s.url}/admin/gaps.csv`, { headers: bearer });
     expect(res.status).toBe(200);
-    const lines = res.body.replace(/^\ufeff/, '').split('\r\n').filter((l) => l !== '');
+    const lines = res.body
+      .replace(/^\ufeff/, '')
+      .split('\r\n')
+      .filter((l) => l !== '');
     const field = '"(?:[^"]|"")*"';
     for (const line of lines) expect(line).toMatch(new RegExp(`^${field}(?:,${field})*$`));
     expect(lines[0]).toBe('"topic","terms","questions","refused","weak","channels","last_asked","examples"');
@@ -267,7 +296,8 @@ describe('with an admin token and no trusted proxy', () => {
     expect(String(res.headers['set-cookie'])).not.toMatch(/Secure/);
     // A made-up X-Forwarded-For does not make a new client for the rate limit.
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await askJson(s, { question: 'Anything about rotors?' }, { 'x-forwarded-for': `192.0.2.${i}` })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await askJson(s, { question: 'Anything about rotors?' }, { 'x-forwarded-for': `192.0.2.${i}` })).status);
     expect(statuses).toEqual([200, 200, 429, 429]);
   });
 });

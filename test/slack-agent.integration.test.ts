@@ -25,7 +25,8 @@ import {
 const LAB = path.resolve('examples/lab');
 const fileConfig = { sources: [{ id: 'lab', type: 'folder', path: LAB }], access: { default: 'public', channels: {}, users: {} } };
 
-const promptsOf = (body: Record<string, unknown>) => (typeof body.prompts === 'string' ? JSON.parse(body.prompts) : body.prompts) as { title: string; message: string }[];
+const promptsOf = (body: Record<string, unknown>) =>
+  (typeof body.prompts === 'string' ? JSON.parse(body.prompts) : body.prompts) as { title: string; message: string }[];
 
 describe('Slack agent experience', () => {
   let app: App;
@@ -37,7 +38,8 @@ describe('Slack agent experience', () => {
     ({ app, fake, bot } = harness);
   });
   afterAll(async () => harness?.close());
-  const promptCalls = (channel: string) => fake.callsOf('assistant.threads.setSuggestedPrompts').filter((c) => c.body.channel_id === channel);
+  const promptCalls = (channel: string) =>
+    fake.callsOf('assistant.threads.setSuggestedPrompts').filter((c) => c.body.channel_id === channel);
 
   it('opening labbot’s DM sets prompts for the DM (no thread_ts), naming this lab’s own documents', async () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, appHomeOpenedEnvelope({ user: 'UAG1', tab: 'messages' })));
@@ -71,7 +73,10 @@ describe('Slack agent experience', () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, appContextChangedEnvelope({ user: 'UAG3', channel: 'DAG3', viewing: 'CGENERAL' })));
     await fake.waitFor(() => promptCalls('DAG3')[0]);
     await post(bot.url, eventRequest(SIGNING_SECRET, appContextChangedEnvelope({ user: 'UAG3', channel: 'DAG3', viewing: 'CRANDOM' })));
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel: 'CAGBARRIER' })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel: 'CAGBARRIER' })),
+    );
     await waitForPost(fake, 'CAGBARRIER');
     expect(promptCalls('DAG3')).toHaveLength(1);
     expect(promptCalls('DAG3')[0].body.thread_ts).toBeUndefined();
@@ -84,7 +89,9 @@ describe('Slack agent experience', () => {
     const answer = await waitForPost(fake, 'DAG4');
     const status = fake.callsOf('assistant.threads.setStatus').find((c) => c.body.channel_id === 'DAG4')!;
     expect(status.body.thread_ts).toBe(ts);
-    const loading = (typeof status.body.loading_messages === 'string' ? JSON.parse(status.body.loading_messages) : status.body.loading_messages) as string[];
+    const loading = (
+      typeof status.body.loading_messages === 'string' ? JSON.parse(status.body.loading_messages) : status.body.loading_messages
+    ) as string[];
     expect(loading.length).toBeGreaterThan(0);
     expect(loading.length).toBeLessThanOrEqual(10);
     expect(status.at).toBeLessThan(answer.at);
@@ -122,13 +129,28 @@ describe('Slack agent experience', () => {
       await post(bot.url, eventRequest(SIGNING_SECRET, assistantThreadStartedEnvelope({ user: 'UAG5', channel: 'DAG5', threadTs: root })));
       const call = await fake.waitFor(() => promptCalls('DAG5')[0]);
       expect(call.body.thread_ts).toBe(root);
-      await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long do we block the membrane?', channel: 'DAG5', channelType: 'im', user: 'UAG5', threadTs: root })));
+      await post(
+        bot.url,
+        eventRequest(
+          SIGNING_SECRET,
+          channelMessageEnvelope({
+            text: 'How long do we block the membrane?',
+            channel: 'DAG5',
+            channelType: 'im',
+            user: 'UAG5',
+            threadTs: root,
+          }),
+        ),
+      );
       const answer = await waitForPost(fake, 'DAG5');
       expect(answer.body.thread_ts).toBe(root);
       await fake.waitFor(() => fake.conversation.prompts.get(`DAG5:${root}`));
       // The same workspace opening a Messages tab: no DM-wide prompts on top of the pane.
       await post(bot.url, eventRequest(SIGNING_SECRET, appHomeOpenedEnvelope({ user: 'UAG5', tab: 'messages' })));
-      await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel: 'CAGBARRIER2' })));
+      await post(
+        bot.url,
+        eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel: 'CAGBARRIER2' })),
+      );
       await waitForPost(fake, 'CAGBARRIER2');
       expect(promptCalls('DAG5')).toHaveLength(1);
     } finally {

@@ -6,7 +6,14 @@ import type { App } from '../src/app.ts';
 import { openTestApp } from './helpers/app.ts';
 import { startFakeSlack, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
-import { channelMessageEnvelope, eventRequest, mentionEnvelope, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
+import {
+  channelMessageEnvelope,
+  eventRequest,
+  mentionEnvelope,
+  messageShortcutRequest,
+  post,
+  slashRequest,
+} from './helpers/slack-request.ts';
 import { documentLinks } from './helpers/slack-harness.ts';
 import { runSlash } from './helpers/slack-interact.ts';
 
@@ -55,7 +62,10 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     const second = await fake.waitFor(() => statusIn('CBUSY2')[0]);
     expect(second.body.thread_ts).toBeDefined();
     expect(String(second.body.status)).toMatch(/yours is next/);
-    await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Where is the -80 freezer rack for plasmids?', channel: 'CBUSY3' })));
+    await post(
+      b.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Where is the -80 freezer rack for plasmids?', channel: 'CBUSY3' })),
+    );
     const third = await fake.waitFor(() => statusIn('CBUSY3')[0]);
     expect(String(third.body.status)).toMatch(/1 questions before yours/);
 
@@ -74,33 +84,68 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
       const answer = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', ch)[0]);
       expect(shown(answer)).toMatch(/\[S\d+\]/);
       // When its turn came, the status line said labbot was searching.
-      expect(statusIn(ch).map((c) => String(c.body.status)).some((t) => /searching/.test(t))).toBe(true);
+      expect(
+        statusIn(ch)
+          .map((c) => String(c.body.status))
+          .some((t) => /searching/.test(t)),
+      ).toBe(true);
     }
   });
 
   it('refuses in a Slack Connect channel by default and says why, on every way in', async () => {
     const b = await bot();
     const before = await b.activity.recent(100);
-    await post(b.url, eventRequest(SIGNING_SECRET, { ...mentionEnvelope({ text: 'What is the renewal code word?', channel: 'CPISHARED' }), is_ext_shared_channel: true }));
+    await post(
+      b.url,
+      eventRequest(SIGNING_SECRET, {
+        ...mentionEnvelope({ text: 'What is the renewal code word?', channel: 'CPISHARED' }),
+        is_ext_shared_channel: true,
+      }),
+    );
     const refusal = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CPISHARED')[0]);
     expect(String(refusal.body.text)).toMatch(/shared with another organisation/);
     expect(shown(refusal)).not.toMatch(/NIGHTJAR/);
 
     // A plain follow-up in a thread labbot answered, in a channel that became shared since.
     const parent = '1700006000.000100';
-    await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CNOWSHARED', ts: parent })));
+    await post(
+      b.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CNOWSHARED', ts: parent })),
+    );
     await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CNOWSHARED')[0]);
-    await post(b.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice?', channel: 'CNOWSHARED', threadTs: parent, extShared: true })));
+    await post(
+      b.url,
+      eventRequest(
+        SIGNING_SECRET,
+        channelMessageEnvelope({ text: 'and on ice?', channel: 'CNOWSHARED', threadTs: parent, extShared: true }),
+      ),
+    );
     const second = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CNOWSHARED')[1]);
     expect(String(second.body.text)).toMatch(/shared with another organisation/);
     expect(second.body.thread_ts).toBe(parent);
     expect(inChannel(fake, 'chat.postMessage', 'CNOWSHARED')).toHaveLength(2);
 
     // Slash commands and the message shortcut carry no flag: they go by what the channel's events said.
-    await post(b.url, slashRequest(SIGNING_SECRET, { text: 'ask What is the renewal code word?', channel: 'CPISHARED', responseUrl: fake.responseUrl('connect-ask') }));
+    await post(
+      b.url,
+      slashRequest(SIGNING_SECRET, {
+        text: 'ask What is the renewal code word?',
+        channel: 'CPISHARED',
+        responseUrl: fake.responseUrl('connect-ask'),
+      }),
+    );
     const ask = await fake.waitFor(() => fake.responses.find((r) => r.id === 'connect-ask'));
     expect(String(ask.body.text)).toMatch(/shared with another organisation/);
-    await post(b.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: 'labbot_ask_about_message', text: 'What is the renewal code word?', channel: 'CPISHARED', ts: '1700006100.000100', responseUrl: fake.responseUrl('connect-sc') }));
+    await post(
+      b.url,
+      messageShortcutRequest(SIGNING_SECRET, {
+        callbackId: 'labbot_ask_about_message',
+        text: 'What is the renewal code word?',
+        channel: 'CPISHARED',
+        ts: '1700006100.000100',
+        responseUrl: fake.responseUrl('connect-sc'),
+      }),
+    );
     const sc = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CPISHARED')[1]);
     expect(String(sc.body.text)).toMatch(/shared with another organisation/);
     expect(sc.body.thread_ts).toBe('1700006100.000100');
@@ -112,7 +157,13 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
 
   it('answers from public material only in a Slack Connect channel when configured so, and says so', async () => {
     const b = await bot({ config: { ...app.config, slackConnect: 'public' } });
-    await post(b.url, eventRequest(SIGNING_SECRET, { ...mentionEnvelope({ text: 'What is the renewal code word?', channel: 'CPI' }), is_ext_shared_channel: true }));
+    await post(
+      b.url,
+      eventRequest(SIGNING_SECRET, {
+        ...mentionEnvelope({ text: 'What is the renewal code word?', channel: 'CPI' }),
+        is_ext_shared_channel: true,
+      }),
+    );
     const update = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CPI')[0]);
     expect(shown(update)).not.toMatch(/NIGHTJAR/);
     expect(shown(update)).toMatch(/only the lab’s public material/);
@@ -120,7 +171,12 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
 
   it('answers a DM with a file from its text and says attachments are not read', async () => {
     const b = await bot();
-    const env = channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DFILE', channelType: 'im', subtype: 'file_share' });
+    const env = channelMessageEnvelope({
+      text: 'How long is the TRIzol incubation?',
+      channel: 'DFILE',
+      channelType: 'im',
+      subtype: 'file_share',
+    });
     (env.event as Record<string, unknown>).files = [{ id: 'F1', name: 'gel.png', mimetype: 'image/png' }];
     await post(b.url, eventRequest(SIGNING_SECRET, env));
     const update = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'DFILE')[0]);
@@ -134,10 +190,19 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CDRAIN1' })));
     await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CDRAIN1')[0]);
     // Acknowledged, then shutdown starts before (or while) it is handed to the handlers.
-    expect((await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do I book the confocal microscope?', channel: 'CDRAIN2' })))).status).toBe(200);
+    expect(
+      (
+        await post(
+          b.url,
+          eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do I book the confocal microscope?', channel: 'CDRAIN2' })),
+        )
+      ).status,
+    ).toBe(200);
     const order: string[] = [];
     const stopped = b.bot.stop().then(() => order.push('stopped'));
-    expect((await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'late question', channel: 'CDRAIN3' })))).status).toBe(503);
+    expect((await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'late question', channel: 'CDRAIN3' })))).status).toBe(
+      503,
+    );
     await sleep(100);
     order.push('released');
     release();
@@ -151,7 +216,14 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
 
   it('answers an event acknowledged just before shutdown before stop() returns', async () => {
     const b = await bot({ drainMs: 60_000 });
-    expect((await post(b.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CLASTACK' })))).status).toBe(200);
+    expect(
+      (
+        await post(
+          b.url,
+          eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CLASTACK' })),
+        )
+      ).status,
+    ).toBe(200);
     // Nothing else is in flight: the drain must still wait for this acknowledged event.
     await b.bot.stop();
     expect(shown(inChannel(fake, 'chat.postMessage', 'CLASTACK')[0])).toMatch(/\[S\d+\]/);
@@ -166,7 +238,9 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
     await post(b.url, eventRequest(SIGNING_SECRET, queued));
     await fake.waitFor(() => fake.callsOf('assistant.threads.setStatus').find((c) => c.body.channel_id === 'CSTUCK2'));
     await b.bot.stop();
-    const notes = [...inChannel(fake, 'chat.postMessage', 'CSTUCK'), ...inChannel(fake, 'chat.postMessage', 'CSTUCK2')].filter((c) => /restarting/.test(String(c.body.text)));
+    const notes = [...inChannel(fake, 'chat.postMessage', 'CSTUCK'), ...inChannel(fake, 'chat.postMessage', 'CSTUCK2')].filter((c) =>
+      /restarting/.test(String(c.body.text)),
+    );
     expect(notes.map((c) => c.body.channel).sort()).toEqual(['CSTUCK', 'CSTUCK2']);
     expect(notes.find((c) => c.body.channel === 'CSTUCK2')?.body.thread_ts).toBe((queued.event as { ts: string }).ts);
     // The note is a reply, so Slack has cleared the status line of the queued question.

@@ -36,7 +36,9 @@ const shown = (c: { body: Record<string, unknown> }) => JSON.stringify([c.body.t
 const inChannel = (fake: FakeSlack, method: string, channel: string) => fake.callsOf(method).filter((c) => c.body.channel === channel);
 const infoCalls = (fake: FakeSlack, channel: string) => fake.callsOf('conversations.info').filter((c) => c.body.channel === channel);
 const shareValue = (body: Record<string, unknown>) =>
-  ((body.blocks ?? []) as { elements?: { action_id?: string; value?: string }[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'labbot_share')?.value;
+  ((body.blocks ?? []) as { elements?: { action_id?: string; value?: string }[] }[])
+    .flatMap((b) => b.elements ?? [])
+    .find((e) => e.action_id === 'labbot_share')?.value;
 
 describe('Slack Connect is decided from conversations.info on every way in', () => {
   let harness: SlackHarness | undefined;
@@ -59,7 +61,10 @@ describe('Slack Connect is decided from conversations.info on every way in', () 
   it('/labbot ask in a fresh shared channel is refused, and nothing is answered or recorded (the reported bypass)', async () => {
     shared('CFRESH1');
     const before = (await bot.activity.recent(200)).length;
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'CFRESH1', responseUrl: fake.responseUrl('fresh-ask') }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'CFRESH1', responseUrl: fake.responseUrl('fresh-ask') }),
+    );
     const r = await respond('fresh-ask');
     expect(String(r.body.text)).toMatch(REFUSED);
     expect(shareValue(r.body)).toBeUndefined();
@@ -78,7 +83,16 @@ describe('Slack Connect is decided from conversations.info on every way in', () 
     expect(inChannel(fake, 'chat.update', 'CFRESH2')).toEqual([]);
 
     shared('CFRESH3');
-    await post(bot.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: 'labbot_ask_about_message', text: QUESTION, channel: 'CFRESH3', ts: '1700007000.000100', responseUrl: fake.responseUrl('fresh-sc') }));
+    await post(
+      bot.url,
+      messageShortcutRequest(SIGNING_SECRET, {
+        callbackId: 'labbot_ask_about_message',
+        text: QUESTION,
+        channel: 'CFRESH3',
+        ts: '1700007000.000100',
+        responseUrl: fake.responseUrl('fresh-sc'),
+      }),
+    );
     const sc = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CFRESH3')[0]);
     expect(String(sc.body.text)).toMatch(REFUSED);
     expect(sc.body.thread_ts).toBe('1700007000.000100');
@@ -87,21 +101,35 @@ describe('Slack Connect is decided from conversations.info on every way in', () 
 
   it('a direct message in a conversation Slack reports as externally shared is refused', async () => {
     fake.conversations.set('DEXT1', { is_ext_shared: true });
-    await post(bot.url, eventRequest(SIGNING_SECRET, dmEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DEXT1', user: 'UEXTERNAL' })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, dmEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DEXT1', user: 'UEXTERNAL' })),
+    );
     const refusal = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'DEXT1')[0]);
     expect(String(refusal.body.text)).toMatch(REFUSED);
     expect(inChannel(fake, 'chat.update', 'DEXT1')).toEqual([]);
   });
 
   it('Share is refused once the channel is shared, though it was internal when the private answer was given', async () => {
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'CPI1', responseUrl: fake.responseUrl('later-ask') }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'CPI1', responseUrl: fake.responseUrl('later-ask') }),
+    );
     const priv = await respond('later-ask');
     expect(shown(priv)).toMatch(/NIGHTJAR/);
     const value = shareValue(priv.body);
     expect(value).toBeDefined();
     // Shared since, and labbot missed the channel_shared event: Share asks Slack at the click.
     shared('CPI1');
-    await post(bot.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_share', value: value!, channel: 'CPI1', responseUrl: fake.responseUrl('later-share') }));
+    await post(
+      bot.url,
+      blockActionRequest(SIGNING_SECRET, {
+        actionId: 'labbot_share',
+        value: value!,
+        channel: 'CPI1',
+        responseUrl: fake.responseUrl('later-share'),
+      }),
+    );
     const r = await respond('later-share');
     expect(r.body.response_type).toBe('ephemeral');
     expect(String(r.body.text)).toMatch(REFUSED);
@@ -138,13 +166,20 @@ describe('Slack Connect is decided from conversations.info on every way in', () 
   });
 
   it('fails closed: a lookup that fails refuses on every path and says labbot could not check', async () => {
-    for (const ch of ['CFAIL1', 'CFAIL2', 'DFAIL3']) fake.conversations.set(ch, { error: ch === 'CFAIL2' ? 'missing_scope' : 'channel_not_found' });
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'CFAIL1', responseUrl: fake.responseUrl('fail-ask') }));
+    for (const ch of ['CFAIL1', 'CFAIL2', 'DFAIL3'])
+      fake.conversations.set(ch, { error: ch === 'CFAIL2' ? 'missing_scope' : 'channel_not_found' });
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'CFAIL1', responseUrl: fake.responseUrl('fail-ask') }),
+    );
     expect(String((await respond('fail-ask')).body.text)).toMatch(UNCHECKED);
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CFAIL2' })));
     const m = await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CFAIL2')[0]);
     expect(String(m.body.text)).toMatch(UNCHECKED);
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'DFAIL3', responseUrl: fake.responseUrl('fail-dm') }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'DFAIL3', responseUrl: fake.responseUrl('fail-dm') }),
+    );
     expect(String((await respond('fail-dm')).body.text)).toMatch(UNCHECKED);
     for (const id of ['fail-ask', 'fail-dm']) expect(shown(fake.responses.find((r) => r.id === id)!)).not.toMatch(/\[S\d|NIGHTJAR/);
   });
@@ -154,7 +189,14 @@ describe('Slack Connect is decided from conversations.info on every way in', () 
     fake.conversations.set('CUNKNOWN', { is_shared: true });
     fake.conversations.set('CORG', { is_shared: true, is_org_shared: true });
     for (const ch of ['CPENDING', 'CUNKNOWN', 'CORG']) {
-      await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How long is the TRIzol incubation?', channel: ch, responseUrl: fake.responseUrl(`kind-${ch}`) }));
+      await post(
+        bot.url,
+        slashRequest(SIGNING_SECRET, {
+          text: 'ask How long is the TRIzol incubation?',
+          channel: ch,
+          responseUrl: fake.responseUrl(`kind-${ch}`),
+        }),
+      );
     }
     expect(String((await respond('kind-CPENDING')).body.text)).toMatch(REFUSED);
     expect(String((await respond('kind-CUNKNOWN')).body.text)).toMatch(REFUSED);
@@ -165,15 +207,29 @@ describe('Slack Connect is decided from conversations.info on every way in', () 
     const b = await startTestBot(app, { config: { ...app.config, slackConnect: 'public' } });
     extra.push(b);
     fake.conversations.set('CPIPUB', { is_shared: true, is_ext_shared: true });
-    await post(b.url, slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'CPIPUB', responseUrl: fake.responseUrl('pub-ask') }));
+    await post(
+      b.url,
+      slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'CPIPUB', responseUrl: fake.responseUrl('pub-ask') }),
+    );
     const r = await respond('pub-ask');
     expect(shown(r)).not.toMatch(/NIGHTJAR/);
     // A private answer that read pi-only, then the channel is shared: Share may not post it.
-    await post(b.url, slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'CPIPUB2', responseUrl: fake.responseUrl('pub-ask2') }));
+    await post(
+      b.url,
+      slashRequest(SIGNING_SECRET, { text: `ask ${QUESTION}`, channel: 'CPIPUB2', responseUrl: fake.responseUrl('pub-ask2') }),
+    );
     const priv = await respond('pub-ask2');
     expect(shown(priv)).toMatch(/NIGHTJAR/);
     fake.conversations.set('CPIPUB2', { is_shared: true, is_ext_shared: true });
-    await post(b.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_share', value: shareValue(priv.body)!, channel: 'CPIPUB2', responseUrl: fake.responseUrl('pub-share') }));
+    await post(
+      b.url,
+      blockActionRequest(SIGNING_SECRET, {
+        actionId: 'labbot_share',
+        value: shareValue(priv.body)!,
+        channel: 'CPIPUB2',
+        responseUrl: fake.responseUrl('pub-share'),
+      }),
+    );
     const s = await respond('pub-share');
     expect(s.body.response_type).toBe('ephemeral');
     expect(shown(s)).not.toMatch(/NIGHTJAR/);
@@ -182,7 +238,10 @@ describe('Slack Connect is decided from conversations.info on every way in', () 
 
   it('a thread reply in a channel shared since labbot answered there is refused, with no flag on the event', async () => {
     const parent = '1700007100.000100';
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CPI3', ts: parent })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CPI3', ts: parent })),
+    );
     await fake.waitFor(() => inChannel(fake, 'chat.postMessage', 'CPI3')[0]);
     // The channel is shared since; labbot heard channel_shared (the reply's envelope carries no flag).
     await post(bot.url, eventRequest(SIGNING_SECRET, channelSharingEnvelope({ type: 'channel_shared', channel: 'CPI3' })));

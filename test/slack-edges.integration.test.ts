@@ -23,18 +23,19 @@ const fileConfig = {
 };
 
 function sectionTexts(c: SlackCall): string[] {
-  return ((c.body.blocks as { type: string; text?: { text: string } }[]) ?? []).filter((b) => b.type === 'section').map((b) => b.text!.text);
+  return ((c.body.blocks as { type: string; text?: { text: string } }[]) ?? [])
+    .filter((b) => b.type === 'section')
+    .map((b) => b.text!.text);
 }
 
 describe('answers longer than Slack allows (model via a fake OpenAI endpoint)', () => {
-  let app: App;
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;
   let harness: ModelSlackHarness | undefined;
   beforeAll(async () => {
     harness = await startModelSlackHarness({ fileConfig });
-    ({ app, fake, bot, openai } = harness);
+    ({ fake, bot, openai } = harness);
   });
   afterAll(async () => {
     await harness?.close();
@@ -44,7 +45,10 @@ describe('answers longer than Slack allows (model via a fake OpenAI endpoint)', 
     const paragraph = (i: number) => `**Point ${i}.** ${'The Western blot uses a blocking step with milk in TBST. '.repeat(30)}[S1]`;
     const long = Array.from({ length: 120 }, (_, i) => paragraph(i)).join('\n\n');
     openai.reply = (msgs) => (msgs.some((m) => m.content.includes('Rewrite the last question')) ? 'standalone question' : long);
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Tell me everything about the Western blot blocking step', channel: 'CLONG' })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Tell me everything about the Western blot blocking step', channel: 'CLONG' })),
+    );
     const thread = await fake.waitFor(() => {
       const calls = fake.calls.filter((c) => c.body.channel === 'CLONG' && (c.method === 'chat.update' || c.method === 'chat.postMessage'));
       // the streamed preview replaced + at least one continuation, and the last one carries the feedback buttons
@@ -63,20 +67,32 @@ describe('answers longer than Slack allows (model via a fake OpenAI endpoint)', 
     const all = answerCalls.flatMap(sectionTexts).join('\n');
     for (let i = 0; i < 120; i++) expect(all).toContain(`*Point ${i}.*`);
     expect(all.match(/blocking step with milk/g)?.length).toBe(120 * 30);
-    expect(fake.calls.some((c) => c.body.channel === 'CLONG' && (c.method === 'chat.update' || c.method === 'chat.postMessage') && c.body.blocks === undefined)).toBe(false);
+    expect(
+      fake.calls.some(
+        (c) => c.body.channel === 'CLONG' && (c.method === 'chat.update' || c.method === 'chat.postMessage') && c.body.blocks === undefined,
+      ),
+    ).toBe(false);
     expect(JSON.stringify(answerCalls[answerCalls.length - 1].body.blocks)).toContain('Answered by fake-chat');
   });
 
   it('asks the model to rewrite a thread follow-up when a model is configured', async () => {
     openai.requests.length = 0;
     openai.reply = (msgs) =>
-      msgs.some((m) => m.content.includes('Rewrite the last question')) ? 'What is the primary antibody dilution for the Western blot?' : 'Use 1:1000 [S1].';
+      msgs.some((m) => m.content.includes('Rewrite the last question'))
+        ? 'What is the primary antibody dilution for the Western blot?'
+        : 'Use 1:1000 [S1].';
     const parent = '1700000200.000100';
     fake.threads.set(`CMODEL:${parent}`, [
       { ts: parent, user: 'UASKER', text: '<@UBOT> Western blot primary antibody dilution?' },
       { ts: '1700000201.000100', user: 'UASKER', text: '<@UBOT> and the secondary?' },
     ]);
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'and the secondary?', channel: 'CMODEL', ts: '1700000201.000100', threadTs: parent })));
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        mentionEnvelope({ text: 'and the secondary?', channel: 'CMODEL', ts: '1700000201.000100', threadTs: parent }),
+      ),
+    );
     // Streamed in the thread to the asker; the checked answer kept the model's text.
     await fake.waitFor(() => fake.conversation.messages.find((m) => m.channel === 'CMODEL' && m.stream?.stopped));
     expect(fake.conversation.messages.find((m) => m.channel === 'CMODEL' && m.stream)!.stream!.text).toContain('1:1000');
@@ -99,7 +115,10 @@ describe('never silent: empty index and Chroma outage', () => {
       await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What dilution?', channel: 'CEMPTY' })));
       const update = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CEMPTY'));
       expect(String(update.body.text)).toMatch(/index is empty.*\/labbot reindex/);
-      await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '¿Qué dilución se usa para el anticuerpo primario?', channel: 'CEMPTYES' })));
+      await post(
+        bot.url,
+        eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '¿Qué dilución se usa para el anticuerpo primario?', channel: 'CEMPTYES' })),
+      );
       const es = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CEMPTYES'));
       expect(String(es.body.text)).toMatch(/índice está vacío/);
     } finally {
@@ -118,7 +137,10 @@ describe('never silent: empty index and Chroma outage', () => {
       await app.ingestSource(app.config.sources[0]);
       await chroma.stop();
       chroma = undefined;
-      await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What antibody dilution for the Western blot?', channel: 'CDOWN' })));
+      await post(
+        bot.url,
+        eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What antibody dilution for the Western blot?', channel: 'CDOWN' })),
+      );
       const update = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CDOWN'), 30_000);
       expect(String(update.body.text)).toMatch(/index is unavailable right now/);
     } finally {

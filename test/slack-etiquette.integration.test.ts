@@ -53,13 +53,16 @@ describe('thread etiquette', () => {
     const show = (m: FakeMessage) => `labbot: ${shownTextOf(m).replace(/\n+/g, ' ⏎ ')}`;
     /** Sends one human message; waits for labbot's answer when one is expected, else for a barrier. */
     const say = async (user: string, text: string, ts: string, expectAnswer: boolean, mention = false) => {
-      transcript.push(`${NAMES[user]}: ${mention ? '@labbot ' : ''}${text.replace(/<@(U[A-Z0-9]+)>/g, (_m, id: string) => `@${NAMES[id] ?? id}`)}`);
+      transcript.push(
+        `${NAMES[user]}: ${mention ? '@labbot ' : ''}${text.replace(/<@(U[A-Z0-9]+)>/g, (_m, id: string) => `@${NAMES[id] ?? id}`)}`,
+      );
       const before = labbotIn(ch, parent).length;
       const env = mention
         ? mentionEnvelope({ text, channel: ch, user, ts, threadTs: ts === parent ? undefined : parent })
         : channelMessageEnvelope({ text, channel: ch, user, ts, ...(ts === parent ? {} : { threadTs: parent }) });
       await post(bot.url, eventRequest(SIGNING_SECRET, env));
-      if (expectAnswer) await fake.waitFor(() => labbotIn(ch, parent).length > before && !labbotIn(ch, parent).some((m) => m.stream && !m.stream.stopped));
+      if (expectAnswer)
+        await fake.waitFor(() => labbotIn(ch, parent).length > before && !labbotIn(ch, parent).some((m) => m.stream && !m.stream.stopped));
       else await barrier();
       for (const m of labbotIn(ch, parent)) {
         if (seen.has(m.ts)) continue;
@@ -97,7 +100,17 @@ describe('thread etiquette', () => {
   it('"Ask labbot about this" answers that message, then only the person who asked, not the thread', async () => {
     const ch = 'CSHORTCUT';
     const msg = '1700100100.000100';
-    await post(bot.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: 'labbot_ask_about_message', text: 'Do we block in milk or BSA?', channel: ch, ts: msg, user: 'UCAROL', responseUrl: fake.responseUrl('sc-et') }));
+    await post(
+      bot.url,
+      messageShortcutRequest(SIGNING_SECRET, {
+        callbackId: 'labbot_ask_about_message',
+        text: 'Do we block in milk or BSA?',
+        channel: ch,
+        ts: msg,
+        user: 'UCAROL',
+        responseUrl: fake.responseUrl('sc-et'),
+      }),
+    );
     await waitForPost(fake, ch);
     for (const [user, text] of [
       ['UADA', 'milk, always'],
@@ -115,7 +128,10 @@ describe('thread etiquette', () => {
     try {
       const ch = 'CSTRICT';
       const parent = '1700100200.000100';
-      await post(strict.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: ch, ts: parent })));
+      await post(
+        strict.url,
+        eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: ch, ts: parent })),
+      );
       await waitForPost(fake, ch);
       await post(strict.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice?', channel: ch, threadTs: parent })));
       await barrier(strict);
@@ -132,7 +148,18 @@ describe('thread etiquette', () => {
     const first = await waitForPost(fake, ch);
     const answerTs = (await fake.waitFor(() => labbotIn(ch, q)[0])).ts;
     const before = shownTextOf(labbotIn(ch, q)[0]);
-    await post(bot.url, eventRequest(SIGNING_SECRET, messageChangedEnvelope({ channel: ch, ts: q, text: '<@UBOT> How long do we block the membrane, and in what?', previousText: '<@UBOT> How long is the TRIzol incubation?' })));
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        messageChangedEnvelope({
+          channel: ch,
+          ts: q,
+          text: '<@UBOT> How long do we block the membrane, and in what?',
+          previousText: '<@UBOT> How long is the TRIzol incubation?',
+        }),
+      ),
+    );
     const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === ch));
     expect(update.body.ts).toBe(answerTs);
     await fake.waitFor(() => (fake.conversation.message(answerTs)?.versions.length ?? 0) > 1);
@@ -143,7 +170,12 @@ describe('thread etiquette', () => {
     expect(after).toMatch(/milk|block/i);
     expect(fake.callsOf('chat.postMessage').filter((c) => c.body.channel === ch)).toEqual([first]);
     // The edit's answer clears the status line it set (an update is not a reply, so Slack would leave it).
-    expect(fake.conversation.statusLog.filter((s) => s.key === `${ch}:${q}`).map((s) => s.status).slice(-2)[0]).toMatch(/searching/);
+    expect(
+      fake.conversation.statusLog
+        .filter((s) => s.key === `${ch}:${q}`)
+        .map((s) => s.status)
+        .slice(-2)[0],
+    ).toMatch(/searching/);
     await fake.waitFor(() => !fake.conversation.statuses.has(`${ch}:${q}`));
     // The record of the new answer is the edited question.
     expect((await bot.activity.recent(50)).find((r) => r.channel === ch)?.question).toBe('How long do we block the membrane, and in what?');
@@ -170,7 +202,18 @@ describe('thread etiquette', () => {
     const release = fake.hold('chat.postMessage', (b) => b.channel === ch);
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: ch, ts: q1 })));
     await waitForPost(fake, ch);
-    await post(bot.url, eventRequest(SIGNING_SECRET, messageChangedEnvelope({ channel: ch, ts: q1, text: '<@UBOT> How long do we block the membrane?', previousText: '<@UBOT> How long is the TRIzol incubation?' })));
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        messageChangedEnvelope({
+          channel: ch,
+          ts: q1,
+          text: '<@UBOT> How long do we block the membrane?',
+          previousText: '<@UBOT> How long is the TRIzol incubation?',
+        }),
+      ),
+    );
     await barrier();
     release();
     const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === ch));
@@ -181,7 +224,10 @@ describe('thread etiquette', () => {
     const ch2 = 'CPENDING2';
     const q2 = '1700100410.000100';
     const release2 = fake.hold('chat.postMessage', (b) => b.channel === ch2);
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: ch2, ts: q2 })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: ch2, ts: q2 })),
+    );
     await waitForPost(fake, ch2);
     await post(bot.url, eventRequest(SIGNING_SECRET, messageDeletedEnvelope({ channel: ch2, ts: q2 })));
     await barrier();
@@ -193,9 +239,28 @@ describe('thread etiquette', () => {
   it('edited and deleted DM questions are handled the same way', async () => {
     const dm = 'DEDIT';
     const q = '1700100500.000100';
-    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: dm, channelType: 'im', ts: q, user: 'UDM' })));
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: dm, channelType: 'im', ts: q, user: 'UDM' }),
+      ),
+    );
     await waitForPost(fake, dm);
-    await post(bot.url, eventRequest(SIGNING_SECRET, messageChangedEnvelope({ channel: dm, channelType: 'im', user: 'UDM', ts: q, text: 'How long do we block the membrane?', previousText: 'How long is the TRIzol incubation?' })));
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        messageChangedEnvelope({
+          channel: dm,
+          channelType: 'im',
+          user: 'UDM',
+          ts: q,
+          text: 'How long do we block the membrane?',
+          previousText: 'How long is the TRIzol incubation?',
+        }),
+      ),
+    );
     const update = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.body.channel === dm));
     expect(JSON.stringify(update.body.blocks)).toMatch(/block/i);
     await post(bot.url, eventRequest(SIGNING_SECRET, messageDeletedEnvelope({ channel: dm, channelType: 'im', user: 'UDM', ts: q })));
@@ -206,8 +271,22 @@ describe('thread etiquette', () => {
   it('an edit that adds a mention of labbot to a message it ignored is answered as a new question', async () => {
     const ch = 'CADDED';
     const ts = '1700100600.000100';
-    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long do we block the membrane?', channel: ch, ts })));
-    await post(bot.url, eventRequest(SIGNING_SECRET, messageChangedEnvelope({ channel: ch, ts, text: '<@UBOT> How long do we block the membrane?', previousText: 'How long do we block the membrane?' })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long do we block the membrane?', channel: ch, ts })),
+    );
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        messageChangedEnvelope({
+          channel: ch,
+          ts,
+          text: '<@UBOT> How long do we block the membrane?',
+          previousText: 'How long do we block the membrane?',
+        }),
+      ),
+    );
     const answer = await waitForPost(fake, ch);
     expect(answer.body.thread_ts).toBe(ts);
   });

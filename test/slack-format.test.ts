@@ -39,7 +39,8 @@ const cite = (o: Partial<Citation> = {}): Citation => ({
 
 describe('markdownToMrkdwn', () => {
   it('converts bold, italics, links, headings and lists', () => {
-    const md = '# Result\n\n**Use 1:1000** of the *primary* antibody [S1].\n\n- first\n- see [the protocol](https://lab.example.org/wb?a=1&b=2)\n1. step one\n\n~~old~~';
+    const md =
+      '# Result\n\n**Use 1:1000** of the *primary* antibody [S1].\n\n- first\n- see [the protocol](https://lab.example.org/wb?a=1&b=2)\n1. step one\n\n~~old~~';
     // The link goes to a cited document: it stays a link.
     const out = markdownToMrkdwn(md, citedLinks([{ url: 'https://lab.example.org/wb?a=1&b=2', link: null }]));
     expect(out).toContain('*Result*');
@@ -107,7 +108,10 @@ describe('splitText and answerMessages', () => {
   it('builds <= 50 blocks per message, a fallback text on each, buttons on the last', () => {
     const answer = Array.from({ length: 200 }, (_, i) => `Paragraph ${i}: ${'lorem ipsum dolor sit amet '.repeat(40)}[S1]`).join('\n\n');
     expect(answer.length).toBeGreaterThan(200_000);
-    const msgs = answerMessages({ answer, refused: false, citations: [cite()], model: 'extractive', language: 'en' }, { recordId: 'rec-1' });
+    const msgs = answerMessages(
+      { answer, refused: false, citations: [cite()], model: 'extractive', language: 'en' },
+      { recordId: 'rec-1' },
+    );
     expect(msgs.length).toBeGreaterThan(1);
     for (const m of msgs) {
       expect(m.blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
@@ -115,26 +119,52 @@ describe('splitText and answerMessages', () => {
       expect(m.text.length).toBeLessThanOrEqual(LIMITS.fallbackText);
       for (const b of m.blocks) if (b.type === 'section') expect(b.text.text.length).toBeLessThanOrEqual(LIMITS.sectionText);
     }
-    const all = msgs.flatMap((m) => m.blocks).map((b) => (b.type === 'section' ? b.text.text : '')).join('\n');
+    const all = msgs
+      .flatMap((m) => m.blocks)
+      .map((b) => (b.type === 'section' ? b.text.text : ''))
+      .join('\n');
     for (let i = 0; i < 200; i++) expect(all).toContain(`Paragraph ${i}:`);
     const last = msgs[msgs.length - 1].blocks;
-    expect(last[last.length - 1]).toMatchObject({ type: 'actions', elements: [{ action_id: 'labbot_feedback_up', value: 'rec-1' }, { action_id: 'labbot_feedback_down', value: 'rec-1' }] });
+    expect(last[last.length - 1]).toMatchObject({
+      type: 'actions',
+      elements: [
+        { action_id: 'labbot_feedback_up', value: 'rec-1' },
+        { action_id: 'labbot_feedback_down', value: 'rec-1' },
+      ],
+    });
   });
 
   it('lists sources as *title* — authors, year, section with the link, and names the model', () => {
-    const msgs = answerMessages({ answer: 'Use 1:1000 [S1].', refused: false, citations: [cite(), cite({ url: null, title: 'Lab wiki', authors: [], year: null, section: 'Freezer', refs: ['S2'] })], model: 'gpt-4o-mini', language: 'en' });
+    const msgs = answerMessages({
+      answer: 'Use 1:1000 [S1].',
+      refused: false,
+      citations: [cite(), cite({ url: null, title: 'Lab wiki', authors: [], year: null, section: 'Freezer', refs: ['S2'] })],
+      model: 'gpt-4o-mini',
+      language: 'en',
+    });
     const texts = msgs[0].blocks.map((b) => (b.type === 'section' ? b.text.text : b.type === 'context' ? b.elements[0].text : ''));
     const sources = texts.find((t) => t.startsWith('*Sources*'))!;
-    expect(sources).toContain('[S1] *<https://doi.org/10.1000/xyz123|USP7 &amp; p53 under &lt;hypoxia&gt;>* (doi.org) — Adaeze Okafor, Hannah Lee, Priya Raman et al., 2023, Methods');
+    expect(sources).toContain(
+      '[S1] *<https://doi.org/10.1000/xyz123|USP7 &amp; p53 under &lt;hypoxia&gt;>* (doi.org) — Adaeze Okafor, Hannah Lee, Priya Raman et al., 2023, Methods',
+    );
     expect(sources).toContain('[S2] *Lab wiki* — n.d., Freezer');
     expect(texts).toContain('Answered by gpt-4o-mini');
   });
 
   it('a refusal has no sources; Spanish answers get Spanish labels', () => {
-    const msgs = answerMessages({ answer: 'No encontré esto en el material del laboratorio.', refused: true, citations: [], model: 'none', language: 'es' });
+    const msgs = answerMessages({
+      answer: 'No encontré esto en el material del laboratorio.',
+      refused: true,
+      citations: [],
+      model: 'none',
+      language: 'es',
+    });
     const json = JSON.stringify(msgs);
     expect(json).not.toContain('Fuentes');
-    const es = answerMessages({ answer: 'Usa 1:1000 [S1].', refused: false, citations: [cite()], model: 'extractive', language: 'es' }, { recordId: 'r' });
+    const es = answerMessages(
+      { answer: 'Usa 1:1000 [S1].', refused: false, citations: [cite()], model: 'extractive', language: 'es' },
+      { recordId: 'r' },
+    );
     expect(JSON.stringify(es)).toContain('*Fuentes*');
     expect(JSON.stringify(es)).toContain('Útil');
     expect(modelNote('extractive', 'es')).toMatch(/Citado de las fuentes/);
@@ -147,7 +177,15 @@ describe('safe output', () => {
     expect(safeUrl('https://doi.org/10.1000/xyz123')).toBe('https://doi.org/10.1000/xyz123');
     expect(safeUrl(HOSTILE)).toBe('https://x.org/%3E%3C!everyone%3E%3Chttps://evil.example/login%7CSign%20in%20again');
     expect(safeUrl('https://x.org/?q=a b|c<d>')).toBe('https://x.org/?q=a%20b%7Cc%3Cd%3E');
-    for (const bad of ['javascript:alert(1)', '!channel', 'ftp://x.org/f', 'https://slack.com@evil.example/', 'not a url', '//x.org/a', 'https://']) {
+    for (const bad of [
+      'javascript:alert(1)',
+      '!channel',
+      'ftp://x.org/f',
+      'https://slack.com@evil.example/',
+      'not a url',
+      '//x.org/a',
+      'https://',
+    ]) {
       expect(safeUrl(bad)).toBeUndefined();
     }
   });
@@ -164,15 +202,27 @@ describe('safe output', () => {
   });
 
   it('escapes the fallback text too (Slack renders `text` as mrkdwn)', () => {
-    const [m] = answerMessages({ answer: '<!channel> use <@U123> & <https://evil.example|login>', refused: false, citations: [], model: 'extractive', language: 'en' });
+    const [m] = answerMessages({
+      answer: '<!channel> use <@U123> & <https://evil.example|login>',
+      refused: false,
+      citations: [],
+      model: 'extractive',
+      language: 'en',
+    });
     expect(m.text).toContain('&lt;!channel&gt; use &lt;@U123&gt; &amp; &lt;https://evil.example|login&gt;');
     expect(findMentions(m)).toEqual([]);
   });
 
   it('splits a 20,000-character answer into messages within the cumulative budget, Sources and buttons on the last', () => {
-    const answer = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: ${'the membrane is blocked in milk for one hour '.repeat(11)}[S1]`).join('\n\n');
+    const answer = Array.from(
+      { length: 40 },
+      (_, i) => `Paragraph ${i}: ${'the membrane is blocked in milk for one hour '.repeat(11)}[S1]`,
+    ).join('\n\n');
     expect(answer.length).toBeGreaterThan(20_000);
-    const msgs = answerMessages({ answer, refused: false, citations: [cite({ url: HOSTILE })], model: 'extractive', language: 'en' }, { recordId: 'rec-1' });
+    const msgs = answerMessages(
+      { answer, refused: false, citations: [cite({ url: HOSTILE })], model: 'extractive', language: 'en' },
+      { recordId: 'rec-1' },
+    );
     expect(msgs.length).toBeGreaterThanOrEqual(2);
     for (const m of msgs) {
       expect(validateMessage(m as unknown as Record<string, unknown>)).toBeUndefined();
@@ -196,7 +246,12 @@ describe('safe output', () => {
     const parts = resplitIfTooLong(refused, m)!;
     expect(parts.length).toBeGreaterThanOrEqual(2);
     for (const p of parts) expect(blocksTextLength(p.blocks)).toBeLessThanOrEqual(Math.ceil(blocksTextLength(m.blocks) / 2));
-    const words = (ms: SlackMessage[]) => ms.flatMap((x) => x.blocks).map((b) => (b.type === 'section' ? b.text.text : '')).join(' ').match(/\S+/g)?.length;
+    const words = (ms: SlackMessage[]) =>
+      ms
+        .flatMap((x) => x.blocks)
+        .map((b) => (b.type === 'section' ? b.text.text : ''))
+        .join(' ')
+        .match(/\S+/g)?.length;
     expect(words(parts)).toBe(words([m]));
     expect(parts[0].text).toBe(m.text);
     const lastText = (x: SlackMessage) => JSON.stringify(x.blocks.at(-1));
@@ -217,14 +272,23 @@ describe('quotes under a source', () => {
     const msgs = answerMessages({
       answer: 'Chase every 30 min [S1].',
       refused: false,
-      citations: [cite({ url: 'https://lab.example.org/w.pdf', link: 'https://lab.example.org/w.pdf#page=3', quotes: ['Chase samples were taken every 30 min.'] })],
+      citations: [
+        cite({
+          url: 'https://lab.example.org/w.pdf',
+          link: 'https://lab.example.org/w.pdf#page=3',
+          quotes: ['Chase samples were taken every 30 min.'],
+        }),
+      ],
       model: 'extractive',
       language: 'en',
     });
     const blocks = msgs[0].blocks;
     const at = blocks.findIndex((b) => b.type === 'section' && b.text.text.includes('*<https://lab.example.org/w.pdf#page=3|'));
     expect(at).toBeGreaterThan(0);
-    expect(blocks[at + 1]).toEqual({ type: 'rich_text', elements: [{ type: 'rich_text_quote', elements: [{ type: 'text', text: 'Chase samples were taken every 30 min.' }] }] });
+    expect(blocks[at + 1]).toEqual({
+      type: 'rich_text',
+      elements: [{ type: 'rich_text_quote', elements: [{ type: 'text', text: 'Chase samples were taken every 30 min.' }] }],
+    });
   });
 
   it('keeps every character of a quote as written: no zero-width spaces, no entities, and none of it becomes markup', () => {
@@ -235,7 +299,13 @@ describe('quotes under a source', () => {
     expect(JSON.stringify(block)).not.toMatch(/\\u200b|&amp;|&lt;/);
     // Only text elements: Slack pings or links only through user, broadcast or link elements.
     expect(block.elements.flatMap((e) => e.elements.map((t) => t.type))).toEqual(['text']);
-    const m = answerMessages({ answer: 'See [S1].', refused: false, citations: [cite({ quotes: [original] })], model: 'extractive', language: 'en' })[0];
+    const m = answerMessages({
+      answer: 'See [S1].',
+      refused: false,
+      citations: [cite({ quotes: [original] })],
+      model: 'extractive',
+      language: 'en',
+    })[0];
     expect(validateMessage(m as unknown as Record<string, unknown>)).toBeUndefined();
     expect(JSON.stringify(m)).not.toContain('\\u200b');
   });

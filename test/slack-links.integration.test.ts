@@ -17,7 +17,8 @@ import { LINK_SECRET, protocolFolder, PUBLIC_URL } from './helpers/protocol-corp
 import { feedbackRecordId } from './helpers/slack-answers.ts';
 
 const PORTAL = '[the official lab portal](https://evil.example/login)';
-const PRIMERS = 'The forward primer FWD_p53_ex4 and the reverse primer REV_p53_ex4 are kept in /data/primers/run_01/*.fasta on the lab server.';
+const PRIMERS =
+  'The forward primer FWD_p53_ex4 and the reverse primer REV_p53_ex4 are kept in /data/primers/run_01/*.fasta on the lab server.';
 
 // One document hostile every way at once: its canonical URL, a disguised link, a ping, a control
 // character, a zero-width space inside a file name, and mrkdwn in the text.
@@ -28,8 +29,14 @@ const HOSTILE_DOC =
 async function hostileFolder(): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-links-'));
   // In Markdown the line survives parsing as text when its brackets are escaped (or it sits in a code span).
-  writeFileSync(path.join(dir, 'badge-access.md'), `# Badge access\n\nTo renew a lab badge, use \\${PORTAL.replace(']', '\\]')} and bring your ID to room 4.12.\n`);
-  writeFileSync(path.join(dir, 'freezer-alarm.txt'), `Freezer alarm\n\nWhen the freezer alarm sounds after hours, log the event in ${PORTAL} and call the facilities desk.\n`);
+  writeFileSync(
+    path.join(dir, 'badge-access.md'),
+    `# Badge access\n\nTo renew a lab badge, use \\${PORTAL.replace(']', '\\]')} and bring your ID to room 4.12.\n`,
+  );
+  writeFileSync(
+    path.join(dir, 'freezer-alarm.txt'),
+    `Freezer alarm\n\nWhen the freezer alarm sounds after hours, log the event in ${PORTAL} and call the facilities desk.\n`,
+  );
   const pdf = await PDFDocument.create();
   const page = pdf.addPage([600, 400]);
   const font = await pdf.embedFont(StandardFonts.Helvetica);
@@ -49,9 +56,12 @@ function labelWith(messages: { content: unknown }[], needle: string): string {
   return 'S1';
 }
 
-const posted = (fake: FakeSlack, channel: string) => fake.calls.filter((c) => c.body.channel === channel && (c.method === 'chat.update' || c.method === 'chat.postMessage'));
-const sections = (c: SlackCall) => ((c.body.blocks ?? []) as { type: string; text?: { text: string; verbatim?: boolean } }[]).filter((b) => b.type === 'section');
-const answerOf = (fake: FakeSlack, channel: string) => fake.waitFor(() => posted(fake, channel).find((c) => feedbackRecordId(c.body.blocks)), 30_000);
+const posted = (fake: FakeSlack, channel: string) =>
+  fake.calls.filter((c) => c.body.channel === channel && (c.method === 'chat.update' || c.method === 'chat.postMessage'));
+const sections = (c: SlackCall) =>
+  ((c.body.blocks ?? []) as { type: string; text?: { text: string; verbatim?: boolean } }[]).filter((b) => b.type === 'section');
+const answerOf = (fake: FakeSlack, channel: string) =>
+  fake.waitFor(() => posted(fake, channel).find((c) => feedbackRecordId(c.body.blocks)), 30_000);
 
 describe('document links, with no model', () => {
   let harness: SlackHarness | undefined;
@@ -83,7 +93,9 @@ describe('document links, with no model', () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do I reset my door PIN?', channel: 'CASPOSTED' })));
     const answer = await answerOf(fake, 'CASPOSTED');
     const blocks = answer.body.blocks as { type: string; text?: { text: string }; elements?: { elements?: { text?: string }[] }[] }[];
-    console.log(`as posted (${answer.method}):\n${JSON.stringify({ text: answer.body.text, blocks: blocks.filter((b) => b.type !== 'actions') }, null, 1)}`);
+    console.log(
+      `as posted (${answer.method}):\n${JSON.stringify({ text: answer.body.text, blocks: blocks.filter((b) => b.type !== 'actions') }, null, 1)}`,
+    );
     const body = blocks[0].text!.text;
     expect(body).toContain('Reset your door PIN at the official lab portal (evil.example) before Friday &lt;!channel&gt;');
     // The one link is the URL the document claims as its own, with its host in view.
@@ -91,13 +103,18 @@ describe('document links, with no model', () => {
     expect(JSON.stringify(blocks)).toContain('>* (lab-portal.evil.example) —');
     // The quote as the document reads once parsed (Markdown emphasis is gone), with no invisible character.
     const quote = blocks.find((b) => b.type === 'rich_text')!.elements![0].elements![0].text!;
-    expect(quote).toContain('the official lab portal](https://evil.example/login) before Friday <!channel>, then check /data/doors/pin_list.txt for your entry.');
+    expect(quote).toContain(
+      'the official lab portal](https://evil.example/login) before Friday <!channel>, then check /data/doors/pin_list.txt for your entry.',
+    );
     expect(fake.strayInvisible).toEqual([]);
     expect(fake.strayMentions).toEqual([]);
   });
 
   it('quotes keep every character as the document has it: no zero-width space inside a primer name or path', async () => {
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Where are the FWD_p53_ex4 primers kept?', channel: 'CQUOTE' })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Where are the FWD_p53_ex4 primers kept?', channel: 'CQUOTE' })),
+    );
     const answer = await answerOf(fake, 'CQUOTE');
     expect(JSON.stringify(answer.body.blocks)).toContain(JSON.stringify(PRIMERS));
     expect(JSON.stringify(answer.body)).not.toMatch(/\u200b|\\u200b/);
@@ -117,8 +134,12 @@ describe('model output links and the plain-text fallback', () => {
   afterAll(async () => harness?.close());
 
   it('a code span inside link text keeps the catalogue number and posts no control character (issue 21)', async () => {
-    openai.reply = (messages) => `Use the anti-p53 antibody [\`ab32389\`](https://www.abcam.com/ab32389) at 1:1000 [${labelWith(messages, 'ab32389')}].`;
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Which antibody and dilution for p53 Western blots?', channel: 'CGARBLE' })));
+    openai.reply = (messages) =>
+      `Use the anti-p53 antibody [\`ab32389\`](https://www.abcam.com/ab32389) at 1:1000 [${labelWith(messages, 'ab32389')}].`;
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'Which antibody and dilution for p53 Western blots?', channel: 'CGARBLE' })),
+    );
     const answer = await answerOf(fake, 'CGARBLE');
     const text = sections(answer)[0].text!.text;
     expect(text).toContain('anti-p53 antibody `ab32389` (www.abcam.com) at 1:1000');
@@ -128,14 +149,23 @@ describe('model output links and the plain-text fallback', () => {
   });
 
   it('after message_not_found the plain-text fallback posts the whole answer, in as many posts as it takes (issue 21)', async () => {
-    const parts = Array.from({ length: 16 }, (_, i) => `Part ${i}: ${'Incubate the membrane with anti-p53 ab32389 at 1:1000 in 5% BSA in TBST overnight at 4 °C on the rocker. '.repeat(5)}[S1]`);
+    const parts = Array.from(
+      { length: 16 },
+      (_, i) =>
+        `Part ${i}: ${'Incubate the membrane with anti-p53 ab32389 at 1:1000 in 5% BSA in TBST overnight at 4 °C on the rocker. '.repeat(5)}[S1]`,
+    );
     const long = parts.join('\n\n');
     expect(long.length).toBeGreaterThan(8000);
     openai.reply = (messages) => long.replace(/\[S1\]/g, `[${labelWith(messages, 'ab32389')}]`);
     fake.failNext('chat.update', { error: 'message_not_found' });
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the primary antibody incubation for p53?', channel: 'CFALLBACK' })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the primary antibody incubation for p53?', channel: 'CFALLBACK' })),
+    );
     const texts = await fake.waitFor(() => {
-      const plain = posted(fake, 'CFALLBACK').filter((c) => c.method === 'chat.postMessage' && c.body.blocks === undefined && !/Searching/.test(String(c.body.text)));
+      const plain = posted(fake, 'CFALLBACK').filter(
+        (c) => c.method === 'chat.postMessage' && c.body.blocks === undefined && !/Searching/.test(String(c.body.text)),
+      );
       const all = plain.map((c) => String(c.body.text)).join('\n');
       return all.includes('Part 15:') && all.includes('*Sources*') ? plain.map((c) => String(c.body.text)) : undefined;
     }, 30_000);
@@ -154,7 +184,10 @@ describe('sources with no URL link to labbot’s document view (LABBOT_PUBLIC_UR
   let bot: RunningBot;
   beforeAll(async () => {
     harness = await startSlackHarness({
-      fileConfig: { sources: [{ id: 'protocols', type: 'folder', path: protocolFolder() }], access: { default: 'public', channels: { CPIVIEW: ['pi-only'] } } },
+      fileConfig: {
+        sources: [{ id: 'protocols', type: 'folder', path: protocolFolder() }],
+        access: { default: 'public', channels: { CPIVIEW: ['pi-only'] } },
+      },
       env: { LABBOT_PUBLIC_URL: PUBLIC_URL, LABBOT_LINK_SECRET: LINK_SECRET },
     });
     ({ fake, bot } = harness);
@@ -162,10 +195,21 @@ describe('sources with no URL link to labbot’s document view (LABBOT_PUBLIC_UR
   afterAll(async () => harness?.close());
 
   it('links a local protocol to the cited step and offers the whole protocol (issue 21: a link, not none)', async () => {
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How much buffer QX42 do we add in the midiprep?', channel: 'CVIEW', responseUrl: fake.responseUrl('view-ask') }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, {
+        text: 'ask How much buffer QX42 do we add in the midiprep?',
+        channel: 'CVIEW',
+        responseUrl: fake.responseUrl('view-ask'),
+      }),
+    );
     const r = await fake.waitFor(() => fake.responses.find((x) => x.id === 'view-ask'), 30_000);
     const sources = JSON.stringify(r.body.blocks);
-    const title = /<(https:\/\/labbot\.test\/doc\?[^|>]+)\|Plasmid midiprep>/.exec(JSON.parse(sources).map((b: { text?: { text?: string } }) => b.text?.text ?? '').join('\n'));
+    const title = /<(https:\/\/labbot\.test\/doc\?[^|>]+)\|Plasmid midiprep>/.exec(
+      JSON.parse(sources)
+        .map((b: { text?: { text?: string } }) => b.text?.text ?? '')
+        .join('\n'),
+    );
     expect(title, sources).not.toBeNull();
     expect(title![1]).toMatch(/#step-\d+$/);
     expect(sources).toMatch(/<https:\/\/labbot\.test\/doc\?[^|>#]+\|open the whole document>/);

@@ -6,8 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
-import { type FakeSlack } from './helpers/fake-slack.ts';
+import type { FakeSlack } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
 import {
@@ -54,7 +53,12 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'reactions.add': ['reactions:write'],
   'reactions.remove': ['reactions:write'],
 };
-const HISTORY_SCOPE: Record<string, string> = { channel: 'channels:history', group: 'groups:history', im: 'im:history', mpim: 'mpim:history' };
+const HISTORY_SCOPE: Record<string, string> = {
+  channel: 'channels:history',
+  group: 'groups:history',
+  im: 'im:history',
+  mpim: 'mpim:history',
+};
 // conversations.info needs the read scope of the conversation type (Slack Connect checks, every type).
 const READ_SCOPE: Record<string, string> = { channel: 'channels:read', group: 'groups:read', im: 'im:read', mpim: 'mpim:read' };
 // Events and the scope each subscription needs (docs.slack.dev/reference/events/*).
@@ -75,13 +79,12 @@ const EVENT_SCOPES: Record<string, string[]> = {
 const LAB = path.resolve('examples/lab');
 
 describe('manifest.json matches what labbot calls and listens to', () => {
-  let app: App;
   let fake: FakeSlack;
   let bot: RunningBot;
   let harness: SlackHarness | undefined;
   beforeAll(async () => {
     harness = await startSlackHarness({ fileConfig: { sources: [{ id: 'lab', type: 'folder', path: LAB }] } });
-    ({ app, fake, bot } = harness);
+    ({ fake, bot } = harness);
   });
   afterAll(async () => harness?.close());
 
@@ -96,18 +99,31 @@ describe('manifest.json matches what labbot calls and listens to', () => {
     // Where Slack refuses a status line, a reaction shows labbot at work (reactions:write).
     fake.failNext('assistant.threads.setStatus', { error: 'not_allowed_token_type' });
     // A mention in a public channel, then plain follow-ups in public, private and group-DM threads.
-    for (const [channel, type] of [['CPUB', 'channel'], ['GPRIV', 'group'], ['GMPIM', 'mpim']] as const) {
+    for (const [channel, type] of [
+      ['CPUB', 'channel'],
+      ['GPRIV', 'group'],
+      ['GMPIM', 'mpim'],
+    ] as const) {
       typeOf.set(channel, type);
       const parent = `17000090${channel.length}.0001${String(typeOf.size).padStart(2, '0')}`;
       fake.threads.set(`${channel}:${parent}`, [{ ts: parent, user: 'UASKER', text: '<@UBOT> How long is the TRIzol incubation?' }]);
       const n = answers();
-      await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel, ts: parent })));
+      await post(
+        bot.url,
+        eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel, ts: parent })),
+      );
       await until(n + 1);
       // A follow-up by the asker, soon after the answer, with no mention.
-      await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice?', channel, threadTs: parent, channelType: type })));
+      await post(
+        bot.url,
+        eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice?', channel, threadTs: parent, channelType: type })),
+      );
       await until(n + 2);
       // A mention naming a colleague: the mention is read by name (users.info).
-      await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'and at 4 °C, as <@UPI> does?', channel, threadTs: parent })));
+      await post(
+        bot.url,
+        eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'and at 4 °C, as <@UPI> does?', channel, threadTs: parent })),
+      );
       await until(n + 3);
       events.add('app_mention').add(`message.${type === 'channel' ? 'channels' : type === 'group' ? 'groups' : 'mpim'}`);
     }
@@ -116,7 +132,10 @@ describe('manifest.json matches what labbot calls and listens to', () => {
     const dm = '1700009100.000100';
     fake.threads.set(`DIM:${dm}`, [{ ts: dm, user: 'UASKER', text: 'How long is the TRIzol incubation?' }]);
     let n = answers();
-    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice?', channel: 'DIM', channelType: 'im', threadTs: dm })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'and on ice?', channel: 'DIM', channelType: 'im', threadTs: dm })),
+    );
     await until(n + 1);
     events.add('message.im');
     // The agent view (labbot's DM opened, then the user moves around), the App Home, /labbot ask + Share, the message shortcut, a reindex.
@@ -127,17 +146,31 @@ describe('manifest.json matches what labbot calls and listens to', () => {
     await fake.waitFor(() => fake.callsOf('assistant.threads.setSuggestedPrompts')[1]);
     events.add('app_context_changed');
     n = answers();
-    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DAI', channelType: 'im' })));
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DAI', channelType: 'im' }),
+      ),
+    );
     await until(n + 1);
     await post(bot.url, eventRequest(SIGNING_SECRET, appHomeOpenedEnvelope({ user: 'UASKER' })));
     await fake.waitFor(() => fake.callsOf('views.publish')[0]);
     events.add('app_home_opened');
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How long is the TRIzol incubation?', responseUrl: fake.responseUrl('m-ask') }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, { text: 'ask How long is the TRIzol incubation?', responseUrl: fake.responseUrl('m-ask') }),
+    );
     const priv = await fake.waitFor(() => fake.responses.find((r) => r.id === 'm-ask'));
-    const share = ((priv.body.blocks ?? []) as { elements?: { action_id?: string; value?: string }[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'labbot_share')?.value;
+    const share = ((priv.body.blocks ?? []) as { elements?: { action_id?: string; value?: string }[] }[])
+      .flatMap((b) => b.elements ?? [])
+      .find((e) => e.action_id === 'labbot_share')?.value;
     expect(share).toBeDefined();
     fake.allowMentions('<@UASKER>'); // Share's "asked by" attribution, on purpose
-    await post(bot.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_share', value: share!, responseUrl: fake.responseUrl('m-share') }));
+    await post(
+      bot.url,
+      blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_share', value: share!, responseUrl: fake.responseUrl('m-share') }),
+    );
     const shared = await fake.waitFor(() => fake.responses.find((r) => r.id === 'm-share'));
     expect(shared.body.response_type).toBe('in_channel');
     // Slack Connect changes: a channel shared, then unshared.
@@ -146,7 +179,16 @@ describe('manifest.json matches what labbot calls and listens to', () => {
       events.add(type);
     }
     n = answers();
-    await post(bot.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: manifest.features.shortcuts[0].callback_id, text: 'How do I book the confocal microscope?', channel: 'CPUB', ts: '1700009300.000100', responseUrl: fake.responseUrl('m-sc') }));
+    await post(
+      bot.url,
+      messageShortcutRequest(SIGNING_SECRET, {
+        callbackId: manifest.features.shortcuts[0].callback_id,
+        text: 'How do I book the confocal microscope?',
+        channel: 'CPUB',
+        ts: '1700009300.000100',
+        responseUrl: fake.responseUrl('m-sc'),
+      }),
+    );
     await until(n + 1);
     await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'reindex lab', user: 'UADMIN', responseUrl: fake.responseUrl('m-ri') }));
     await fake.waitFor(() => fake.responses.filter((r) => r.id === 'm-ri').length >= 2, 60_000);

@@ -14,7 +14,15 @@ import { blocksTextLength, findMentions, validateMessage, type FakeSlack } from 
 import { captureLog } from './helpers/log-capture.ts';
 import { feedbackRecordId, waitForAnswerWithRecord } from './helpers/slack-answers.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
-import { appHomeOpenedEnvelope, blockActionRequest, eventRequest, mentionEnvelope, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
+import {
+  appHomeOpenedEnvelope,
+  blockActionRequest,
+  eventRequest,
+  mentionEnvelope,
+  messageShortcutRequest,
+  post,
+  slashRequest,
+} from './helpers/slack-request.ts';
 
 const STEPS = 170;
 
@@ -30,12 +38,17 @@ function labFolder(): string {
 
 /** An answer too long for 5 messages (~65,000 characters, ~11,000 per message). */
 function veryLongAnswer(): string {
-  const para = (i: number) => `**Step ${i}.** ${'Block the membrane in 5% milk in TBST for one hour. '.repeat(6)}Block the membrane in 5% milk in TBST for one hour. [S1]`;
+  const para = (i: number) =>
+    `**Step ${i}.** ${'Block the membrane in 5% milk in TBST for one hour. '.repeat(6)}Block the membrane in 5% milk in TBST for one hour. [S1]`;
   return Array.from({ length: STEPS }, (_, i) => para(i)).join('\n\n');
 }
 
 type Blocks = { type: string; text?: { text: string }; elements?: { action_id?: string; value?: string }[] }[];
-const sectionText = (body: Record<string, unknown>) => ((body.blocks as Blocks) ?? []).filter((b) => b.type === 'section').map((b) => b.text!.text).join('\n');
+const sectionText = (body: Record<string, unknown>) =>
+  ((body.blocks as Blocks) ?? [])
+    .filter((b) => b.type === 'section')
+    .map((b) => b.text!.text)
+    .join('\n');
 const actionValue = (body: Record<string, unknown>, actionId: string) =>
   ((body.blocks as Blocks) ?? []).flatMap((b) => b.elements ?? []).find((e) => e.action_id === actionId)?.value;
 
@@ -63,20 +76,29 @@ describe('mentioned users by name; private answers in full', () => {
     await harness?.close(); // the fake fails the suite if anything labbot posted would have pinged
   });
 
-  const recordOf = async (body: Record<string, unknown>) => bot.activity.get((actionValue(body, 'labbot_feedback_up') ?? feedbackRecordId(body.blocks))!);
+  const recordOf = async (body: Record<string, unknown>) =>
+    bot.activity.get((actionValue(body, 'labbot_feedback_up') ?? feedbackRecordId(body.blocks))!);
   const usersInfoFor = (id: string) => fake.callsOf('users.info').filter((c) => c.body.user === id);
 
   it('a mention question is recorded and searched with the mentioned user by name', async () => {
     openai.requests.length = 0;
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '<@UBOT> what did <@U123> say about p53?', channel: 'CNAMES' })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '<@UBOT> what did <@U123> say about p53?', channel: 'CNAMES' })),
+    );
     const update = await waitForAnswerWithRecord(fake, 'CNAMES', 30_000);
     const record = await recordOf(update.body);
     expect(record?.question).toBe('what did @Ada Okafor say about p53?');
-    expect(JSON.stringify(openai.requests.find((r) => r.path.endsWith('/chat/completions'))?.body)).toContain('what did @Ada Okafor say about p53?');
+    expect(JSON.stringify(openai.requests.find((r) => r.path.endsWith('/chat/completions'))?.body)).toContain(
+      'what did @Ada Okafor say about p53?',
+    );
     // labbot itself is not looked up; Ada is, once, and then comes from the cache.
     expect(usersInfoFor('UBOT')).toEqual([]);
     expect(usersInfoFor('U123')).toHaveLength(1);
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '<@UBOT> and <@U123> on p53 in fibroblasts?', channel: 'CNAMES2' })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '<@UBOT> and <@U123> on p53 in fibroblasts?', channel: 'CNAMES2' })),
+    );
     const again = await waitForAnswerWithRecord(fake, 'CNAMES2', 30_000);
     expect((await recordOf(again.body))?.question).toBe('and @Ada Okafor on p53 in fibroblasts?');
     expect(usersInfoFor('U123')).toHaveLength(1);
@@ -84,7 +106,10 @@ describe('mentioned users by name; private answers in full', () => {
 
   it('falls back to the real name, and to "@user" when Slack cannot say (unknown user, missing scope) without holding the answer', async () => {
     fake.failNext('users.info', { error: 'missing_scope' });
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '<@UBOT> did <@U999> or <@U456> see p53 stabilised?', channel: 'CFALL' })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: '<@UBOT> did <@U999> or <@U456> see p53 stabilised?', channel: 'CFALL' })),
+    );
     const update = await waitForAnswerWithRecord(fake, 'CFALL', 30_000);
     const question = (await recordOf(update.body))?.question;
     // One of the two lookups got missing_scope (whichever went first), the other its real answer.
@@ -93,13 +118,22 @@ describe('mentioned users by name; private answers in full', () => {
   });
 
   it('/labbot ask and the message shortcut read mentions by name too', async () => {
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask what did <@U123> say about p53?', responseUrl: fake.responseUrl('names-ask') }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, { text: 'ask what did <@U123> say about p53?', responseUrl: fake.responseUrl('names-ask') }),
+    );
     const priv = await fake.waitFor(() => fake.responses.find((r) => r.id === 'names-ask'), 30_000);
     expect((await recordOf(priv.body))?.question).toBe('what did @Ada Okafor say about p53?');
 
     await post(
       bot.url,
-      messageShortcutRequest(SIGNING_SECRET, { callbackId: 'labbot_ask_about_message', text: 'Is <@U123> right that p53 is stabilised after UV?', channel: 'CSHORT', ts: '1700000500.000100', responseUrl: fake.responseUrl('names-sc') }),
+      messageShortcutRequest(SIGNING_SECRET, {
+        callbackId: 'labbot_ask_about_message',
+        text: 'Is <@U123> right that p53 is stabilised after UV?',
+        channel: 'CSHORT',
+        ts: '1700000500.000100',
+        responseUrl: fake.responseUrl('names-sc'),
+      }),
     );
     const answer = await waitForAnswerWithRecord(fake, 'CSHORT', 30_000);
     expect((await recordOf(answer.body))?.question).toBe('Is @Ada Okafor right that p53 is stabilised after UV?');
@@ -113,7 +147,12 @@ describe('mentioned users by name; private answers in full', () => {
       { ts: '1700000602.000100', user: 'UASKER', text: '<@UBOT> and <@U123>?' },
     ]);
     const deps = { userNames: createUserDirectory({ log: captureLog().log }) };
-    const turns = await threadHistory(client, { channel: 'CHISTN', threadTs: '1700000600.000100', eventTs: '1700000602.000100', botUserId: 'UBOT' }, [], namesIn(client, deps));
+    const turns = await threadHistory(
+      client,
+      { channel: 'CHISTN', threadTs: '1700000600.000100', eventTs: '1700000602.000100', botUserId: 'UBOT' },
+      [],
+      namesIn(client, deps),
+    );
     expect(turns).toEqual([
       { role: 'user', text: 'what did @Ben Moreau measure?' },
       { role: 'assistant', text: 'Ben measured p53 [S1].' },
@@ -122,10 +161,20 @@ describe('mentioned users by name; private answers in full', () => {
 
   it('a name echoed back (Share, App Home) is escaped: it never becomes a mention or a link', async () => {
     fake.allowMentions('<@UASKER>'); // labbot's own attribution of a shared answer
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask what did <@UEVIL> say about p53?', responseUrl: fake.responseUrl('names-evil') }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, { text: 'ask what did <@UEVIL> say about p53?', responseUrl: fake.responseUrl('names-evil') }),
+    );
     const priv = await fake.waitFor(() => fake.responses.find((r) => r.id === 'names-evil'), 30_000);
     expect((await recordOf(priv.body))?.question).toBe('what did @<!channel> *Eve* <https://evil.example|login> say about p53?');
-    await post(bot.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_share', value: actionValue(priv.body, 'labbot_share')!, responseUrl: fake.responseUrl('names-evil-share') }));
+    await post(
+      bot.url,
+      blockActionRequest(SIGNING_SECRET, {
+        actionId: 'labbot_share',
+        value: actionValue(priv.body, 'labbot_share')!,
+        responseUrl: fake.responseUrl('names-evil-share'),
+      }),
+    );
     const shared = await fake.waitFor(() => fake.responses.find((r) => r.id === 'names-evil-share'), 30_000);
     expect(shared.body.response_type).toBe('in_channel');
     const posted = JSON.stringify(shared.body.blocks);
@@ -143,8 +192,21 @@ describe('mentioned users by name; private answers in full', () => {
 
   it('a private answer needing 6+ messages loses nothing: 4 go to response_url, the rest by chat.postEphemeral', async () => {
     openai.reply = () => veryLongAnswer();
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How do we block the membrane?', channel: 'CLONGP', responseUrl: fake.responseUrl('long-priv') }));
-    const done = () => [...fake.responses.filter((r) => r.id === 'long-priv').map((r) => r.body), ...fake.callsOf('chat.postEphemeral').filter((c) => c.body.channel === 'CLONGP').map((c) => c.body)];
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, {
+        text: 'ask How do we block the membrane?',
+        channel: 'CLONGP',
+        responseUrl: fake.responseUrl('long-priv'),
+      }),
+    );
+    const done = () => [
+      ...fake.responses.filter((r) => r.id === 'long-priv').map((r) => r.body),
+      ...fake
+        .callsOf('chat.postEphemeral')
+        .filter((c) => c.body.channel === 'CLONGP')
+        .map((c) => c.body),
+    ];
     const bodies = await fake.waitFor(() => {
       const b = done();
       return b.length && actionValue(b[b.length - 1], 'labbot_feedback_up') ? b : undefined;
@@ -162,11 +224,25 @@ describe('mentioned users by name; private answers in full', () => {
   it('where chat.postEphemeral cannot reach the asker, the rest goes by direct message and the fifth post says so', async () => {
     openai.reply = () => veryLongAnswer();
     fake.failNext('chat.postEphemeral', { error: 'channel_not_found' });
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How do we block the membrane, again?', channel: 'CNOTIN', user: 'UDMUSER', responseUrl: fake.responseUrl('long-dm') }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, {
+        text: 'ask How do we block the membrane, again?',
+        channel: 'CNOTIN',
+        user: 'UDMUSER',
+        responseUrl: fake.responseUrl('long-dm'),
+      }),
+    );
     const note = await fake.waitFor(() => fake.responses.filter((r) => r.id === 'long-dm')[4], 60_000);
     expect(JSON.stringify(note.body)).toContain('direct messages');
-    const viaUrl = fake.responses.filter((r) => r.id === 'long-dm').slice(0, 4).map((r) => r.body);
-    const viaDm = fake.callsOf('chat.postMessage').filter((c) => c.body.channel === 'UDMUSER').map((c) => c.body);
+    const viaUrl = fake.responses
+      .filter((r) => r.id === 'long-dm')
+      .slice(0, 4)
+      .map((r) => r.body);
+    const viaDm = fake
+      .callsOf('chat.postMessage')
+      .filter((c) => c.body.channel === 'UDMUSER')
+      .map((c) => c.body);
     expect(viaDm.length).toBeGreaterThanOrEqual(2);
     const all = [...viaUrl, ...viaDm].map(sectionText).join('\n');
     for (let i = 0; i < STEPS; i++) expect(all).toContain(`*Step ${i}.*`);
@@ -176,7 +252,14 @@ describe('mentioned users by name; private answers in full', () => {
   it('a part chat.postEphemeral refuses as too long (msg_blocks_too_long) is re-split and sent, never truncated', async () => {
     openai.reply = () => veryLongAnswer();
     fake.failNext('chat.postEphemeral', { error: 'msg_blocks_too_long' });
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How do we block the membrane, step by step?', channel: 'CRESPLIT', responseUrl: fake.responseUrl('long-resplit') }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, {
+        text: 'ask How do we block the membrane, step by step?',
+        channel: 'CRESPLIT',
+        responseUrl: fake.responseUrl('long-resplit'),
+      }),
+    );
     const ephemerals = () => fake.callsOf('chat.postEphemeral').filter((c) => c.body.channel === 'CRESPLIT');
     await fake.waitFor(() => {
       const e = ephemerals();
@@ -184,7 +267,9 @@ describe('mentioned users by name; private answers in full', () => {
     }, 30_000);
     const [refused, ...sent] = ephemerals();
     expect(blocksTextLength(sent[0].body.blocks)).toBeLessThan(blocksTextLength(refused.body.blocks));
-    const all = [...fake.responses.filter((r) => r.id === 'long-resplit').map((r) => r.body), ...sent.map((c) => c.body)].map(sectionText).join('\n');
+    const all = [...fake.responses.filter((r) => r.id === 'long-resplit').map((r) => r.body), ...sent.map((c) => c.body)]
+      .map(sectionText)
+      .join('\n');
     for (let i = 0; i < STEPS; i++) expect(all).toContain(`*Step ${i}.*`);
   });
 });

@@ -44,7 +44,11 @@ function answerCalls(fake: FakeSlack, channel: string): SlackCall[] {
   return fake.calls.filter((c) => c.body.channel === channel && (c.method === 'chat.update' || c.method === 'chat.postMessage'));
 }
 
-const sectionText = (c: SlackCall) => ((c.body.blocks as { type: string; text?: { text: string } }[]) ?? []).filter((b) => b.type === 'section').map((b) => b.text!.text).join('\n');
+const sectionText = (c: SlackCall) =>
+  ((c.body.blocks as { type: string; text?: { text: string } }[]) ?? [])
+    .filter((b) => b.type === 'section')
+    .map((b) => b.text!.text)
+    .join('\n');
 
 describe('Slack output and input, end to end', () => {
   let app: App;
@@ -78,8 +82,15 @@ describe('Slack output and input, end to end', () => {
     expect(fake.rejected.filter((r) => r.body.channel === 'CLONG')).toEqual([]);
     expect(calls[0].method).toBe('chat.update');
     expect(calls.length).toBeGreaterThanOrEqual(2);
-    const report = calls.map((c) => ({ method: c.method, blocks: (c.body.blocks as unknown[]).length, blockChars: blocksTextLength(c.body.blocks), textChars: String(c.body.text).length }));
-    console.log(`long answer (${answer.length} chars) as posted: ${calls.length} messages ${JSON.stringify(report)}; mention tokens: ${JSON.stringify(calls.flatMap((c) => findMentions(c.body)))}`);
+    const report = calls.map((c) => ({
+      method: c.method,
+      blocks: (c.body.blocks as unknown[]).length,
+      blockChars: blocksTextLength(c.body.blocks),
+      textChars: String(c.body.text).length,
+    }));
+    console.log(
+      `long answer (${answer.length} chars) as posted: ${calls.length} messages ${JSON.stringify(report)}; mention tokens: ${JSON.stringify(calls.flatMap((c) => findMentions(c.body)))}`,
+    );
     for (const c of calls) {
       expect(validateMessage(c.body)).toBeUndefined();
       expect(findMentions(c.body)).toEqual([]);
@@ -89,9 +100,13 @@ describe('Slack output and input, end to end', () => {
     for (let i = 0; i < STEPS; i++) expect(all).toContain(`*Step ${i}.*`);
     // Counted in the answer only: the Sources list may quote the same sentence once.
     expect(answerPart(all).match(/Block the membrane in 5% milk/g)).toHaveLength(STEPS * 7);
-    expect(all).toContain('Ask the team or `&lt;!channel&gt;` and `map&lt;a,b&gt;`; &lt;!here&gt; &lt;@U0123&gt; &amp;lt;ok&amp;gt; Sign in');
+    expect(all).toContain(
+      'Ask the team or `&lt;!channel&gt;` and `map&lt;a,b&gt;`; &lt;!here&gt; &lt;@U0123&gt; &amp;lt;ok&amp;gt; Sign in',
+    );
     const last = calls[calls.length - 1];
-    expect(sectionText(last)).toContain('*<https://x.org/%3E%3C!everyone%3E%3Chttps://evil.example/login%7CSign_in_again|Membrane blocking>*');
+    expect(sectionText(last)).toContain(
+      '*<https://x.org/%3E%3C!everyone%3E%3Chttps://evil.example/login%7CSign_in_again|Membrane blocking>*',
+    );
     for (const c of calls.slice(0, -1)) expect(JSON.stringify(c.body.blocks)).not.toMatch(/\*Sources\*|labbot_feedback/);
     expect(fake.strayMentions).toEqual([]);
   });
@@ -102,7 +117,10 @@ describe('Slack output and input, end to end', () => {
   it('on msg_blocks_too_long re-splits the message and posts all of it, never a truncated text', async () => {
     openai.reply = () => longAnswer();
     fake.failNext('chat.update', { error: 'msg_blocks_too_long' });
-    await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do we block the membrane, in detail?', channel: 'CSPLIT' })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How do we block the membrane, in detail?', channel: 'CSPLIT' })),
+    );
     const calls = await fake.waitFor(() => {
       const c = answerCalls(fake, 'CSPLIT');
       return c.length && JSON.stringify(c[c.length - 1].body.blocks ?? []).includes('feedback_buttons') ? c : undefined;
@@ -122,7 +140,14 @@ describe('Slack output and input, end to end', () => {
     const text = 'Is R&amp;D milk &lt;5%&gt; ok per <https://wiki.example/blocking|the wiki> in <#C0123|lab-general>? ask <@U999> <!here>';
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text, channel: 'CINPUT' })));
     // The answer is streamed (its Sources and feedback come with chat.stopStream), or posted, or replaces the stream.
-    const done = await fake.waitFor(() => fake.calls.find((c) => c.body.channel === 'CINPUT' && ['chat.stopStream', 'chat.postMessage', 'chat.update'].includes(c.method) && feedbackRecordId(c.body.blocks)));
+    const done = await fake.waitFor(() =>
+      fake.calls.find(
+        (c) =>
+          c.body.channel === 'CINPUT' &&
+          ['chat.stopStream', 'chat.postMessage', 'chat.update'].includes(c.method) &&
+          feedbackRecordId(c.body.blocks),
+      ),
+    );
     const id = feedbackRecordId(done.body.blocks);
     const record = await bot.activity.get(id!);
     expect(record?.question).toBe('Is R&D milk <5%> ok per the wiki (https://wiki.example/blocking) in #lab-general? ask @user @here');
@@ -133,11 +158,19 @@ describe('Slack output and input, end to end', () => {
   it('reads the thread history as plain text too', async () => {
     const client = new webApi.WebClient('xoxb-test', { slackApiUrl: fake.apiUrl });
     fake.threads.set('CHIST:1700000300.000100', [
-      { ts: '1700000300.000100', user: 'UASKER', text: '<@UBOT> What about Tris &amp; glycine per <https://wiki.example/buffers|buffers>?' },
+      {
+        ts: '1700000300.000100',
+        user: 'UASKER',
+        text: '<@UBOT> What about Tris &amp; glycine per <https://wiki.example/buffers|buffers>?',
+      },
       { ts: '1700000301.000100', bot_id: 'BBOT', user: 'UBOT', text: 'Use 25 mM Tris &amp; 192 mM glycine [S1].' },
       { ts: '1700000302.000100', user: 'UASKER', text: '<@UBOT> and for <@U777|maria>?' },
     ]);
-    const turns = await threadHistory(client, { channel: 'CHIST', threadTs: '1700000300.000100', eventTs: '1700000302.000100', botUserId: 'UBOT' }, []);
+    const turns = await threadHistory(
+      client,
+      { channel: 'CHIST', threadTs: '1700000300.000100', eventTs: '1700000302.000100', botUserId: 'UBOT' },
+      [],
+    );
     expect(turns).toEqual([
       { role: 'user', text: 'What about Tris & glycine per buffers (https://wiki.example/buffers)?' },
       { role: 'assistant', text: 'Use 25 mM Tris & 192 mM glycine [S1].' },
@@ -148,7 +181,10 @@ describe('Slack output and input, end to end', () => {
     openai.requests.length = 0;
     openai.reply = () => 'Block for one hour [S1].';
     const url = fake.responseUrl('ask-encoded');
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask milk &amp; TBST &lt;1h&gt; per <https://wiki.example/x|the wiki>?', responseUrl: url }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, { text: 'ask milk &amp; TBST &lt;1h&gt; per <https://wiki.example/x|the wiki>?', responseUrl: url }),
+    );
     await fake.waitFor(() => fake.responses.find((r) => r.id === 'ask-encoded'));
     const sent = JSON.stringify(openai.requests.find((r) => r.path.endsWith('/chat/completions'))?.body);
     expect(sent).toContain('milk & TBST <1h> per the wiki (https://wiki.example/x)?');

@@ -8,7 +8,13 @@ import { routeChange } from '../src/slack/message-events.ts';
 import { promptTitle, suggestedPrompts, type PromptDoc } from '../src/slack/prompts.ts';
 import { previewMarkdown, stablePrefixLength } from '../src/slack/stream.ts';
 
-const doc = (kind: PromptDoc['kind'], title: string, extra: Partial<PromptDoc> = {}): PromptDoc => ({ kind, title, access: 'public', chunkIds: ['a'], ...extra });
+const doc = (kind: PromptDoc['kind'], title: string, extra: Partial<PromptDoc> = {}): PromptDoc => ({
+  kind,
+  title,
+  access: 'public',
+  chunkIds: ['a'],
+  ...extra,
+});
 
 describe('suggested prompts', () => {
   it('one per kind the person may read, naming the newest (then largest) document', () => {
@@ -49,14 +55,22 @@ describe('App Home words and links', () => {
     expect(kindsInWords({})).toBe('');
   });
   it('links a question to its message, with the thread for replies; nothing for what is not a Slack id', () => {
-    expect(permalink('https://lab.slack.com/', 'C0123', '1700000000.000100', '1700000000.000100')).toBe('https://lab.slack.com/archives/C0123/p1700000000000100');
-    expect(permalink('https://lab.slack.com/', 'C0123', '1700000001.000200', '1700000000.000100')).toBe('https://lab.slack.com/archives/C0123/p1700000001000200?thread_ts=1700000000.000100&cid=C0123');
+    expect(permalink('https://lab.slack.com/', 'C0123', '1700000000.000100', '1700000000.000100')).toBe(
+      'https://lab.slack.com/archives/C0123/p1700000000000100',
+    );
+    expect(permalink('https://lab.slack.com/', 'C0123', '1700000001.000200', '1700000000.000100')).toBe(
+      'https://lab.slack.com/archives/C0123/p1700000001000200?thread_ts=1700000000.000100&cid=C0123',
+    );
     expect(permalink('https://evil.example/', 'C0123', '1.1', undefined)).toBeUndefined();
     expect(permalink('https://lab.slack.com/', 'C0123|x', '1.1', undefined)).toBeUndefined();
     expect(permalink(undefined, 'C0123', '1.1', undefined)).toBeUndefined();
   });
   it('admins get the index section; members do not; recent questions are escaped', () => {
-    const base = { known: { lab: { paper: 1 } }, examples: ['What <is> it?'], recent: [{ question: '<!here> & more', ts: '2026-01-02T03:04:05.000Z', link: 'https://lab.slack.com/archives/C1/p1' }] };
+    const base = {
+      known: { lab: { paper: 1 } },
+      examples: ['What <is> it?'],
+      recent: [{ question: '<!here> & more', ts: '2026-01-02T03:04:05.000Z', link: 'https://lab.slack.com/archives/C1/p1' }],
+    };
     const member = JSON.stringify(homeView(base));
     expect(member).not.toContain('For admins');
     expect(member).toContain('<https://lab.slack.com/archives/C1/p1|&lt;!here&gt; &amp; more>');
@@ -100,7 +114,9 @@ describe('native feedback buttons', () => {
     expect(native).toContain('"value":"up:r1"');
     expect(native).not.toContain('labbot_feedback_up');
     expect(JSON.stringify(answerMessages(view, { recordId: 'r1' }))).toContain('labbot_feedback_up');
-    expect(feedbackBlock('r2', 'es', true)).toMatchObject({ elements: [{ negative_button: { value: 'down:r2', accessibility_label: 'No útil' } }] });
+    expect(feedbackBlock('r2', 'es', true)).toMatchObject({
+      elements: [{ negative_button: { value: 'down:r2', accessibility_label: 'No útil' } }],
+    });
     expect(parseFeedbackValue('down:r2')).toEqual({ vote: 'down', recordId: 'r2' });
     expect(parseFeedbackValue('sideways:r2')).toBeUndefined();
   });
@@ -109,7 +125,17 @@ describe('native feedback buttons', () => {
 describe('routeChange', () => {
   const base = { channel: 'C1', channel_type: 'channel' };
   it('an edit of a person’s text is an edit; replies, unfurls and bot edits are not', () => {
-    expect(routeChange({ ...base, subtype: 'message_changed', message: { user: 'U1', text: 'new', ts: '1.2', thread_ts: '1.1' }, previous_message: { text: 'old' } }, 'UBOT')).toEqual({
+    expect(
+      routeChange(
+        {
+          ...base,
+          subtype: 'message_changed',
+          message: { user: 'U1', text: 'new', ts: '1.2', thread_ts: '1.1' },
+          previous_message: { text: 'old' },
+        },
+        'UBOT',
+      ),
+    ).toEqual({
       kind: 'edited',
       ts: '1.2',
       threadTs: '1.1',
@@ -118,11 +144,31 @@ describe('routeChange', () => {
       dm: false,
       channelType: 'channel',
     });
-    expect(routeChange({ ...base, subtype: 'message_changed', message: { user: 'U1', text: 'same', ts: '1.2' }, previous_message: { text: 'same' } }, 'UBOT').kind).toBe('ignore');
-    expect(routeChange({ ...base, subtype: 'message_changed', message: { user: 'UBOT', bot_id: 'B1', text: 'a', ts: '1.2' }, previous_message: { text: 'b' } }, 'UBOT').kind).toBe('ignore');
+    expect(
+      routeChange(
+        { ...base, subtype: 'message_changed', message: { user: 'U1', text: 'same', ts: '1.2' }, previous_message: { text: 'same' } },
+        'UBOT',
+      ).kind,
+    ).toBe('ignore');
+    expect(
+      routeChange(
+        {
+          ...base,
+          subtype: 'message_changed',
+          message: { user: 'UBOT', bot_id: 'B1', text: 'a', ts: '1.2' },
+          previous_message: { text: 'b' },
+        },
+        'UBOT',
+      ).kind,
+    ).toBe('ignore');
   });
   it('a deletion, or a thread parent left as a tombstone, is a deletion', () => {
     expect(routeChange({ ...base, subtype: 'message_deleted', deleted_ts: '1.3' }, 'UBOT')).toEqual({ kind: 'deleted', ts: '1.3' });
-    expect(routeChange({ ...base, subtype: 'message_changed', message: { subtype: 'tombstone', text: 'This message was deleted.', ts: '1.1' } }, 'UBOT')).toEqual({ kind: 'deleted', ts: '1.1' });
+    expect(
+      routeChange(
+        { ...base, subtype: 'message_changed', message: { subtype: 'tombstone', text: 'This message was deleted.', ts: '1.1' } },
+        'UBOT',
+      ),
+    ).toEqual({ kind: 'deleted', ts: '1.1' });
   });
 });

@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { type FakeSlack } from './helpers/fake-slack.ts';
-import { type RunningBot } from './helpers/slack-bot.ts';
+import type { FakeSlack } from './helpers/fake-slack.ts';
+import type { RunningBot } from './helpers/slack-bot.ts';
 import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
 import { runSlash, shownText } from './helpers/slack-interact.ts';
 
@@ -23,8 +23,14 @@ function sources(): { papers: string; wiki: string } {
   mkdirSync(papers);
   mkdirSync(wiki);
   for (let i = 0; i < 60; i++) {
-    writeFileSync(path.join(papers, `paper-${i}.md`), `# Paper ${i}\n\n${`Result ${i}: the assay measured p53 at dose ${i} in replicate ${i % 3}. `.repeat(40)}\n`);
-    writeFileSync(path.join(wiki, `page-${i}.md`), `# Page ${i}\n\n${`Bench ${i} is booked on the lab calendar for slot ${i}. `.repeat(40)}\n`);
+    writeFileSync(
+      path.join(papers, `paper-${i}.md`),
+      `# Paper ${i}\n\n${`Result ${i}: the assay measured p53 at dose ${i} in replicate ${i % 3}. `.repeat(40)}\n`,
+    );
+    writeFileSync(
+      path.join(wiki, `page-${i}.md`),
+      `# Page ${i}\n\n${`Bench ${i} is booked on the lab calendar for slot ${i}. `.repeat(40)}\n`,
+    );
   }
   return { papers, wiki };
 }
@@ -37,7 +43,12 @@ describe('/labbot reindex: one progress message that updates, the summary where 
   beforeAll(async () => {
     const s = sources();
     harness = await startSlackHarness({
-      fileConfig: { sources: [{ id: 'papers', type: 'folder', path: s.papers }, { id: 'wiki', type: 'folder', path: s.wiki }] },
+      fileConfig: {
+        sources: [
+          { id: 'papers', type: 'folder', path: s.papers },
+          { id: 'wiki', type: 'folder', path: s.wiki },
+        ],
+      },
       ingest: false,
       bot: { progressEditMs: EDIT_MS },
     });
@@ -75,9 +86,17 @@ describe('/labbot reindex: one progress message that updates, the summary where 
     if (process.env.LABBOT_TRANSCRIPTS) {
       mkdirSync(process.env.LABBOT_TRANSCRIPTS, { recursive: true });
       const t0 = progress.versions[0].at;
-      const edits = progress.versions.map((v, i) => `${i === 0 ? 'posted' : `edit ${i}`} at +${((v.at - t0) / 1000).toFixed(1)} s:\n${shownText(v).replace(/^/gm, '  | ')}`);
-      const replies = posts.map((p, i) => `response_url post ${i + 1} (${String(p.body.response_type)}):\n${shownText({ blocks: p.body.blocks as unknown[], text: String(p.body.text) }).replace(/^/gm, '  | ')}`);
-      writeFileSync(path.join(process.env.LABBOT_TRANSCRIPTS, 'reindex-progress.txt'), `/labbot reindex all (UADMIN in #COPS)\n\n${replies.join('\n')}\n\nThe progress message in UADMIN's DM with labbot (chat.postMessage once, then chat.update):\n${edits.join('\n')}\n`);
+      const edits = progress.versions.map(
+        (v, i) => `${i === 0 ? 'posted' : `edit ${i}`} at +${((v.at - t0) / 1000).toFixed(1)} s:\n${shownText(v).replace(/^/gm, '  | ')}`,
+      );
+      const replies = posts.map(
+        (p, i) =>
+          `response_url post ${i + 1} (${String(p.body.response_type)}):\n${shownText({ blocks: p.body.blocks as unknown[], text: String(p.body.text) }).replace(/^/gm, '  | ')}`,
+      );
+      writeFileSync(
+        path.join(process.env.LABBOT_TRANSCRIPTS, 'reindex-progress.txt'),
+        `/labbot reindex all (UADMIN in #COPS)\n\n${replies.join('\n')}\n\nThe progress message in UADMIN's DM with labbot (chat.postMessage once, then chat.update):\n${edits.join('\n')}\n`,
+      );
     }
   });
 });

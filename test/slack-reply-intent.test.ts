@@ -91,12 +91,21 @@ describe('answersUntaggedReply', () => {
     expect(answersUntaggedReply(window, { user: 'UADA', text: 'and for HeLa?' }, opts)).toEqual({ answer: false, reason: 'someone else' });
   });
   it('not after the window', () => {
-    expect(answersUntaggedReply({ ...window, answeredAt: now - 11 * 60_000 }, { user: 'UASKER', text: 'and for HeLa?' }, opts)).toEqual({ answer: false, reason: 'window closed' });
+    expect(answersUntaggedReply({ ...window, answeredAt: now - 11 * 60_000 }, { user: 'UASKER', text: 'and for HeLa?' }, opts)).toEqual({
+      answer: false,
+      reason: 'window closed',
+    });
   });
   it('not where labbot has not answered (or the window was closed)', () => {
-    expect(answersUntaggedReply(undefined, { user: 'UASKER', text: 'and for HeLa?' }, opts)).toEqual({ answer: false, reason: 'no recent answer' });
+    expect(answersUntaggedReply(undefined, { user: 'UASKER', text: 'and for HeLa?' }, opts)).toEqual({
+      answer: false,
+      reason: 'no recent answer',
+    });
   });
   it('not a thanks from the asker', () => {
-    expect(answersUntaggedReply(window, { user: 'UASKER', text: 'thanks! <@U0ADA> can you do the blot tomorrow?' }, opts)).toEqual({ answer: false, reason: 'addressed to someone else' });
+    expect(answersUntaggedReply(window, { user: 'UASKER', text: 'thanks! <@U0ADA> can you do the blot tomorrow?' }, opts)).toEqual({
+      answer: false,
+      reason: 'addressed to someone else',
+    });
   });
 });

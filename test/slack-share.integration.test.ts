@@ -17,15 +17,29 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LONG_STEPS = 170;
 
 /** 60 steps of a whole-mount immunostaining protocol, each its own line, as a lab writes them. */
-export function sixtyStepProtocol(): string {
+function sixtyStepProtocol(): string {
   const phases: [string, (i: number) => string][] = [
     ['fix', (i) => `Fix the embryos in 4% PFA in PBS for ${2 + (i % 3)} hours at room temperature on a rocker (batch ${i}).`],
     ['wash', (i) => `Wash the embryos ${3 + (i % 2)} times for 5 minutes in PBST (PBS with 0.1% Tween-20), round ${i}.`],
-    ['permeabilise', (i) => `Permeabilise with proteinase K at ${10 * (1 + (i % 3))} µg/mL for ${5 + (i % 4)} minutes, then refix in 4% PFA for 20 minutes (stage ${i}).`],
+    [
+      'permeabilise',
+      (i) =>
+        `Permeabilise with proteinase K at ${10 * (1 + (i % 3))} µg/mL for ${5 + (i % 4)} minutes, then refix in 4% PFA for 20 minutes (stage ${i}).`,
+    ],
     ['block', (i) => `Block in 10% goat serum, 1% DMSO and 0.8% Triton X-100 in PBST for ${1 + (i % 2)} hours (block ${i}).`],
-    ['primary', (i) => `Incubate in primary antibody anti-acetylated tubulin 1:${500 + 100 * (i % 5)} in block buffer overnight at 4 °C (tube ${i}).`],
-    ['secondary', (i) => `Incubate in Alexa Fluor 488 goat anti-mouse 1:${400 + 100 * (i % 4)} in block buffer for 4 hours in the dark (tube ${i}).`],
-    ['mount', (i) => `Mount the embryos in 1% low-melt agarose on a glass-bottom dish and image on the confocal with the 20× objective (dish ${i}).`],
+    [
+      'primary',
+      (i) => `Incubate in primary antibody anti-acetylated tubulin 1:${500 + 100 * (i % 5)} in block buffer overnight at 4 °C (tube ${i}).`,
+    ],
+    [
+      'secondary',
+      (i) => `Incubate in Alexa Fluor 488 goat anti-mouse 1:${400 + 100 * (i % 4)} in block buffer for 4 hours in the dark (tube ${i}).`,
+    ],
+    [
+      'mount',
+      (i) =>
+        `Mount the embryos in 1% low-melt agarose on a glass-bottom dish and image on the confocal with the 20× objective (dish ${i}).`,
+    ],
   ];
   const steps = Array.from({ length: 60 }, (_, i) => `${i + 1}. ${phases[i % phases.length][1](i + 1)}`);
   return [
@@ -54,7 +68,10 @@ export function sixtyStepProtocol(): string {
 
 function labFolder(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-share-'));
-  writeFileSync(path.join(dir, 'blocking.md'), '# Membrane blocking\n\nBlock the membrane in 5% milk in TBST for one hour at room temperature before the primary antibody.\n');
+  writeFileSync(
+    path.join(dir, 'blocking.md'),
+    '# Membrane blocking\n\nBlock the membrane in 5% milk in TBST for one hour at room temperature before the primary antibody.\n',
+  );
   mkdirSync(path.join(dir, 'protocols'));
   writeFileSync(path.join(dir, 'protocols', 'zebrafish-immunostaining.md'), sixtyStepProtocol());
   return dir;
@@ -62,7 +79,8 @@ function labFolder(): string {
 
 /** An answer too long for 5 messages (~65,000 characters, ~11,000 per message). */
 function veryLongAnswer(): string {
-  const para = (i: number) => `**Step ${i}.** ${'Block the membrane in 5% milk in TBST for one hour. '.repeat(6)}Block the membrane in 5% milk in TBST for one hour. [S1]`;
+  const para = (i: number) =>
+    `**Step ${i}.** ${'Block the membrane in 5% milk in TBST for one hour. '.repeat(6)}Block the membrane in 5% milk in TBST for one hour. [S1]`;
   return Array.from({ length: LONG_STEPS }, (_, i) => para(i)).join('\n\n');
 }
 
@@ -81,7 +99,9 @@ describe('Share in channel: once, the private copy deleted, long answers threade
   let harness: ModelSlackHarness | undefined;
   const replicas: RunningBot[] = [];
   beforeAll(async () => {
-    harness = await startModelSlackHarness({ fileConfig: { sources: [{ id: 'lab', type: 'folder', path: labFolder() }], access: { default: 'public' } } });
+    harness = await startModelSlackHarness({
+      fileConfig: { sources: [{ id: 'lab', type: 'folder', path: labFolder() }], access: { default: 'public' } },
+    });
     ({ app, fake, bot, openai } = harness);
     openai.reply = (messages) => `${passageLine(messages, 'S1')} [S1]`;
   });
@@ -99,7 +119,10 @@ describe('Share in channel: once, the private copy deleted, long answers threade
 
   it('shares once: a double click in flight and a later click post one message; the private copy is deleted', async () => {
     const priv = await askPrivately('How long do we block the membrane?', 'CONCE', 'UONCE');
-    await Promise.all([clickButton(fake, bot.url, priv, 'labbot_share', 'UONCE'), clickButton(fake, bot.url, priv, 'labbot_share', 'UONCE')]);
+    await Promise.all([
+      clickButton(fake, bot.url, priv, 'labbot_share', 'UONCE'),
+      clickButton(fake, bot.url, priv, 'labbot_share', 'UONCE'),
+    ]);
     const shared = await fake.waitFor(() => fake.conversation.visible('CONCE')[0]);
     expect(shownText(shared)).toContain('<@UONCE> asked: How long do we block the membrane?');
     expect(shownText(shared)).toMatch(/Block the membrane in 5% milk.*\[S1\]/);
@@ -118,7 +141,10 @@ describe('Share in channel: once, the private copy deleted, long answers threade
     const other = await startTestBot(app, { prefix: bot.prefix });
     replicas.push(other);
     const priv = await askPrivately('How long do we block the membrane, again?', 'CREPLICA', 'UREP');
-    await Promise.all([clickButton(fake, bot.url, priv, 'labbot_share', 'UREP'), clickButton(fake, other.url, priv, 'labbot_share', 'UREP')]);
+    await Promise.all([
+      clickButton(fake, bot.url, priv, 'labbot_share', 'UREP'),
+      clickButton(fake, other.url, priv, 'labbot_share', 'UREP'),
+    ]);
     await fake.waitFor(() => fake.conversation.visible('CREPLICA')[0]);
     await sleep(1000);
     expect(fake.conversation.visible('CREPLICA')).toHaveLength(1);
@@ -156,7 +182,10 @@ describe('Share in channel: once, the private copy deleted, long answers threade
       await fake.waitFor(() => !fake.conversation.ephemeralFor('ULONG', 'CLONG').some((m) => m.ts === priv.ts));
       if (process.env.LABBOT_TRANSCRIPTS) {
         mkdirSync(process.env.LABBOT_TRANSCRIPTS, { recursive: true });
-        writeFileSync(path.join(process.env.LABBOT_TRANSCRIPTS, 'share-long-answer.txt'), `${renderConversation(fake, 'CLONG', { user: 'ULONG', wrap: 240 })}\n`);
+        writeFileSync(
+          path.join(process.env.LABBOT_TRANSCRIPTS, 'share-long-answer.txt'),
+          `${renderConversation(fake, 'CLONG', { user: 'ULONG', wrap: 240 })}\n`,
+        );
       }
     } finally {
       openai.reply = (messages) => `${passageLine(messages, 'S1')} [S1]`;
@@ -169,7 +198,9 @@ describe('Share in channel: once, the private copy deleted, long answers threade
       const priv = await askPrivately('How do we block the membrane, in full?', 'CNOTMEMBER', 'UNM');
       fake.failNext('chat.postMessage', { error: 'not_in_channel' });
       await clickButton(fake, bot.url, priv, 'labbot_share', 'UNM');
-      const told = await fake.waitFor(() => fake.conversation.ephemeralFor('UNM', 'CNOTMEMBER').find((m) => /Invite me/.test(shownText(m))));
+      const told = await fake.waitFor(() =>
+        fake.conversation.ephemeralFor('UNM', 'CNOTMEMBER').find((m) => /Invite me/.test(shownText(m))),
+      );
       expect(shownText(told)).toContain('/invite @labbot');
       expect(fake.conversation.visible('CNOTMEMBER')).toEqual([]);
       expect(fake.conversation.ephemeralFor('UNM', 'CNOTMEMBER').some((m) => m.ts === priv.ts)).toBe(true);
@@ -188,7 +219,9 @@ describe('Share in channel: once, the private copy deleted, long answers threade
       const priv = await askPrivately(question, 'CPROTO', 'UPROTO');
       const before = renderConversation(fake, 'CPROTO', { user: 'UPROTO', wrap: 20_000 });
       await clickButton(fake, bot.url, priv, 'labbot_share', 'UPROTO');
-      await fake.waitFor(() => fake.conversation.visible('CPROTO')[0] && !fake.conversation.ephemeralFor('UPROTO', 'CPROTO').some((m) => m.ts === priv.ts));
+      await fake.waitFor(
+        () => fake.conversation.visible('CPROTO')[0] && !fake.conversation.ephemeralFor('UPROTO', 'CPROTO').some((m) => m.ts === priv.ts),
+      );
       const shared = fake.conversation.visible('CPROTO');
       expect(shared).toHaveLength(1);
       expect(shownText(shared[0])).toContain(`<@UPROTO> asked: ${question}`);
@@ -199,7 +232,10 @@ describe('Share in channel: once, the private copy deleted, long answers threade
       const after = renderConversation(fake, 'CPROTO', { user: 'UPROTO', wrap: 20_000 });
       if (process.env.LABBOT_TRANSCRIPTS) {
         mkdirSync(process.env.LABBOT_TRANSCRIPTS, { recursive: true });
-        writeFileSync(path.join(process.env.LABBOT_TRANSCRIPTS, 'share-60-step-protocol.txt'), `/labbot ${question}\n\nBefore Share:\n${before}\n\nAfter Share:\n${after}\n`);
+        writeFileSync(
+          path.join(process.env.LABBOT_TRANSCRIPTS, 'share-60-step-protocol.txt'),
+          `/labbot ${question}\n\nBefore Share:\n${before}\n\nAfter Share:\n${after}\n`,
+        );
       }
     } finally {
       openai.reply = (messages) => `${passageLine(messages, 'S1')} [S1]`;

@@ -16,8 +16,14 @@ import { runSlash, shownText } from './helpers/slack-interact.ts';
 
 function labFolder(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-slash-'));
-  writeFileSync(path.join(dir, 'blocking.md'), '# Membrane blocking\n\nBlock the membrane in 5% milk in TBST for one hour at room temperature before the primary antibody.\n');
-  writeFileSync(path.join(dir, 'orders.md'), '# Antibody orders\n\nThe TP53 antibody order (ab32389) is placed by Ada every first Monday; its status is on the orders sheet.\n');
+  writeFileSync(
+    path.join(dir, 'blocking.md'),
+    '# Membrane blocking\n\nBlock the membrane in 5% milk in TBST for one hour at room temperature before the primary antibody.\n',
+  );
+  writeFileSync(
+    path.join(dir, 'orders.md'),
+    '# Antibody orders\n\nThe TP53 antibody order (ab32389) is placed by Ada every first Monday; its status is on the orders sheet.\n',
+  );
   return dir;
 }
 
@@ -28,7 +34,9 @@ describe('/labbot: acknowledged at once, a question without `ask`, subcommands b
   let bot: RunningBot;
   let harness: ModelSlackHarness | undefined;
   beforeAll(async () => {
-    harness = await startModelSlackHarness({ fileConfig: { sources: [{ id: 'lab', type: 'folder', path: labFolder() }], access: { default: 'public' } } });
+    harness = await startModelSlackHarness({
+      fileConfig: { sources: [{ id: 'lab', type: 'folder', path: labFolder() }], access: { default: 'public' } },
+    });
     ({ app, fake, bot, openai } = harness);
     openai.reply = (messages) => `${passageLine(messages, 'S1')} [S1]`;
   });

@@ -65,7 +65,9 @@ describe('activity store', () => {
   it('records questions with an explicit shape and lists them newest first', async () => {
     const store = createActivityStore(redis, prefix());
     const id1 = await store.recordQuestion(entry(1));
-    const id2 = await store.recordQuestion(entry(2, { source: 'dm', channel: undefined, refused: true, citations: [], topScore: undefined }));
+    const id2 = await store.recordQuestion(
+      entry(2, { source: 'dm', channel: undefined, refused: true, citations: [], topScore: undefined }),
+    );
     const recent = await store.recent(10);
     expect(recent.map((r) => r.id)).toEqual([id2, id1]);
     const r1 = recent[1];

@@ -5,7 +5,6 @@
 // LangChain's OpenAI client against a fake OpenAI endpoint that streams server-sent events.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
 import { passageLine, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-harness.ts';
 import type { FakeSlack } from './helpers/fake-slack.ts';
@@ -16,14 +15,13 @@ const LAB = path.resolve('examples/lab');
 const fileConfig = { sources: [{ id: 'lab', type: 'folder', path: LAB }] };
 
 describe('streamed model answers', () => {
-  let app: App;
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;
   let harness: ModelSlackHarness | undefined;
   beforeAll(async () => {
     harness = await startModelSlackHarness({ fileConfig });
-    ({ app, fake, bot, openai } = harness);
+    ({ fake, bot, openai } = harness);
   });
   afterAll(async () => {
     await harness?.close();
@@ -36,7 +34,13 @@ describe('streamed model answers', () => {
     openai.reply = (messages) =>
       `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(12)}${passageLine(messages, 'S1').replace(/\.$/, '')} (never write <!channel> here) [S1].`;
     const ts = '1700010000.000100';
-    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DSTREAM', channelType: 'im', user: 'USTREAM', ts })));
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DSTREAM', channelType: 'im', user: 'USTREAM', ts }),
+      ),
+    );
     await fake.waitFor(() => fake.conversation.messages.find((m) => m.channel === 'DSTREAM' && m.stream?.stopped), 30_000);
     const stop = inChannel('chat.stopStream', 'DSTREAM')[0];
     const start = inChannel('chat.startStream', 'DSTREAM');
@@ -66,7 +70,13 @@ describe('streamed model answers', () => {
 
   it('replaces the streamed preview with the checked answer when a citation was invalid', async () => {
     openai.reply = () => `${'Incubate the lysate for five minutes at room temperature. '.repeat(8)}See [S1] and [S99].`;
-    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DCHECK', channelType: 'im', user: 'UCHECK' })));
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DCHECK', channelType: 'im', user: 'UCHECK' }),
+      ),
+    );
     const update = await fake.waitFor(() => inChannel('chat.update', 'DCHECK')[0], 30_000);
     const stop = inChannel('chat.stopStream', 'DCHECK')[0];
     expect(update.body.ts).toBe(stop.body.ts);
@@ -78,7 +88,13 @@ describe('streamed model answers', () => {
   it('never streams a disguised link, and replaces a preview whose code spans showed escape backslashes', async () => {
     openai.reply = (messages) =>
       `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(8)}Log it in [the official lab portal](https://evil.example/login) and keep \`/data/trizol/[run]_*.csv\` (${passageLine(messages, 'S1').replace(/\.$/, '')}) [S1].`;
-    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DLINKS', channelType: 'im', user: 'ULINKS' })));
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DLINKS', channelType: 'im', user: 'ULINKS' }),
+      ),
+    );
     const update = await fake.waitFor(() => inChannel('chat.update', 'DLINKS')[0], 30_000);
     const stop = inChannel('chat.stopStream', 'DLINKS')[0];
     expect(update.body.ts).toBe(stop.body.ts);
@@ -93,7 +109,8 @@ describe('streamed model answers', () => {
   });
 
   it('streams a channel mention’s answer in its thread to the asker (recipient user and team), and the final message is the checked one', async () => {
-    openai.reply = (messages) => `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(6)}${passageLine(messages, 'S1').replace(/\.$/, '')} [S1].`;
+    openai.reply = (messages) =>
+      `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(6)}${passageLine(messages, 'S1').replace(/\.$/, '')} [S1].`;
     const env = mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CSTREAM', user: 'UCHAN' });
     const ts = (env.event as { ts: string }).ts;
     await post(bot.url, eventRequest(SIGNING_SECRET, env));
@@ -119,7 +136,9 @@ describe('streamed model answers', () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CLINKS' })));
     const update = await fake.waitFor(() => inChannel('chat.update', 'CLINKS')[0], 30_000);
     const stop = inChannel('chat.stopStream', 'CLINKS')[0];
-    const streamed = [...inChannel('chat.startStream', 'CLINKS'), ...inChannel('chat.appendStream', 'CLINKS'), stop].map((c) => JSON.stringify([c.body.markdown_text ?? '', c.body.chunks ?? ''])).join('');
+    const streamed = [...inChannel('chat.startStream', 'CLINKS'), ...inChannel('chat.appendStream', 'CLINKS'), stop]
+      .map((c) => JSON.stringify([c.body.markdown_text ?? '', c.body.chunks ?? '']))
+      .join('');
     expect(streamed).toContain('the official lab portal');
     expect(streamed).not.toContain('](');
     expect(streamed).not.toContain('https://evil.example');

@@ -4,16 +4,31 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { type FakeSlack } from './helpers/fake-slack.ts';
+import type { FakeSlack } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
-import { appHomeOpenedEnvelope, assistantThreadStartedEnvelope, blockActionRequest, channelMessageEnvelope, dmEnvelope, eventRequest, messageShortcutRequest, post, slashRequest } from './helpers/slack-request.ts';
+import {
+  appHomeOpenedEnvelope,
+  assistantThreadStartedEnvelope,
+  blockActionRequest,
+  channelMessageEnvelope,
+  dmEnvelope,
+  eventRequest,
+  messageShortcutRequest,
+  post,
+  slashRequest,
+} from './helpers/slack-request.ts';
 
 const LAB = path.resolve('examples/lab');
 const fileConfig = { sources: [{ id: 'lab', type: 'folder', path: LAB }], access: { default: 'public', channels: {} } };
 const ASK_SHORTCUT = 'labbot_ask_about_message';
 
-type Blocks = { type: string; block_id?: string; text?: { text: string }; elements?: { text?: string | { text: string }; action_id?: string; value?: string }[] }[];
+type Blocks = {
+  type: string;
+  block_id?: string;
+  text?: { text: string };
+  elements?: { text?: string | { text: string }; action_id?: string; value?: string }[];
+}[];
 const sections = (blocks: unknown) => ((blocks as Blocks) ?? []).filter((b) => b.type === 'section').map((b) => b.text!.text);
 
 describe('Slack surfaces', () => {
@@ -30,18 +45,44 @@ describe('Slack surfaces', () => {
   it('/labbot ask answers privately with a Share button; the asker shares the same answer, attributed', async () => {
     // The attribution is labbot's own, deliberate mention of the asker.
     fake.allowMentions('<@USHARER>');
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask How long is the TRIzol incubation?', channel: 'CSHARE', user: 'USHARER', responseUrl: fake.responseUrl('share-ask') }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, {
+        text: 'ask How long is the TRIzol incubation?',
+        channel: 'CSHARE',
+        user: 'USHARER',
+        responseUrl: fake.responseUrl('share-ask'),
+      }),
+    );
     const priv = await fake.waitFor(() => fake.responses.find((r) => r.id === 'share-ask'));
     expect(priv.body.response_type).toBe('ephemeral');
     const share = (priv.body.blocks as Blocks).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'labbot_share');
     expect(share?.value).toBeTruthy();
 
-    await post(bot.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_share', value: share!.value!, user: 'UOTHER', channel: 'CSHARE', responseUrl: fake.responseUrl('share-other') }));
+    await post(
+      bot.url,
+      blockActionRequest(SIGNING_SECRET, {
+        actionId: 'labbot_share',
+        value: share!.value!,
+        user: 'UOTHER',
+        channel: 'CSHARE',
+        responseUrl: fake.responseUrl('share-other'),
+      }),
+    );
     const other = await fake.waitFor(() => fake.responses.find((r) => r.id === 'share-other'));
     expect(other.body.response_type).toBe('ephemeral');
     expect(String(other.body.text)).toMatch(/Only the person who asked/);
 
-    await post(bot.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_share', value: share!.value!, user: 'USHARER', channel: 'CSHARE', responseUrl: fake.responseUrl('share-click') }));
+    await post(
+      bot.url,
+      blockActionRequest(SIGNING_SECRET, {
+        actionId: 'labbot_share',
+        value: share!.value!,
+        user: 'USHARER',
+        channel: 'CSHARE',
+        responseUrl: fake.responseUrl('share-click'),
+      }),
+    );
     const pub = await fake.waitFor(() => fake.responses.find((r) => r.id === 'share-click'));
     expect(pub.body.response_type).toBe('in_channel');
     expect(pub.body.replace_original).toBe(false);
@@ -51,13 +92,31 @@ describe('Slack surfaces', () => {
     expect(JSON.stringify(pub.body.blocks)).toContain('labbot_feedback_up');
     expect(JSON.stringify(pub.body.blocks)).not.toContain('labbot_share');
 
-    await post(bot.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_share', value: 'unknown-id', user: 'USHARER', responseUrl: fake.responseUrl('share-gone') }));
+    await post(
+      bot.url,
+      blockActionRequest(SIGNING_SECRET, {
+        actionId: 'labbot_share',
+        value: 'unknown-id',
+        user: 'USHARER',
+        responseUrl: fake.responseUrl('share-gone'),
+      }),
+    );
     expect(String((await fake.waitFor(() => fake.responses.find((r) => r.id === 'share-gone'))).body.text)).toMatch(/too old/);
   });
 
   it('"Ask labbot about this" takes the message as the question and answers in its thread', async () => {
     const ts = '1700007000.000100';
-    const res = await post(bot.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: ASK_SHORTCUT, text: 'How long is the TRIzol incubation?', channel: 'CSHORT', ts, user: 'USC', responseUrl: fake.responseUrl('sc1') }));
+    const res = await post(
+      bot.url,
+      messageShortcutRequest(SIGNING_SECRET, {
+        callbackId: ASK_SHORTCUT,
+        text: 'How long is the TRIzol incubation?',
+        channel: 'CSHORT',
+        ts,
+        user: 'USC',
+        responseUrl: fake.responseUrl('sc1'),
+      }),
+    );
     expect(res.status).toBe(200);
     const update = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CSHORT'));
     expect(update.body.thread_ts).toBe(ts);
@@ -68,16 +127,35 @@ describe('Slack surfaces', () => {
 
   it('the shortcut where labbot is not a member answers the asker privately on response_url', async () => {
     for (let i = 0; i < 3; i++) fake.failNext('chat.postMessage', { error: 'not_in_channel' });
-    await post(bot.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: ASK_SHORTCUT, text: 'How do I book the confocal microscope?', channel: 'CNOTIN', ts: '1700007100.000100', responseUrl: fake.responseUrl('sc-notin') }));
+    await post(
+      bot.url,
+      messageShortcutRequest(SIGNING_SECRET, {
+        callbackId: ASK_SHORTCUT,
+        text: 'How do I book the confocal microscope?',
+        channel: 'CNOTIN',
+        ts: '1700007100.000100',
+        responseUrl: fake.responseUrl('sc-notin'),
+      }),
+    );
     const reply = await fake.waitFor(() => fake.responses.find((r) => r.id === 'sc-notin'));
     expect(reply.body.response_type).toBe('ephemeral');
     expect(JSON.stringify(reply.body.blocks)).toMatch(/\[S\d+\]/);
   });
 
   it('App Home: a member sees what labbot knows in words, example questions and links to their own recent threads; not the index internals', async () => {
-    await post(bot.url, eventRequest(SIGNING_SECRET, dmEnvelope({ text: 'How long is the TRIzol incubation? <!channel>', channel: 'DHOME', user: 'UHOME' })));
-    await post(bot.url, eventRequest(SIGNING_SECRET, dmEnvelope({ text: 'What is the secret of someone else?', channel: 'DHOME2', user: 'UELSE' })));
-    await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DHOME') && fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DHOME2'));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, dmEnvelope({ text: 'How long is the TRIzol incubation? <!channel>', channel: 'DHOME', user: 'UHOME' })),
+    );
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, dmEnvelope({ text: 'What is the secret of someone else?', channel: 'DHOME2', user: 'UELSE' })),
+    );
+    await fake.waitFor(
+      () =>
+        fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DHOME') &&
+        fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DHOME2'),
+    );
     const asked = fake.calls.find((c) => c.method === 'chat.postMessage' && c.body.channel === 'DHOME')!.body.thread_ts as string;
     await post(bot.url, eventRequest(SIGNING_SECRET, appHomeOpenedEnvelope({ user: 'UHOME' })));
     const pub = await fake.waitFor(() => fake.callsOf('views.publish').find((c) => c.body.user_id === 'UHOME'));
@@ -112,13 +190,12 @@ describe('Slack surfaces', () => {
 });
 
 describe('Slack AI-app surface: the legacy assistant pane (apps installed with assistant_view)', () => {
-  let app: App;
   let fake: FakeSlack;
   let bot: RunningBot;
   let harness: SlackHarness | undefined;
   beforeAll(async () => {
     harness = await startSlackHarness({ fileConfig });
-    ({ app, fake, bot } = harness);
+    ({ fake, bot } = harness);
   });
   afterAll(async () => harness?.close());
 
@@ -129,11 +206,26 @@ describe('Slack AI-app surface: the legacy assistant pane (apps installed with a
     const prompts = await fake.waitFor(() => fake.callsOf('assistant.threads.setSuggestedPrompts')[0]);
     expect(prompts.body.channel_id).toBe('DAI');
     expect(prompts.body.thread_ts).toBe(root);
-    const list = (typeof prompts.body.prompts === 'string' ? JSON.parse(prompts.body.prompts) : prompts.body.prompts) as { title: string; message: string }[];
+    const list = (typeof prompts.body.prompts === 'string' ? JSON.parse(prompts.body.prompts) : prompts.body.prompts) as {
+      title: string;
+      message: string;
+    }[];
     expect(list.length).toBeGreaterThan(0);
 
     fake.threads.set(`DAI:${root}`, [{ ts: root, user: 'UAI', text: 'Chats from 2026-12-01', subtype: 'assistant_app_thread' } as never]);
-    await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'DAI', channelType: 'im', user: 'UAI', threadTs: root })));
+    await post(
+      bot.url,
+      eventRequest(
+        SIGNING_SECRET,
+        channelMessageEnvelope({
+          text: 'How long is the TRIzol incubation?',
+          channel: 'DAI',
+          channelType: 'im',
+          user: 'UAI',
+          threadTs: root,
+        }),
+      ),
+    );
     const answer = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DAI'));
     const status = fake.callsOf('assistant.threads.setStatus').filter((c) => c.body.channel_id === 'DAI');
     expect(status).toHaveLength(1);

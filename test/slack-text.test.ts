@@ -8,7 +8,9 @@ describe('slackToPlain', () => {
   });
 
   it('turns links into "label (url)", bare links into the url, mailto into the address', () => {
-    expect(slackToPlain('see <https://wiki.example/wb?a=1&amp;b=2|the W&amp;B page>')).toBe('see the W&B page (https://wiki.example/wb?a=1&b=2)');
+    expect(slackToPlain('see <https://wiki.example/wb?a=1&amp;b=2|the W&amp;B page>')).toBe(
+      'see the W&B page (https://wiki.example/wb?a=1&b=2)',
+    );
     expect(slackToPlain('<https://x.org/a>')).toBe('https://x.org/a');
     expect(slackToPlain('<https://x.org/a|https://x.org/a>')).toBe('https://x.org/a');
     expect(slackToPlain('<mailto:pi@lab.org|pi@lab.org>')).toBe('pi@lab.org');
@@ -22,7 +24,9 @@ describe('slackToPlain', () => {
   });
 
   it('reads special mentions, user groups and dates as words', () => {
-    expect(slackToPlain('<!here> <!channel> <!everyone|everyone> <!subteam^S01|@wet-lab> <!subteam^S02>')).toBe('@here @channel @everyone @wet-lab @group');
+    expect(slackToPlain('<!here> <!channel> <!everyone|everyone> <!subteam^S01|@wet-lab> <!subteam^S02>')).toBe(
+      '@here @channel @everyone @wet-lab @group',
+    );
     expect(slackToPlain('due <!date^1700000000^{date_short}|Nov 14, 2023>')).toBe('due Nov 14, 2023');
   });
 

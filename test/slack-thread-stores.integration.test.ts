@@ -73,7 +73,10 @@ describe('question -> answer map', () => {
     const m = createAnswerMap(redis, p);
     await m.begin('C1', '1.1');
     await m.note('C1', '1.1', { editedText: 'the new question' });
-    expect(await m.finish('C1', '1.1', { answerTs: ['2.1'], threadTs: '1.1', user: 'U1' })).toEqual({ editedText: 'the new question', deleted: false });
+    expect(await m.finish('C1', '1.1', { answerTs: ['2.1'], threadTs: '1.1', user: 'U1' })).toEqual({
+      editedText: 'the new question',
+      deleted: false,
+    });
     // The re-answer keeps the earlier answer visible to lookups while it runs.
     await m.begin('C1', '1.1');
     expect(await m.get('C1', '1.1')).toMatchObject({ answerTs: ['2.1'] });

@@ -7,7 +7,16 @@ import { openTestApp } from './helpers/app.ts';
 import { startFakeSlack, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { feedbackRecordId, waitForPost } from './helpers/slack-answers.ts';
-import { blockActionRequest, dmEnvelope, eventRequest, feedbackButtonsRequest, mentionEnvelope, post, sign, slashRequest } from './helpers/slack-request.ts';
+import {
+  blockActionRequest,
+  dmEnvelope,
+  eventRequest,
+  feedbackButtonsRequest,
+  mentionEnvelope,
+  post,
+  sign,
+  slashRequest,
+} from './helpers/slack-request.ts';
 import { documentLinks } from './helpers/slack-harness.ts';
 
 const LAB = path.resolve('examples/lab');
@@ -43,7 +52,9 @@ describe('Slack bot over HTTP (Events API)', () => {
   async function barrier(): Promise<string> {
     barriers += 1;
     const channel = `CBARRIER${barriers}`;
-    expect((await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel })))).status).toBe(200);
+    expect(
+      (await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel })))).status,
+    ).toBe(200);
     await waitForPost(fake, channel);
     return channel;
   }
@@ -147,7 +158,9 @@ describe('Slack bot over HTTP (Events API)', () => {
     const update = await waitForPost(fake, 'DUSER1');
     expect(shownText(update)).toMatch(/\[S\d+\]/);
     // Answered in a thread under the question, so each DM question keeps its own conversation.
-    expect(fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DUSER1')?.body.thread_ts).toBe((env.event as { ts: string }).ts);
+    expect(fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'DUSER1')?.body.thread_ts).toBe(
+      (env.event as { ts: string }).ts,
+    );
     const recent = await bot.activity.recent(20);
     expect(recent.find((r) => r.user === 'UDM')?.source).toBe('dm');
     expect(fake.calls.some((c) => c.body.channel === 'DBOTS')).toBe(false);
@@ -171,7 +184,10 @@ describe('Slack bot over HTTP (Events API)', () => {
       expect(shownText(update)).not.toMatch(/Grant renewal budget/i);
     }
     // A DM from a user without grants is public-only too.
-    await post(bot.url, eventRequest(SIGNING_SECRET, dmEnvelope({ text: 'What is the renewal code word?', channel: 'DNOGRANT', user: 'UNOBODY' })));
+    await post(
+      bot.url,
+      eventRequest(SIGNING_SECRET, dmEnvelope({ text: 'What is the renewal code word?', channel: 'DNOGRANT', user: 'UNOBODY' })),
+    );
     const dm = await waitForPost(fake, 'DNOGRANT');
     expect(shownText(dm)).not.toMatch(/NIGHTJAR/i);
 
@@ -202,7 +218,10 @@ describe('Slack bot over HTTP (Events API)', () => {
 
   it('slash commands ack fast and reply ephemerally on response_url', async () => {
     const url = fake.responseUrl('ask1');
-    const res = await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask What dilution for the primary antibody in the Western blot?', responseUrl: url }));
+    const res = await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, { text: 'ask What dilution for the primary antibody in the Western blot?', responseUrl: url }),
+    );
     expect(res.status).toBe(200);
     expect(res.ms).toBeLessThan(3000);
     const reply = await fake.waitFor(() => fake.responses.find((r) => r.id === 'ask1'));
@@ -224,8 +243,19 @@ describe('Slack bot over HTTP (Events API)', () => {
   });
 
   it('/labbot ask in CPI sees the restricted document; in another channel it does not', async () => {
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask What is the renewal code word?', channel: 'CPI', responseUrl: fake.responseUrl('pi') }));
-    await post(bot.url, slashRequest(SIGNING_SECRET, { text: 'ask What is the renewal code word?', channel: 'COTHER', user: 'UPI', responseUrl: fake.responseUrl('open') }));
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, { text: 'ask What is the renewal code word?', channel: 'CPI', responseUrl: fake.responseUrl('pi') }),
+    );
+    await post(
+      bot.url,
+      slashRequest(SIGNING_SECRET, {
+        text: 'ask What is the renewal code word?',
+        channel: 'COTHER',
+        user: 'UPI',
+        responseUrl: fake.responseUrl('open'),
+      }),
+    );
     const pi = await fake.waitFor(() => fake.responses.find((r) => r.id === 'pi'));
     const open = await fake.waitFor(() => fake.responses.find((r) => r.id === 'open'));
     expect(JSON.stringify(pi.body)).toMatch(/NIGHTJAR/);
@@ -261,14 +291,25 @@ describe('Slack bot over HTTP (Events API)', () => {
   it('stores 👍/👎 votes with the question record, from Slack’s feedback buttons and from classic buttons', async () => {
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What is the BCA assay for?', channel: 'CVOTE' })));
     const update = await waitForPost(fake, 'CVOTE');
-    const native = (update.body.blocks as { type: string; elements?: { type: string; action_id?: string; positive_button?: { value: string }; negative_button?: { value: string } }[] }[]).find((b) => b.type === 'context_actions')!.elements!;
+    const native = (
+      update.body.blocks as {
+        type: string;
+        elements?: { type: string; action_id?: string; positive_button?: { value: string }; negative_button?: { value: string } }[];
+      }[]
+    ).find((b) => b.type === 'context_actions')!.elements!;
     expect(native.map((e) => [e.type, e.action_id])).toEqual([['feedback_buttons', 'labbot_feedback']]);
     const id = feedbackRecordId(update.body.blocks)!;
     expect(native[0].negative_button?.value).toBe(`down:${id}`);
-    const r = await post(bot.url, feedbackButtonsRequest(SIGNING_SECRET, { value: `up:${id}`, user: 'UV1', channel: 'CVOTE', responseUrl: fake.responseUrl('v1') }));
+    const r = await post(
+      bot.url,
+      feedbackButtonsRequest(SIGNING_SECRET, { value: `up:${id}`, user: 'UV1', channel: 'CVOTE', responseUrl: fake.responseUrl('v1') }),
+    );
     expect(r.status).toBe(200);
     // Answers posted before carry classic buttons (one action id per vote): still recorded.
-    await post(bot.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_feedback_down', value: id, user: 'UV2', responseUrl: fake.responseUrl('v2') }));
+    await post(
+      bot.url,
+      blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_feedback_down', value: id, user: 'UV2', responseUrl: fake.responseUrl('v2') }),
+    );
     await fake.waitFor(() => fake.responses.find((x) => x.id === 'v1') && fake.responses.find((x) => x.id === 'v2'));
     const record = await bot.activity.get(id);
     expect(record?.feedback).toEqual({ up: 1, down: 1 });
@@ -276,7 +317,10 @@ describe('Slack bot over HTTP (Events API)', () => {
     expect(record?.question).toBe('What is the BCA assay for?');
     expect(record?.answer.length).toBeGreaterThan(0);
 
-    await post(bot.url, blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_feedback_up', value: 'nope-unknown', responseUrl: fake.responseUrl('v3') }));
+    await post(
+      bot.url,
+      blockActionRequest(SIGNING_SECRET, { actionId: 'labbot_feedback_up', value: 'nope-unknown', responseUrl: fake.responseUrl('v3') }),
+    );
     const v3 = await fake.waitFor(() => fake.responses.find((x) => x.id === 'v3'));
     expect(String(v3.body.text)).toMatch(/too old/);
   });

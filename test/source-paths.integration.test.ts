@@ -36,10 +36,14 @@ describe('every path into the index obeys the same rules', () => {
   const record = (source: string, rel: string) => running.app.records!.atPath(source, rel);
   const problem = async (source: string, rel: string) => (await running.app.records!.problems(source)).find((p) => p.path === rel);
   const settle = () =>
-    waitFor(async () => {
-      const c = await running.queue!.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-      return Object.values(c).every((n) => n === 0);
-    }, 30_000, 'queue idle');
+    waitFor(
+      async () => {
+        const c = await running.queue!.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        return Object.values(c).every((n) => n === 0);
+      },
+      30_000,
+      'queue idle',
+    );
 
   beforeAll(async () => {
     outside = mkdtempSync(path.join(os.tmpdir(), 'labbot-outside-'));
@@ -65,7 +69,10 @@ describe('every path into the index obeys the same rules', () => {
     writeFileSync(path.join(folder, 'grant.pdf'), pdf);
     writeFileSync(path.join(folder, 'grant.yaml'), BROKEN_YAML);
     writeFileSync(path.join(folder, 'budget.txt'), 'The budget note says BUDGETNOTE.\n');
-    writeFileSync(path.join(folder, 'budget.bib'), '@article{b, title={Budget}, access={pi-only}, year={2021}\n@article{c, title={unclosed');
+    writeFileSync(
+      path.join(folder, 'budget.bib'),
+      '@article{b, title={Budget}, access={pi-only}, year={2021}\n@article{c, title={unclosed',
+    );
     writeFileSync(path.join(folder, 'memo.txt'), 'The memo says MEMONOTE.\n');
     writeFileSync(path.join(folder, 'memo.json'), '{"access": "pi-only",}');
     writeFileSync(path.join(outside, 'access.yaml'), 'access: pi-only\n');
@@ -74,7 +81,14 @@ describe('every path into the index obeys the same rules', () => {
 
     fake = await startFakeOpenAI({ dimensions: 32 });
     const env = testEnv({
-      env: { EMBEDDINGS: 'openai', LLM: 'none', OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test', LABBOT_PORT: '0', LABBOT_ADMIN_TOKEN: TOKEN },
+      env: {
+        EMBEDDINGS: 'openai',
+        LLM: 'none',
+        OPENAI_BASE_URL: fake.baseURL,
+        OPENAI_API_KEY: 'test',
+        LABBOT_PORT: '0',
+        LABBOT_ADMIN_TOKEN: TOKEN,
+      },
       fileConfig: {
         sources: [
           { id: 'wiki', type: 'git', url: wiki.remote, branch: 'main', secret: SECRET, kind: 'wiki' },
@@ -127,7 +141,11 @@ describe('every path into the index obeys the same rules', () => {
     wiki.write('later.md', '# Later\n\nThe later page says LATERPAGE.\n');
     const head = wiki.commitAndPush('add links and a page');
     expect((await push()).status).toBe(202);
-    await waitFor(async () => (await running.app.records!.sourceState('wiki')).commit === head && found('LATERPAGE'), 20_000, 'later page indexed');
+    await waitFor(
+      async () => (await running.app.records!.sourceState('wiki')).commit === head && found('LATERPAGE'),
+      20_000,
+      'later page indexed',
+    );
     await settle();
     expect(found('RESTRICTEDPLAN')).toBe(false);
     expect(found('OUTSIDESECRET')).toBe(false);
@@ -138,7 +156,11 @@ describe('every path into the index obeys the same rules', () => {
     wiki.write('later-2.md', '# Later two\n\nThe second later page says LATERTWO.\n');
     const head2 = wiki.commitAndPush('another page');
     expect((await push()).status).toBe(202);
-    await waitFor(async () => (await running.app.records!.sourceState('wiki')).commit === head2 && found('LATERTWO'), 20_000, 'second later page indexed');
+    await waitFor(
+      async () => (await running.app.records!.sourceState('wiki')).commit === head2 && found('LATERTWO'),
+      20_000,
+      'second later page indexed',
+    );
   });
 
   it('a git page replaced by a link leaves the index and is recorded', async () => {
@@ -184,7 +206,10 @@ describe('every path into the index obeys the same rules', () => {
     rmSync(path.join(folder, 'keep.md'));
     symlinkSync(path.join(outside, 'secret.md'), path.join(folder, 'keep.md'));
     const summary = await running.app.ingest({ sourceId: 'docs', root: folder });
-    expect(summary.outcomes.find((o) => o.path === path.join(folder, 'keep.md'))).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/symbolic link/) });
+    expect(summary.outcomes.find((o) => o.path === path.join(folder, 'keep.md'))).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringMatching(/symbolic link/),
+    });
     expect(found('KEEPPAGE')).toBe(false);
     expect(found('OUTSIDESECRET')).toBe(false);
     // Named directly, the link is refused too.
@@ -222,10 +247,14 @@ describe('every path into the index obeys the same rules', () => {
   it('a sync that fails shows on the dashboard', async () => {
     renameSync(doomed.remote, `${doomed.remote}.gone`);
     expect((await push('doomed')).status).toBe(202);
-    const state = await waitFor(async () => {
-      const s = await running.app.records!.sourceState('doomed');
-      return s.lastError ? s : undefined;
-    }, 20_000, 'sync failure recorded');
+    const state = await waitFor(
+      async () => {
+        const s = await running.app.records!.sourceState('doomed');
+        return s.lastError ? s : undefined;
+      },
+      20_000,
+      'sync failure recorded',
+    );
     expect(state.lastError).toMatch(/git fetch failed/);
     const page = await fetch(`${running.url}/admin`, { headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/html' } });
     expect(page.status).toBe(200);

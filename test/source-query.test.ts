@@ -1,12 +1,35 @@
 // Reading the source a question names ("the Zhang 2019 paper", "our Western blot protocol").
 import { describe, expect, it } from 'vitest';
 import { createCatalog } from '../src/search/catalog.ts';
-import { docMatches, knownSources, parseSourceQuery, readNamedSource, withoutSourceNames, type SourceDoc } from '../src/search/source-query.ts';
+import {
+  docMatches,
+  knownSources,
+  parseSourceQuery,
+  readNamedSource,
+  withoutSourceNames,
+  type SourceDoc,
+} from '../src/search/source-query.ts';
 import type { Chunk, LabDocument } from '../src/types.ts';
 
 const docs: Array<SourceDoc & { access: string; chunkIds: string[] }> = [
-  { id: 'weber2020', kind: 'paper', authors: ['Weber, Jonas', 'Okafor, Adaeze'], year: 2020, journal: 'Journal of Cellular Stress Research', access: 'public', chunkIds: ['weber2020#0', 'weber2020#1'] },
-  { id: 'okafor2023', kind: 'paper', authors: ['Adaeze Okafor', 'Hannah Lee'], year: 2023, journal: 'Journal of Cellular Stress Research', access: 'public', chunkIds: ['okafor2023#0'] },
+  {
+    id: 'weber2020',
+    kind: 'paper',
+    authors: ['Weber, Jonas', 'Okafor, Adaeze'],
+    year: 2020,
+    journal: 'Journal of Cellular Stress Research',
+    access: 'public',
+    chunkIds: ['weber2020#0', 'weber2020#1'],
+  },
+  {
+    id: 'okafor2023',
+    kind: 'paper',
+    authors: ['Adaeze Okafor', 'Hannah Lee'],
+    year: 2023,
+    journal: 'Journal of Cellular Stress Research',
+    access: 'public',
+    chunkIds: ['okafor2023#0'],
+  },
   { id: 'wb', kind: 'protocol', authors: ['Hannah Lee', 'Priya Raman'], year: 2023, access: 'public', chunkIds: ['wb#0'] },
   { id: 'grant', kind: 'note', authors: ['Wei Zhang'], year: 2019, access: 'pi-only', chunkIds: ['grant#0'] },
 ];
@@ -31,9 +54,11 @@ describe('parseSourceQuery', () => {
   });
 
   it('leaves out the source names from the question the answer must match', () => {
-    const q = parseSourceQuery("In the Weber 2020 paper, how often was the chase sampled?", known);
-    expect(withoutSourceNames("In the Weber 2020 paper, how often was the chase sampled?", q, known)).toBe('In the , how often was the chase sampled?');
-    const q2 = parseSourceQuery("In Okafor et al. (2023), what was the p53 half-life?", known);
+    const q = parseSourceQuery('In the Weber 2020 paper, how often was the chase sampled?', known);
+    expect(withoutSourceNames('In the Weber 2020 paper, how often was the chase sampled?', q, known)).toBe(
+      'In the , how often was the chase sampled?',
+    );
+    const q2 = parseSourceQuery('In Okafor et al. (2023), what was the p53 half-life?', known);
     expect(withoutSourceNames('In Okafor et al. (2023), what was the p53 half-life?', q2, known)).toBe('In , what was the p53 half-life?');
   });
 
@@ -49,7 +74,10 @@ describe('parseSourceQuery', () => {
   });
 
   it('keeps an explicitly named author the index does not know, so nothing else answers', () => {
-    const q = parseSourceQuery('In the Zhang 2019 paper, which antibody was used?', knownSources(docs.filter((d) => d.access === 'public')));
+    const q = parseSourceQuery(
+      'In the Zhang 2019 paper, which antibody was used?',
+      knownSources(docs.filter((d) => d.access === 'public')),
+    );
     expect(q.restricts).toBe(true);
     expect(q.named).toContain('author Zhang (not in the index)');
     expect(docs.filter((d) => d.access === 'public' && docMatches(d, q))).toEqual([]);
@@ -80,7 +108,19 @@ function catalogOf(entries: Array<{ doc: SourceDoc & { access: string; path?: st
   const c = createCatalog();
   for (const { doc, chunks } of entries) {
     const lab: LabDocument = { source: 'lab', path: doc.path ?? `${doc.id}.md`, title: doc.id, contentHash: `h-${doc.id}`, ...doc };
-    c.putDocument(lab, chunks.map((ch, n): Chunk => ({ id: `${doc.id}#${n}`, docId: doc.id, text: ch.text, section: '', hash: `${doc.id}-${n}`, ...(ch.page ? { page: ch.page } : {}) })));
+    c.putDocument(
+      lab,
+      chunks.map(
+        (ch, n): Chunk => ({
+          id: `${doc.id}#${n}`,
+          docId: doc.id,
+          text: ch.text,
+          section: '',
+          hash: `${doc.id}-${n}`,
+          ...(ch.page ? { page: ch.page } : {}),
+        }),
+      ),
+    );
   }
   return c;
 }
@@ -102,12 +142,24 @@ describe('readNamedSource', () => {
   // A shelf as labs keep it: PDFs without metadata, authors printed on page 1, Zotero file names.
   const shelf = catalogOf([
     {
-      doc: { id: 'kcnk5b', kind: 'paper', authors: [], access: 'public', path: 'Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf' },
-      chunks: [{ text: 'Loss of kcnk5b lengthens zebrafish fins\nAnika Sharma, Tomas Berg', page: 1 }, { text: 'Fins regenerated 34% longer.', page: 3 }],
+      doc: {
+        id: 'kcnk5b',
+        kind: 'paper',
+        authors: [],
+        access: 'public',
+        path: 'Sharma et al. - 2022 - Loss of kcnk5b lengthens zebrafish fins.pdf',
+      },
+      chunks: [
+        { text: 'Loss of kcnk5b lengthens zebrafish fins\nAnika Sharma, Tomas Berg', page: 1 },
+        { text: 'Fins regenerated 34% longer.', page: 3 },
+      ],
     },
     {
       doc: { id: 'scales', kind: 'paper', authors: [], access: 'public', path: 'scales.pdf' },
-      chunks: [{ text: 'Scale regeneration in medaka\nLea Novak, Ivan Petrov\nReceived 2019', page: 1 }, { text: 'As shown by Sharma et al. (2022), fins lengthen.', page: 4 }],
+      chunks: [
+        { text: 'Scale regeneration in medaka\nLea Novak, Ivan Petrov\nReceived 2019', page: 1 },
+        { text: 'As shown by Sharma et al. (2022), fins lengthen.', page: 4 },
+      ],
     },
   ]);
 
@@ -123,16 +175,33 @@ describe('readNamedSource', () => {
 
   it('reads names and years glued together in a file name', () => {
     const glued = catalogOf([
-      { doc: { id: 'a', kind: 'paper', authors: [], access: 'public', path: 'papers/sharma2022_kcnk5b-fins.pdf' }, chunks: [{ text: 'Fin size and potassium channels', page: 1 }] },
-      { doc: { id: 'b', kind: 'paper', authors: [], access: 'public', path: 'papers/sharmaville2022.pdf' }, chunks: [{ text: 'Fin rays', page: 1 }] },
+      {
+        doc: { id: 'a', kind: 'paper', authors: [], access: 'public', path: 'papers/sharma2022_kcnk5b-fins.pdf' },
+        chunks: [{ text: 'Fin size and potassium channels', page: 1 }],
+      },
+      {
+        doc: { id: 'b', kind: 'paper', authors: [], access: 'public', path: 'papers/sharmaville2022.pdf' },
+        chunks: [{ text: 'Fin rays', page: 1 }],
+      },
     ]);
     expect([...readNamedSource('In Sharma et al. (2022), what happened to fin length?', ['public'], glued)!.lifted]).toEqual(['a']);
   });
 
   it('reads a byline with initials and affiliation marks, not a citation of the name on the same page', () => {
     const cat = catalogOf([
-      { doc: { id: 'own', kind: 'paper', authors: [], access: 'public', path: 'a.pdf' }, chunks: [{ text: 'Loss of kcnk5b\nA. Sharma1, T. Berg2\nAvailable online 2 January 2022\nAbstract\nFins grew longer.', page: 1 }] },
-      { doc: { id: 'cites', kind: 'paper', authors: [], access: 'public', path: 'b.pdf' }, chunks: [{ text: 'Calcineurin and fins\nL. Novak1\nReceived 2023\nAbstract\nSharma and colleagues (2022) found longer fins (Sharma et al., 2022).', page: 1 }] },
+      {
+        doc: { id: 'own', kind: 'paper', authors: [], access: 'public', path: 'a.pdf' },
+        chunks: [{ text: 'Loss of kcnk5b\nA. Sharma1, T. Berg2\nAvailable online 2 January 2022\nAbstract\nFins grew longer.', page: 1 }],
+      },
+      {
+        doc: { id: 'cites', kind: 'paper', authors: [], access: 'public', path: 'b.pdf' },
+        chunks: [
+          {
+            text: 'Calcineurin and fins\nL. Novak1\nReceived 2023\nAbstract\nSharma and colleagues (2022) found longer fins (Sharma et al., 2022).',
+            page: 1,
+          },
+        ],
+      },
     ]);
     expect([...readNamedSource('In Sharma et al. (2022), what happened to fin length?', ['public'], cat)!.lifted]).toEqual(['own']);
   });
@@ -151,9 +220,15 @@ describe('readNamedSource', () => {
   it('still refuses a name the metadata of the index rules out', () => {
     const mixed = catalogOf([
       { doc: docs[0], chunks: [{ text: 'Weber hypoxia paper' }] },
-      { doc: { id: 'kcnk5b', kind: 'paper', authors: [], access: 'public', path: 'fins.pdf' }, chunks: [{ text: 'Loss of kcnk5b\nAnika Sharma', page: 1 }] },
+      {
+        doc: { id: 'kcnk5b', kind: 'paper', authors: [], access: 'public', path: 'fins.pdf' },
+        chunks: [{ text: 'Loss of kcnk5b\nAnika Sharma', page: 1 }],
+      },
     ]);
-    expect(readNamedSource('In the Zhang 2019 paper, what is the budget?', ['public'], mixed)).toMatchObject({ restricts: true, documents: 0 });
+    expect(readNamedSource('In the Zhang 2019 paper, what is the budget?', ['public'], mixed)).toMatchObject({
+      restricts: true,
+      documents: 0,
+    });
     // ... but not one a document without metadata carries on its first page, beside documents with metadata.
     const sharma = readNamedSource('In Sharma et al. (2022), what happened to fin length?', ['public'], mixed)!;
     expect(sharma.restricts).toBe(false);
@@ -162,8 +237,14 @@ describe('readNamedSource', () => {
 
   it('does not lift a document whose own year disagrees with the one named', () => {
     const wrongYear = catalogOf([
-      { doc: { id: 'old', kind: 'paper', authors: ['Anika Sharma'], year: 2019, access: 'public', path: 'old.pdf' }, chunks: [{ text: 'Fin rays\nAnika Sharma 2019', page: 1 }] },
+      {
+        doc: { id: 'old', kind: 'paper', authors: ['Anika Sharma'], year: 2019, access: 'public', path: 'old.pdf' },
+        chunks: [{ text: 'Fin rays\nAnika Sharma 2019', page: 1 }],
+      },
     ]);
-    expect(readNamedSource('In Sharma et al. (2022), what happened to fin length?', ['public'], wrongYear)).toMatchObject({ restricts: true, documents: 0 });
+    expect(readNamedSource('In Sharma et al. (2022), what happened to fin length?', ['public'], wrongYear)).toMatchObject({
+      restricts: true,
+      documents: 0,
+    });
   });
 });

@@ -7,7 +7,10 @@ const parse = async (name: string, text: string) => (await parseFile({ name, byt
 
 describe('titleFromBlocks', () => {
   it('takes a title-like first line of a plain-text paper', async () => {
-    const blocks = await parse('paper.txt', 'Functional Genetic Variants in DC-SIGNR Are Associated with Transmission of HIV-1\n\nhttps://example.org/x\n\nAbstract: Mother-to-child transmission is the main cause of infection. We studied it.\n');
+    const blocks = await parse(
+      'paper.txt',
+      'Functional Genetic Variants in DC-SIGNR Are Associated with Transmission of HIV-1\n\nhttps://example.org/x\n\nAbstract: Mother-to-child transmission is the main cause of infection. We studied it.\n',
+    );
     expect(titleFromBlocks(blocks)).toBe('Functional Genetic Variants in DC-SIGNR Are Associated with Transmission of HIV-1');
   });
 
@@ -17,7 +20,7 @@ describe('titleFromBlocks', () => {
     expect(titleFromBlocks(prose)).toBe('Passaging');
   });
 
-  it('does not take a PDF\'s first line (often a running header) as its title', () => {
+  it("does not take a PDF's first line (often a running header) as its title", () => {
     const blocks = [
       { type: 'paragraph' as const, text: 'Journal of Cell Stress Volume 12' },
       { type: 'paragraph' as const, text: 'We measured p53 pulses in single cells.' },

@@ -39,17 +39,28 @@ describe('webhooks lose nothing and replay nothing', () => {
     workers = [];
   };
   const idle = () =>
-    waitFor(async () => {
-      const c = await running.queue!.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-      return Object.values(c).every((n) => n === 0);
-    }, 20_000, 'queue idle');
+    waitFor(
+      async () => {
+        const c = await running.queue!.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        return Object.values(c).every((n) => n === 0);
+      },
+      20_000,
+      'queue idle',
+    );
 
   beforeAll(async () => {
     folder = mkdtempSync(path.join(os.tmpdir(), 'labbot-deliveries-'));
     page('start.md', 'STARTPAGE');
     fake = await startFakeOpenAI({ dimensions: 32 });
     const env = testEnv({
-      env: { EMBEDDINGS: 'openai', LLM: 'none', OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test', LABBOT_PORT: '0', LABBOT_WORKER: 'off' },
+      env: {
+        EMBEDDINGS: 'openai',
+        LLM: 'none',
+        OPENAI_BASE_URL: fake.baseURL,
+        OPENAI_API_KEY: 'test',
+        LABBOT_PORT: '0',
+        LABBOT_WORKER: 'off',
+      },
       fileConfig: {
         sources: [{ id: 'docs', type: 'folder', path: folder, secret: SECRET }],
         queue: { attempts: 6, backoffMs: 300 },
@@ -72,7 +83,9 @@ describe('webhooks lose nothing and replay nothing', () => {
 
   it('four deliveries for one folder source at once: every page is indexed', async () => {
     for (const p of ['a', 'b', 'c', 'd']) page(`${p}.md`, `PAGE${p.toUpperCase()}FOUR`);
-    const responses = await Promise.all(['a', 'b', 'c', 'd'].map((p) => post(genericChange(SECRET, { changed: [`${p}.md`] }, `four-${p}`))));
+    const responses = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((p) => post(genericChange(SECRET, { changed: [`${p}.md`] }, `four-${p}`))),
+    );
     expect(responses.map((r) => r.status)).toEqual([202, 202, 202, 202]);
     await startWorker();
     await allFound(['PAGEAFOUR', 'PAGEBFOUR', 'PAGECFOUR', 'PAGEDFOUR'], 'all four pages indexed');
@@ -86,7 +99,11 @@ describe('webhooks lose nothing and replay nothing', () => {
     await client.hset(blocker, 'blocked', '1');
     expect((await post(genericChange(SECRET, { changed: ['e.md'] }, 'retry-e'))).status).toBe(202);
     const w = await startWorker();
-    const job = await waitFor(async () => (await running.queue!.queue.getJobs(['delayed', 'failed'])).find((j) => j?.name === 'sync-source' && j.attemptsMade > 0), 20_000, 'the sync failed once');
+    const job = await waitFor(
+      async () => (await running.queue!.queue.getJobs(['delayed', 'failed'])).find((j) => j?.name === 'sync-source' && j.attemptsMade > 0),
+      20_000,
+      'the sync failed once',
+    );
     await w.close();
     workers = [];
     expect(job.attemptsMade).toBeGreaterThan(0);

@@ -34,8 +34,14 @@ async function open(env: Record<string, string>, loadCatalog: boolean): Promise<
 describe('a queue worker', () => {
   it('holds no lexical index after indexing and after a rebuild, while the bot answers from what it wrote', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-worker-lex-'));
-    for (let i = 1; i <= 8; i++) writeFileSync(path.join(dir, `note-${i}.md`), `# Note ${i}\n\n## Storage\nReagent WLEX${i}Q is kept at minus twenty.\n\n## Disposal\nWaste WLEX${i}Z goes in the yellow bin.\n`);
-    const env = testEnv({ fileConfig: { sources: [{ id: 'notes', type: 'folder', path: dir }], access: { default: 'public', channels: {} } } });
+    for (let i = 1; i <= 8; i++)
+      writeFileSync(
+        path.join(dir, `note-${i}.md`),
+        `# Note ${i}\n\n## Storage\nReagent WLEX${i}Q is kept at minus twenty.\n\n## Disposal\nWaste WLEX${i}Z goes in the yellow bin.\n`,
+      );
+    const env = testEnv({
+      fileConfig: { sources: [{ id: 'notes', type: 'folder', path: dir }], access: { default: 'public', channels: {} } },
+    });
     const bot = await open(env, true);
     const worker = await open(env, false);
     const runtime = await startQueueRuntime(worker, { worker: true });
@@ -51,7 +57,11 @@ describe('a queue worker', () => {
     expect((await bot.ask('Where is reagent WLEX5Q kept?')).citations[0]?.doc_id).toBe('notes:note-5.md');
 
     const jobId = await enqueueRebuild(runtime.queue, { reason: 'test' });
-    await waitFor(async () => ['completed', 'failed'].includes(await (await runtime.queue.getJob(jobId))!.getState()), 60_000, 'rebuild finished');
+    await waitFor(
+      async () => ['completed', 'failed'].includes(await (await runtime.queue.getJob(jobId))!.getState()),
+      60_000,
+      'rebuild finished',
+    );
     const job = (await runtime.queue.getJob(jobId))!;
     expect(await job.getState(), job.failedReason).toBe('completed');
     expect(job.returnvalue).toMatchObject({ documents: 8, chunks: 16 });

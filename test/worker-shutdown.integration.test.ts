@@ -41,7 +41,10 @@ describe('worker shutdown', () => {
       await closeRedis(redis);
     });
 
-    const child = spawn(process.execPath, [path.resolve('bin/labbot.js'), 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [path.resolve('bin/labbot.js'), 'worker'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     cleanups.push(async () => void child.kill('SIGKILL'));
     let log = '';
     child.stderr.on('data', (b: Buffer) => (log += b.toString()));

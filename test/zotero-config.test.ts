@@ -14,10 +14,22 @@ function load(sources: unknown[], env: Record<string, string> = {}) {
 
 describe('Zotero sources in the config', () => {
   it('a web library reads its key from the named variable and its API from ZOTERO_API_URL; the mirror is under the data dir', () => {
-    const c = load([{ id: 'papers', type: 'zotero', library: 'groups/123456', apiKeyEnv: 'LAB_KEY', collection: 'ABCD2345', poll: '15m' }], { LAB_KEY: 'k-123', ZOTERO_API_URL: 'http://127.0.0.1:9/' });
-    expect(c.sources[0].zotero).toEqual({ via: 'web', apiUrl: 'http://127.0.0.1:9', library: 'groups/123456', apiKey: 'k-123', collection: 'ABCD2345' });
+    const c = load(
+      [{ id: 'papers', type: 'zotero', library: 'groups/123456', apiKeyEnv: 'LAB_KEY', collection: 'ABCD2345', poll: '15m' }],
+      { LAB_KEY: 'k-123', ZOTERO_API_URL: 'http://127.0.0.1:9/' },
+    );
+    expect(c.sources[0].zotero).toEqual({
+      via: 'web',
+      apiUrl: 'http://127.0.0.1:9',
+      library: 'groups/123456',
+      apiKey: 'k-123',
+      collection: 'ABCD2345',
+    });
     expect(c.sources[0].path).toMatch(/data[/\\]zotero[/\\]papers$/);
-    expect(load([{ id: 'p', type: 'zotero', library: 'users/1' }]).sources[0].zotero).toMatchObject({ apiUrl: 'https://api.zotero.org', apiKey: undefined });
+    expect(load([{ id: 'p', type: 'zotero', library: 'users/1' }]).sources[0].zotero).toMatchObject({
+      apiUrl: 'https://api.zotero.org',
+      apiKey: undefined,
+    });
   });
 
   it('a local library expands ~ to the home folder', () => {
@@ -28,7 +40,9 @@ describe('Zotero sources in the config', () => {
   it('names each mistake', () => {
     expect(() => load([{ id: 'p', type: 'zotero' }])).toThrow(/a zotero source needs a "library" .* or a "path"/);
     expect(() => load([{ id: 'p', type: 'zotero', library: 'group/1' }])).toThrow(/"users\/<user id>" or "groups\/<group id>"/);
-    expect(() => load([{ id: 'p', type: 'zotero', library: 'groups/1', apiKeyEnv: 'NOT_SET_ANYWHERE' }])).toThrow(/reads its Zotero API key from NOT_SET_ANYWHERE, which is not set/);
+    expect(() => load([{ id: 'p', type: 'zotero', library: 'groups/1', apiKeyEnv: 'NOT_SET_ANYWHERE' }])).toThrow(
+      /reads its Zotero API key from NOT_SET_ANYWHERE, which is not set/,
+    );
     expect(() => load([{ id: 'p', type: 'folder', path: '.', library: 'groups/1' }])).toThrow(/are for zotero sources/);
     expect(() => load([{ id: 'p', type: 'zotero', library: 'groups/1', collection: 'abc' }])).toThrow(/collection key is 8 characters/);
   });
@@ -48,12 +62,27 @@ describe("Zotero's record of an item", () => {
       stamp: '1',
       itemType: 'bookSection',
       title: 'A chapter',
-      creators: [{ creatorType: 'editor', firstName: 'Ed', lastName: 'Itor' }, { creatorType: 'author', lastName: 'Consortium', name: 'Zebrafish Consortium' }],
+      creators: [
+        { creatorType: 'editor', firstName: 'Ed', lastName: 'Itor' },
+        { creatorType: 'author', lastName: 'Consortium', name: 'Zebrafish Consortium' },
+      ],
       extra: 'Some note\nDOI: 10.5555/x.1\n',
       tags: ['fins'],
       collections: ['SUBC2222'],
     };
-    const r = itemRecord(item, new Map([['SUBC2222', { key: 'SUBC2222', name: 'Fins', parent: 'TOPC2222' }], ['TOPC2222', { key: 'TOPC2222', name: 'Zebrafish' }]]));
-    expect(r).toMatchObject({ authors: ['Zebrafish Consortium'], doi: '10.5555/x.1', keywords: ['fins', 'Fins', 'Zebrafish'], complete: true, url: undefined });
+    const r = itemRecord(
+      item,
+      new Map([
+        ['SUBC2222', { key: 'SUBC2222', name: 'Fins', parent: 'TOPC2222' }],
+        ['TOPC2222', { key: 'TOPC2222', name: 'Zebrafish' }],
+      ]),
+    );
+    expect(r).toMatchObject({
+      authors: ['Zebrafish Consortium'],
+      doi: '10.5555/x.1',
+      keywords: ['fins', 'Fins', 'Zebrafish'],
+      complete: true,
+      url: undefined,
+    });
   });
 });

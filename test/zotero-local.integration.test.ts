@@ -27,25 +27,80 @@ describe('a local Zotero library (zotero.sqlite and storage/)', () => {
 
   beforeAll(async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'labbot-zotero-local-'));
-    const pdf = await makePaperPdf({ title: 'Cilia length control in kidney epithelia', authors: ['Somebody Else'], infoAuthor: 'Somebody Else', creationDate: new Date(Date.UTC(2026, 5, 1)), sections: [{ heading: 'Results', paragraphs: ['Cilia grew to CILIALEN9 micrometres in mutant kidney epithelia.'] }] });
+    const pdf = await makePaperPdf({
+      title: 'Cilia length control in kidney epithelia',
+      authors: ['Somebody Else'],
+      infoAuthor: 'Somebody Else',
+      creationDate: new Date(Date.UTC(2026, 5, 1)),
+      sections: [{ heading: 'Results', paragraphs: ['Cilia grew to CILIALEN9 micrometres in mutant kidney epithelia.'] }],
+    });
     z10 = makeZoteroDataDir(
       path.join(root, 'Zotero'),
       'zotero10',
       [
-        { key: 'KKKKKKKK', itemType: 'journalArticle', fields: { title: 'Cilia length control in kidney epithelia', date: '2021-07-02 July 2, 2021', DOI: '10.5555/cilia.21', publicationTitle: 'Kidney Cell Biology' }, creators: [['Ines', 'Okafor'], ['Raj', 'Menon']], tags: ['cilia'], collections: ['KIDNEYC2'] },
-        { key: 'KKKKATT2', itemType: 'attachment', attachment: { parent: 'KKKKKKKK', linkMode: 0, contentType: 'application/pdf', path: 'storage:Okafor - 2021 - Cilia.pdf' } },
-        { key: 'LLLLLLLL', itemType: 'journalArticle', fields: { title: 'Linked scan of a renal protocol', date: '2018-00-00 Spring 2018' }, creators: [['Ada', 'Linked']] },
+        {
+          key: 'KKKKKKKK',
+          itemType: 'journalArticle',
+          fields: {
+            title: 'Cilia length control in kidney epithelia',
+            date: '2021-07-02 July 2, 2021',
+            DOI: '10.5555/cilia.21',
+            publicationTitle: 'Kidney Cell Biology',
+          },
+          creators: [
+            ['Ines', 'Okafor'],
+            ['Raj', 'Menon'],
+          ],
+          tags: ['cilia'],
+          collections: ['KIDNEYC2'],
+        },
+        {
+          key: 'KKKKATT2',
+          itemType: 'attachment',
+          attachment: { parent: 'KKKKKKKK', linkMode: 0, contentType: 'application/pdf', path: 'storage:Okafor - 2021 - Cilia.pdf' },
+        },
+        {
+          key: 'LLLLLLLL',
+          itemType: 'journalArticle',
+          fields: { title: 'Linked scan of a renal protocol', date: '2018-00-00 Spring 2018' },
+          creators: [['Ada', 'Linked']],
+        },
         // A linked file points outside the Zotero folder: not read, only Zotero's text of it.
-        { key: 'LLLLATT2', itemType: 'attachment', attachment: { parent: 'LLLLLLLL', linkMode: 2, contentType: 'application/pdf', path: '/etc/passwd' } },
-        { key: 'MMMMMMMM', itemType: 'journalArticle', fields: { title: 'Metadata only', date: '2020', abstractNote: 'An abstract that mentions ABSTRACTONLY.' }, creators: [['Mo', 'Meta']] },
-        { key: 'TTTTTTTT', itemType: 'journalArticle', fields: { title: 'In the trash', abstractNote: 'TRASHEDLOCAL text.' }, creators: [['T', 'Trash']], trashed: true },
+        {
+          key: 'LLLLATT2',
+          itemType: 'attachment',
+          attachment: { parent: 'LLLLLLLL', linkMode: 2, contentType: 'application/pdf', path: '/etc/passwd' },
+        },
+        {
+          key: 'MMMMMMMM',
+          itemType: 'journalArticle',
+          fields: { title: 'Metadata only', date: '2020', abstractNote: 'An abstract that mentions ABSTRACTONLY.' },
+          creators: [['Mo', 'Meta']],
+        },
+        {
+          key: 'TTTTTTTT',
+          itemType: 'journalArticle',
+          fields: { title: 'In the trash', abstractNote: 'TRASHEDLOCAL text.' },
+          creators: [['T', 'Trash']],
+          trashed: true,
+        },
       ],
       {
         collections: [{ key: 'KIDNEYC2', name: 'Kidney' }],
-        files: { 'storage/KKKKATT2/Okafor - 2021 - Cilia.pdf': pdf, 'storage/LLLLATT2/.zotero-ft-cache': 'Renal protocol text from Zotero: RENALFT step one.' },
+        files: {
+          'storage/KKKKATT2/Okafor - 2021 - Cilia.pdf': pdf,
+          'storage/LLLLATT2/.zotero-ft-cache': 'Renal protocol text from Zotero: RENALFT step one.',
+        },
       },
     );
-    z6 = makeZoteroDataDir(path.join(root, 'Zotero6'), 'zotero6', [{ key: 'SSSSSSSS', itemType: 'book', fields: { title: 'An older Zotero', abstractNote: 'Zotero six says ZOTEROSIX.', date: '2012' }, creators: [['Old', 'Timer']] }]);
+    z6 = makeZoteroDataDir(path.join(root, 'Zotero6'), 'zotero6', [
+      {
+        key: 'SSSSSSSS',
+        itemType: 'book',
+        fields: { title: 'An older Zotero', abstractNote: 'Zotero six says ZOTEROSIX.', date: '2012' },
+        creators: [['Old', 'Timer']],
+      },
+    ]);
     makeZoteroDataDir(path.join(root, 'Zotero4'), 'zotero4', [{ key: 'QQQQQQQQ', itemType: 'book' }]).close();
     // Like a running Zotero 10: everything written so far is still only in the WAL.
     expect(statSync(path.join(root, 'Zotero', 'zotero.sqlite-wal')).size).toBeGreaterThan(10_000);
@@ -69,7 +124,12 @@ describe('a local Zotero library (zotero.sqlite and storage/)', () => {
   });
 
   it("reads a running Zotero 10's database, WAL included, with Zotero's metadata", () => {
-    expect(doc('mine', 'KKKKKKKK.pdf')).toMatchObject({ authors: ['Ines Okafor', 'Raj Menon'], year: 2021, journal: 'Kidney Cell Biology', doi: '10.5555/cilia.21' });
+    expect(doc('mine', 'KKKKKKKK.pdf')).toMatchObject({
+      authors: ['Ines Okafor', 'Raj Menon'],
+      year: 2021,
+      journal: 'Kidney Cell Biology',
+      doi: '10.5555/cilia.21',
+    });
     expect(doc('mine', 'KKKKKKKK.pdf')?.metaFrom).toMatchObject({ authors: 'Zotero', year: 'Zotero' });
     expect(doc('mine', 'KKKKKKKK.pdf')?.keywords).toEqual(expect.arrayContaining(['cilia', 'Kidney']));
     expect(found('CILIALEN9')).toBe(true);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IndexedDoc } from '../src/types.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
-import { requestSync, syncCovering } from '../src/queue/jobs.ts';
+import { requestSync } from '../src/queue/jobs.ts';
 import { followSync } from '../src/queue/progress.ts';
 import type { SyncResult } from '../src/queue/sync-source.ts';
 import { startServe, type Running } from '../src/serve.ts';
@@ -43,22 +43,73 @@ describe('a Zotero library over the Web API', () => {
     zotero.putCollection('FINSC2LL', 'Fin regeneration');
     // AAAA: the PDF's own info dictionary names other authors and a 2026 creation date; Zotero's record is the truth.
     zotero.put([
-      articleItem('AAAAAAAA', { title: 'Loss of kcnk5b lengthens zebrafish fins', authors: [['Priya', 'Sharma'], ['Tom', 'Becker']], date: 'March 15, 2022', doi: '10.5555/fins.2022.7', journal: 'Developmental Biology', tags: ['zebrafish', 'potassium channel'], collections: ['FINSC2LL'] }),
+      articleItem('AAAAAAAA', {
+        title: 'Loss of kcnk5b lengthens zebrafish fins',
+        authors: [
+          ['Priya', 'Sharma'],
+          ['Tom', 'Becker'],
+        ],
+        date: 'March 15, 2022',
+        doi: '10.5555/fins.2022.7',
+        journal: 'Developmental Biology',
+        tags: ['zebrafish', 'potassium channel'],
+        collections: ['FINSC2LL'],
+      }),
       pdfAttachment('AAAAPDF2', 'AAAAAAAA'),
-      articleItem('BBBBBBBB', { title: 'Notch signalling in the regenerating blastema', authors: [['Ana', 'Lopez']], date: '2019', journal: 'Development' }),
+      articleItem('BBBBBBBB', {
+        title: 'Notch signalling in the regenerating blastema',
+        authors: [['Ana', 'Lopez']],
+        date: '2019',
+        journal: 'Development',
+      }),
       pdfAttachment('BBBBPDF2', 'BBBBBBBB'),
-      articleItem('CCCCCCCC', { title: 'Osteoblast dedifferentiation during fin repair', authors: [['Kenji', 'Mori']], date: '2015-06-01', abstract: 'Osteoblasts dedifferentiate after amputation; marker OSTEOMARKER7 rises within a day.' }),
+      articleItem('CCCCCCCC', {
+        title: 'Osteoblast dedifferentiation during fin repair',
+        authors: [['Kenji', 'Mori']],
+        date: '2015-06-01',
+        abstract: 'Osteoblasts dedifferentiate after amputation; marker OSTEOMARKER7 rises within a day.',
+      }),
       articleItem('DDDDDDDD', { title: 'A damaged file', authors: [['Eve', 'Damage']], date: '2020' }),
       pdfAttachment('DDDDPDF2', 'DDDDDDDD'),
-      articleItem('EEEEEEEE', { title: 'Trashed from the start', authors: [['Tess', 'Trash']], date: '2021', abstract: 'TRASHEDWORD should never be indexed.' }),
+      articleItem('EEEEEEEE', {
+        title: 'Trashed from the start',
+        authors: [['Tess', 'Trash']],
+        date: '2021',
+        abstract: 'TRASHEDWORD should never be indexed.',
+      }),
       pdfAttachment('FFFFFFFF', undefined, { title: 'scan-2023.pdf' }),
     ]);
     zotero.trash('EEEEEEEE');
-    zotero.setFile('AAAAPDF2', await makePaperPdf({ title: 'Loss of kcnk5b lengthens zebrafish fins', authors: ['Wrong Person'], infoAuthor: 'Wrong Person', creationDate: new Date(Date.UTC(2026, 0, 2)), doi: '10.5555/fins.2022.7', journalHeader: 'Developmental Biology 481 (2022) 1-9', sections: [{ heading: 'Results', paragraphs: ['We found that loss of kcnk5b increased adult fin length by forty percent (FINLENGTH40) compared with wild-type siblings.'] }] }));
+    zotero.setFile(
+      'AAAAPDF2',
+      await makePaperPdf({
+        title: 'Loss of kcnk5b lengthens zebrafish fins',
+        authors: ['Wrong Person'],
+        infoAuthor: 'Wrong Person',
+        creationDate: new Date(Date.UTC(2026, 0, 2)),
+        doi: '10.5555/fins.2022.7',
+        journalHeader: 'Developmental Biology 481 (2022) 1-9',
+        sections: [
+          {
+            heading: 'Results',
+            paragraphs: [
+              'We found that loss of kcnk5b increased adult fin length by forty percent (FINLENGTH40) compared with wild-type siblings.',
+            ],
+          },
+        ],
+      }),
+    );
     // BBBB's file is not stored on zotero.org: its text comes from Zotero's full-text index.
     zotero.setFulltext('BBBBPDF2', 'Blastema cells require Notch; NOTCHWORD inhibition stops regrowth.');
     zotero.setFile('DDDDPDF2', makeCorruptPdf());
-    zotero.setFile('FFFFFFFF', await makePaperPdf({ title: 'Scanned protocol notes', authors: ['Lab Member'], sections: [{ heading: 'Notes', paragraphs: ['The standalone scan mentions STANDALONESCAN once.'] }] }));
+    zotero.setFile(
+      'FFFFFFFF',
+      await makePaperPdf({
+        title: 'Scanned protocol notes',
+        authors: ['Lab Member'],
+        sections: [{ heading: 'Notes', paragraphs: ['The standalone scan mentions STANDALONESCAN once.'] }],
+      }),
+    );
 
     restricted = await startFakeZotero({ library: 'groups/999', apiKey: KEY });
     restricted.put([
@@ -80,7 +131,9 @@ describe('a Zotero library over the Web API', () => {
     });
     // Both libraries behind one API URL: the restricted fake answers its own library's paths.
     const config = loadConfig(env);
-    config.sources = config.sources.map((s) => (s.id === 'grants' && s.zotero?.via === 'web' ? { ...s, zotero: { ...s.zotero, apiUrl: restricted.url } } : s));
+    config.sources = config.sources.map((s) =>
+      s.id === 'grants' && s.zotero?.via === 'web' ? { ...s, zotero: { ...s.zotero, apiUrl: restricted.url } } : s,
+    );
     dataDir = config.dataDir;
     running = await startServe(config, createLogger('silent'));
   }, 120_000);
@@ -91,9 +144,15 @@ describe('a Zotero library over the Web API', () => {
     await restricted?.close();
   });
 
-  it('indexes each item once, with the metadata Zotero holds, never the PDF\'s own', async () => {
+  it("indexes each item once, with the metadata Zotero holds, never the PDF's own", async () => {
     const a = doc('papers', 'AAAAAAAA.pdf');
-    expect(a).toMatchObject({ title: 'Loss of kcnk5b lengthens zebrafish fins', authors: ['Priya Sharma', 'Tom Becker'], year: 2022, journal: 'Developmental Biology', doi: '10.5555/fins.2022.7' });
+    expect(a).toMatchObject({
+      title: 'Loss of kcnk5b lengthens zebrafish fins',
+      authors: ['Priya Sharma', 'Tom Becker'],
+      year: 2022,
+      journal: 'Developmental Biology',
+      doi: '10.5555/fins.2022.7',
+    });
     expect(a?.metaFrom).toMatchObject({ authors: 'Zotero', year: 'Zotero', title: 'Zotero', journal: 'Zotero' });
     expect(a?.keywords).toEqual(expect.arrayContaining(['zebrafish', 'potassium channel', 'Fin regeneration']));
     const answer = await running.app.ask('What did Sharma et al. 2022 find about fin length?');
@@ -134,8 +193,18 @@ describe('a Zotero library over the Web API', () => {
   it('an incremental sync fetches only what changed: an edit, a new paper, a trashed and a deleted item', async () => {
     zotero.resetLog();
     zotero.edit('AAAAAAAA', { title: 'Loss of kcnk5b lengthens zebrafish fins (corrected)' });
-    zotero.put([articleItem('HHHHHHHH', { title: 'Wnt drives fin outgrowth', authors: [['Li', 'Chen']], date: '2023' }), pdfAttachment('HHHHPDF2', 'HHHHHHHH')]);
-    zotero.setFile('HHHHPDF2', await makePaperPdf({ title: 'Wnt drives fin outgrowth', authors: ['Li Chen'], sections: [{ heading: 'Results', paragraphs: ['Wnt activity WNTWORD marks the outgrowth front.'] }] }));
+    zotero.put([
+      articleItem('HHHHHHHH', { title: 'Wnt drives fin outgrowth', authors: [['Li', 'Chen']], date: '2023' }),
+      pdfAttachment('HHHHPDF2', 'HHHHHHHH'),
+    ]);
+    zotero.setFile(
+      'HHHHPDF2',
+      await makePaperPdf({
+        title: 'Wnt drives fin outgrowth',
+        authors: ['Li Chen'],
+        sections: [{ heading: 'Results', paragraphs: ['Wnt activity WNTWORD marks the outgrowth front.'] }],
+      }),
+    );
     zotero.trash('BBBBBBBB');
     zotero.remove(['CCCCCCCC']);
     const { result } = await sync();
@@ -191,7 +260,14 @@ describe('a Zotero library over the Web API', () => {
   });
 
   it('a file the storage host fails to send is a problem row, the old text stays, and the next sync fetches it', async () => {
-    zotero.setFile('HHHHPDF2', await makePaperPdf({ title: 'Wnt drives fin outgrowth', authors: ['Li Chen'], sections: [{ heading: 'Results', paragraphs: ['Wnt activity WNTWORD2 marks the outgrowth front.'] }] }));
+    zotero.setFile(
+      'HHHHPDF2',
+      await makePaperPdf({
+        title: 'Wnt drives fin outgrowth',
+        authors: ['Li Chen'],
+        sections: [{ heading: 'Results', paragraphs: ['Wnt activity WNTWORD2 marks the outgrowth front.'] }],
+      }),
+    );
     zotero.failStorage('HHHHPDF2', 1);
     await sync();
     const problem = (await running.app.records!.problems('papers')).find((p) => p.path === 'HHHHHHHH.pdf');
@@ -218,7 +294,11 @@ describe('a Zotero library over the Web API', () => {
   });
 
   it("the sync's progress is on the dashboard's queue board", async () => {
-    const board = (await (await fetch(`${running.url}/admin/queues/api/queues?activeQueue=labbot-index&status=completed&page=1`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+    const board = (await (
+      await fetch(`${running.url}/admin/queues/api/queues?activeQueue=labbot-index&status=completed&page=1`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      })
+    ).json()) as {
       queues: { jobs: { name: string; progress: unknown }[] }[];
     };
     const jobs = board.queues.flatMap((q) => q.jobs).filter((j) => j.name === 'sync-source');
@@ -231,7 +311,14 @@ describe('a Zotero library over the Web API', () => {
     zotero.delayMs = 400; // the running sync waits on Zotero while the second request arrives
     const first = await requestSync(queue, { source: 'papers', reason: 'test' });
     await waitFor(async () => (await queue.getJob(first.jobId))?.isActive(), 20_000, 'first sync running');
-    zotero.put([articleItem('KKKKKKKK', { title: 'Late arrival in the library', authors: [['Lena', 'Late']], date: '2024', abstract: 'The late item names LATEARRIVAL9.' })]);
+    zotero.put([
+      articleItem('KKKKKKKK', {
+        title: 'Late arrival in the library',
+        authors: [['Lena', 'Late']],
+        date: '2024',
+        abstract: 'The late item names LATEARRIVAL9.',
+      }),
+    ]);
     const requestedAt = Date.now();
     const second = await requestSync(queue, { source: 'papers', reason: 'test' });
     // BullMQ collapses it into the running job and hands back that job's id.

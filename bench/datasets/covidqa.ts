@@ -21,7 +21,9 @@ const source = z.object({
         z.object({
           context: z.string(),
           document_id: z.union([z.number(), z.string()]),
-          qas: z.array(z.object({ id: z.union([z.number(), z.string()]), question: z.string(), answers: z.array(z.object({ text: z.string() })) })),
+          qas: z.array(
+            z.object({ id: z.union([z.number(), z.string()]), question: z.string(), answers: z.array(z.object({ text: z.string() })) }),
+          ),
         }),
       ),
     }),
@@ -42,7 +44,10 @@ export interface ConvertedQuestion {
 /** The article header (title, URL, authors, date, DOI, licence lines) and the body after it. */
 export function splitHeader(context: string): { meta: Record<string, unknown>; body: string } {
   const at = context.search(/^Abstract:/m);
-  const head = (at > 0 ? context.slice(0, at) : '').split('\n').map((l) => l.trim()).filter(Boolean);
+  const head = (at > 0 ? context.slice(0, at) : '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const body = at > 0 ? context.slice(at) : context;
   const url = head.find((l) => /^https?:\/\//.test(l));
   const date = head.find((l) => /^\d{4}-\d{2}-\d{2}$/.test(l));
@@ -95,5 +100,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   mkdirSync(path.join(out, 'docs'), { recursive: true });
   for (const d of docs) writeFileSync(path.join(out, 'docs', d.file), d.text);
   writeFileSync(path.join(out, 'questions.jsonl'), `${questions.map((q) => JSON.stringify(q)).join('\n')}\n`);
-  console.log(`${docs.length} documents, ${questions.length} questions written to ${out}; ${answersOutsideBody} questions have an answer that is not in the document body`);
+  console.log(
+    `${docs.length} documents, ${questions.length} questions written to ${out}; ${answersOutsideBody} questions have an answer that is not in the document body`,
+  );
 }

@@ -24,7 +24,9 @@ for (const input of inputs) {
   for (const e of errors) console.error(`skipped ${file} ${e}`);
   for (const q of questions) {
     // Ids are prefixed so two sets' "q1" stay apart in the report.
-    lines.push(JSON.stringify({ id: `${kind}-${q.id}`, kind: q.kind ?? kind, question: q.question, ...(q.doc_id ? { doc_id: q.doc_id } : {}) }));
+    lines.push(
+      JSON.stringify({ id: `${kind}-${q.id}`, kind: q.kind ?? kind, question: q.question, ...(q.doc_id ? { doc_id: q.doc_id } : {}) }),
+    );
   }
 }
 writeFileSync(out, lines.length ? `${lines.join('\n')}\n` : '');

@@ -44,7 +44,11 @@ function addToMaster(pptx: PptxGenJS, spec: SlideSpec): void {
     spec.bullets.map((b) => ({ text: b, options: { bullet: true, breakLine: true } })),
     { placeholder: 'body' },
   );
-  if (spec.table) slide.addTable(spec.table.map((row) => row.map((text) => ({ text }))), { x: 0.5, y: 3.9, w: 6 });
+  if (spec.table)
+    slide.addTable(
+      spec.table.map((row) => row.map((text) => ({ text }))),
+      { x: 0.5, y: 3.9, w: 6 },
+    );
   slide.addNotes(spec.notes);
 }
 

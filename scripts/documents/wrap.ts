@@ -21,14 +21,14 @@ export function wrapLines(text: string, font: PDFFont, size: number, width: numb
     const parts = word.split(SHY);
     let split = -1;
     for (let i = parts.length - 1; i > 0; i--) {
-      const head = parts.slice(0, i).join('') + '-';
+      const head = `${parts.slice(0, i).join('')}-`;
       if (measure(line ? `${line} ${head}` : head) <= width) {
         split = i;
         break;
       }
     }
     if (split > 0) {
-      const head = parts.slice(0, split).join('') + '-';
+      const head = `${parts.slice(0, split).join('')}-`;
       lines.push(line ? `${line} ${head}` : head);
       line = parts.slice(split).join(SHY);
     } else {

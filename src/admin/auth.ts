@@ -107,7 +107,11 @@ export function createSessionStore(redis: Redis | undefined, ns: string, ttlSeco
   const memory = new Map<string, { session: Session; expires: number }>();
   return {
     async create() {
-      const session: Session = { id: randomBytes(32).toString('base64url'), csrf: randomBytes(32).toString('base64url'), createdAt: new Date().toISOString() };
+      const session: Session = {
+        id: randomBytes(32).toString('base64url'),
+        csrf: randomBytes(32).toString('base64url'),
+        createdAt: new Date().toISOString(),
+      };
       if (redis) await redis.set(key(session.id), JSON.stringify({ csrf: session.csrf, createdAt: session.createdAt }), 'EX', ttlSeconds);
       else {
         const now = Date.now();
@@ -179,7 +183,9 @@ export interface Auth {
   /** Who this request is, or undefined (not authenticated). */
   identify(req: Request): Promise<AuthState | undefined>;
   /** Middleware: authenticated or 401 (`onDenied` renders the answer). */
-  require(onDenied: (req: Request, res: Response, status: 401 | 403, message: string) => void): (req: Request, res: Response, next: NextFunction) => void;
+  require(
+    onDenied: (req: Request, res: Response, status: 401 | 403, message: string) => void,
+  ): (req: Request, res: Response, next: NextFunction) => void;
   /** Middleware for POST/PUT/DELETE: CSRF token of the session and same Origin. */
   requireCsrf(onDenied: (req: Request, res: Response, message: string) => void): (req: Request, res: Response, next: NextFunction) => void;
   login(req: Request, res: Response, token: string): Promise<boolean>;
@@ -228,9 +234,19 @@ export function createAuth(opts: { adminToken: AdminToken; redis: Redis | undefi
    * for the token made at start-up: a configured one lives long and belongs in the form or a
    * header, not in URLs a proxy logs.
    */
-  async function linkSignIn(req: Request, res: Response, offered: string, onDenied: (req: Request, res: Response, status: 401, message: string) => void) {
+  async function linkSignIn(
+    req: Request,
+    res: Response,
+    offered: string,
+    onDenied: (req: Request, res: Response, status: 401, message: string) => void,
+  ) {
     if (!safeEqual(offered, token)) {
-      return onDenied(req, res, 401, 'This link’s token is not the one of this start (it changes each time `labbot serve` starts): open the link it printed last.');
+      return onDenied(
+        req,
+        res,
+        401,
+        'This link’s token is not the one of this start (it changes each time `labbot serve` starts): open the link it printed last.',
+      );
     }
     await startSession(req, res);
     res.redirect(303, withoutToken(req.originalUrl));
@@ -244,14 +260,19 @@ export function createAuth(opts: { adminToken: AdminToken; redis: Redis | undefi
       return (req, res, next) => {
         const offered = req.query.token;
         const viaLink = generated && typeof offered === 'string' && (req.method === 'GET' || req.method === 'HEAD');
-        (viaLink ? linkSignIn(req, res, offered, onDenied) : identify(req).then((state) => {
-          if (!state) {
-            const how = generated ? 'Open the dashboard link `labbot serve` printed at start-up, or sign in with its token.' : 'Sign in with the admin token.';
-            return onDenied(req, res, 401, how);
-          }
-          req.adminAuth = state;
-          next();
-        })).catch(next);
+        (viaLink
+          ? linkSignIn(req, res, offered, onDenied)
+          : identify(req).then((state) => {
+              if (!state) {
+                const how = generated
+                  ? 'Open the dashboard link `labbot serve` printed at start-up, or sign in with its token.'
+                  : 'Sign in with the admin token.';
+                return onDenied(req, res, 401, how);
+              }
+              req.adminAuth = state;
+              next();
+            })
+        ).catch(next);
       };
     },
     requireCsrf(onDenied) {
@@ -260,8 +281,11 @@ export function createAuth(opts: { adminToken: AdminToken; redis: Redis | undefi
         if (!sameOrigin(req)) return onDenied(req, res, 'cross-origin request refused');
         if (state?.via === 'bearer') return next();
         const body = req.body as Record<string, unknown> | undefined;
-        const sent = (typeof req.headers['x-csrf-token'] === 'string' ? req.headers['x-csrf-token'] : undefined) ?? (typeof body?._csrf === 'string' ? body._csrf : undefined);
-        if (!state?.session || !sent || !safeEqual(sent, state.session.csrf)) return onDenied(req, res, 'missing or wrong CSRF token; reload the page and try again');
+        const sent =
+          (typeof req.headers['x-csrf-token'] === 'string' ? req.headers['x-csrf-token'] : undefined) ??
+          (typeof body?._csrf === 'string' ? body._csrf : undefined);
+        if (!state?.session || !sent || !safeEqual(sent, state.session.csrf))
+          return onDenied(req, res, 'missing or wrong CSRF token; reload the page and try again');
         next();
       };
     },

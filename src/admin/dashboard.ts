@@ -40,10 +40,12 @@ export interface AdminDeps {
   adminToken: AdminToken;
 }
 
-const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 // bull-board's UI sets inline style attributes and loads web fonts from Google: styles inline
 // allowed, fonts from elsewhere refused (it falls back to system fonts).
-const BOARD_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'";
+const BOARD_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'";
 const ACTIVITY_WINDOW = 1000;
 const DOCS_PER_SOURCE = 200;
 // How long a view waits for the check for planted instructions (the event loop stays free).
@@ -71,7 +73,9 @@ function sourceLocation(s: SourceConfig): string {
   const z = s.zotero;
   if (!z) return displayLocation(s.url, s.path);
   const scope = z.collection ? `, collection ${z.collection}` : '';
-  return z.via === 'web' ? `${displayLocation(z.apiUrl, '')} ${z.library}${scope}` : `${z.dataDir}${z.library ? ` (${z.library})` : ''}${scope}`;
+  return z.via === 'web'
+    ? `${displayLocation(z.apiUrl, '')} ${z.library}${scope}`
+    : `${z.dataDir}${z.library ? ` (${z.library})` : ''}${scope}`;
 }
 
 function displayLocation(url: string | undefined, path: string): string {
@@ -90,7 +94,8 @@ function withTimeout<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
   return Promise.race([p.catch(() => fallback), new Promise<T>((r) => setTimeout(() => r(fallback), ms).unref())]);
 }
 
-const wantsJson = (req: Request) => req.path.startsWith('/api/') || req.originalUrl.startsWith('/admin/queues/api') || !(req.headers.accept ?? '').includes('text/html');
+const wantsJson = (req: Request) =>
+  req.path.startsWith('/api/') || req.originalUrl.startsWith('/admin/queues/api') || !(req.headers.accept ?? '').includes('text/html');
 
 /** GET /readyz (no authentication): Chroma and Redis reachable; served even when the dashboard is not. */
 export function readyzRouter(app: App, redis: Redis | undefined): Router {
@@ -98,7 +103,13 @@ export function readyzRouter(app: App, redis: Redis | undefined): Router {
   router.get('/readyz', async (_req, res) => {
     const [chroma, redisOk] = await Promise.all([
       withTimeout(app.store.heartbeat(), 2000, false),
-      redis ? withTimeout(redis.ping().then((r) => r === 'PONG'), 1000, false) : Promise.resolve(false),
+      redis
+        ? withTimeout(
+            redis.ping().then((r) => r === 'PONG'),
+            1000,
+            false,
+          )
+        : Promise.resolve(false),
     ]);
     // chromaProcess: the embedded server's supervision (state, restarts, last exit), when labbot runs it.
     const body = { chroma: chroma ? 'ok' : 'down', redis: redisOk ? 'ok' : 'down', chromaProcess: app.chromaProcess() ?? null };
@@ -150,7 +161,16 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
   const denied = (req: Request, res: Response, status: 401 | 403, message: string) => {
     if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="labbot admin"');
     if (wantsJson(req)) return sendJson(res, status, { error: message });
-    if (status === 401) return sendHtml(res, 401, loginPage({ next: req.originalUrl.startsWith('/admin') ? withoutToken(req.originalUrl) : '/admin', generated: auth.tokenGenerated, message: req.query.token === undefined ? undefined : message }));
+    if (status === 401)
+      return sendHtml(
+        res,
+        401,
+        loginPage({
+          next: req.originalUrl.startsWith('/admin') ? withoutToken(req.originalUrl) : '/admin',
+          generated: auth.tokenGenerated,
+          message: req.query.token === undefined ? undefined : message,
+        }),
+      );
     sendHtml(res, status, messagePage('Not allowed', message));
   };
   const csrfDenied = (req: Request, res: Response, message: string) => {
@@ -172,7 +192,10 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         await new Promise((r) => setTimeout(r, 250));
         return sendHtml(res, 401, loginPage({ message: 'Wrong token.', generated: auth.tokenGenerated }));
       }
-      const target = typeof body.next === 'string' && /^\/admin(\/[\w\-./?=&#%]*)?$/.test(body.next) && !body.next.startsWith('/admin/login') ? body.next : '/admin';
+      const target =
+        typeof body.next === 'string' && /^\/admin(\/[\w\-./?=&#%]*)?$/.test(body.next) && !body.next.startsWith('/admin/login')
+          ? body.next
+          : '/admin';
       res.redirect(303, target);
     } catch (err) {
       next(err);
@@ -238,14 +261,19 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     };
     admin.use('/queues', sameOriginWrites, boardCsp, boardRouter);
   } else {
-    admin.use('/queues', (_req, res) => sendHtml(res, 503, messagePage('Queue unavailable', 'Redis is not reachable, so this process has no queue.')));
+    admin.use('/queues', (_req, res) =>
+      sendHtml(res, 503, messagePage('Queue unavailable', 'Redis is not reachable, so this process has no queue.')),
+    );
   }
 
   // Asking as a channel (which can open restricted groups) needs the admin token, here as on
   // POST /api/ask: every dashboard request has it (configured or made at start-up).
   const channelOptions = () => [
     { value: 'public', label: `public (groups: ${groupsForChannel(config.access).join(', ')})` },
-    ...Object.keys(config.access.channels).map((ch) => ({ value: ch, label: `${ch} (groups: ${groupsForChannel(config.access, ch).join(', ')})` })),
+    ...Object.keys(config.access.channels).map((ch) => ({
+      value: ch,
+      label: `${ch} (groups: ${groupsForChannel(config.access, ch).join(', ')})`,
+    })),
   ];
 
   async function recentActivity(limit: number): Promise<QuestionRecord[] | undefined> {
@@ -281,7 +309,9 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     return Promise.all(
       [...configured, ...extra].map(async (s) => {
         const st = stats.bySource[s.id];
-        const [state, problems] = app.records ? await Promise.all([app.records.sourceState(s.id), app.records.problems(s.id)]) : [undefined, []];
+        const [state, problems] = app.records
+          ? await Promise.all([app.records.sourceState(s.id), app.records.problems(s.id)])
+          : [undefined, []];
         const first = docsBySource.get(s.id);
         const docs = first?.items() ?? [];
         return {
@@ -289,7 +319,11 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
           state,
           documents: st?.documents ?? 0,
           chunks: st?.chunks ?? 0,
-          byKind: KINDS.filter((k) => st?.byKind[k]).map((k) => ({ kind: k, documents: st?.byKind[k]?.documents ?? 0, chunks: st?.byKind[k]?.chunks ?? 0 })),
+          byKind: KINDS.filter((k) => st?.byKind[k]).map((k) => ({
+            kind: k,
+            documents: st?.byKind[k]?.documents ?? 0,
+            chunks: st?.byKind[k]?.chunks ?? 0,
+          })),
           problems: problems.sort((a, b) => a.path.localeCompare(b.path)),
           docs,
           moreDocs: (first?.seen ?? 0) - docs.length,
@@ -307,7 +341,9 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       const errors: string[] = [];
       const [sources, counts, recent, jobs, planted] = await Promise.all([
         sourceViews(),
-        queue ? queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed').catch(() => undefined) : Promise.resolve(undefined),
+        queue
+          ? queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed').catch(() => undefined)
+          : Promise.resolve(undefined),
         recentActivity(ACTIVITY_WINDOW),
         jobFinishTimes().catch((err: Error) => {
           errors.push(`Queue history unavailable: ${err.message}`);
@@ -373,7 +409,14 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     try {
       const counts = queue ? await queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed') : undefined;
       const stats = app.catalog.stats();
-      sendJson(res, 200, { version: app.version, base: app.base, queue: counts ?? null, documents: stats.documents, chunks: stats.chunks, bySource: stats.bySource });
+      sendJson(res, 200, {
+        version: app.version,
+        base: app.base,
+        queue: counts ?? null,
+        documents: stats.documents,
+        chunks: stats.chunks,
+        bySource: stats.bySource,
+      });
     } catch (err) {
       next(err);
     }
@@ -381,7 +424,8 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
 
   admin.post('/api/ask', json, csrf, async (req, res) => {
     const parsed = askBody.safeParse(req.body);
-    if (!parsed.success) return sendJson(res, 400, { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
+    if (!parsed.success)
+      return sendJson(res, 400, { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
     const { question } = parsed.data;
     const channelName = parsed.data.channel && parsed.data.channel !== 'public' ? parsed.data.channel : undefined;
     if (channelName && !(channelName in config.access.channels)) return sendJson(res, 400, { error: `unknown channel "${channelName}"` });
@@ -397,7 +441,22 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
       const passages = passageRows(debug.passages, sent);
       for (const p of result.passages) {
         if (!passages.some((d) => d.chunk_id === p.chunk_id)) {
-          passages.push({ rank: passages.length + 1, label: p.label, doc_id: p.doc_id, chunk_id: p.chunk_id, title: app.catalog.doc(p.doc_id)?.title ?? p.doc_id, kind: app.catalog.doc(p.doc_id)?.kind ?? 'note', section: p.section, text: p.text, dense_rank: null, bm25_rank: null, fused: p.score, exact: 0, rerank: null, score: p.score });
+          passages.push({
+            rank: passages.length + 1,
+            label: p.label,
+            doc_id: p.doc_id,
+            chunk_id: p.chunk_id,
+            title: app.catalog.doc(p.doc_id)?.title ?? p.doc_id,
+            kind: app.catalog.doc(p.doc_id)?.kind ?? 'note',
+            section: p.section,
+            text: p.text,
+            dense_rank: null,
+            bm25_rank: null,
+            fused: p.score,
+            exact: 0,
+            rerank: null,
+            score: p.score,
+          });
         }
       }
       await activity
@@ -415,7 +474,8 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
         passages,
       });
     } catch (err) {
-      if (err instanceof ChromaUnavailableError) return sendJson(res, 503, { error: 'The index is unavailable right now; try again shortly.' });
+      if (err instanceof ChromaUnavailableError)
+        return sendJson(res, 503, { error: 'The index is unavailable right now; try again shortly.' });
       log.error({ err }, 'admin ask failed');
       sendJson(res, 500, { error: 'Something went wrong answering this question.' });
     }
@@ -425,7 +485,8 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     try {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const source = config.sources.find((s) => s.id === body.source);
-      if (!source) return sendHtml(res, 400, messagePage('Unknown source', `No configured source is called "${String(body.source ?? '')}".`));
+      if (!source)
+        return sendHtml(res, 400, messagePage('Unknown source', `No configured source is called "${String(body.source ?? '')}".`));
       if (!queue) return sendHtml(res, 503, messagePage('Queue unavailable', 'Redis is not reachable.'));
       const id = await enqueueSync(queue, { source: source.id, reason: 'dashboard', full: body.full === '1' });
       log.info({ source: source.id, job: id }, 'admin: sync queued');

@@ -122,7 +122,11 @@ export function docViewRouter(deps: DocViewDeps): express.Router {
     const checked = verifyDocLink(settings.secret, req.query as Record<string, unknown>, now());
     if (!checked.ok) {
       deps.log.info({ reason: checked.reason }, 'document view refused a link');
-      return send(res, checked.reason === 'expired' ? 410 : 403, docErrorPage(checked.reason === 'expired' ? TEXTS.expired : TEXTS.invalid));
+      return send(
+        res,
+        checked.reason === 'expired' ? 410 : 403,
+        docErrorPage(checked.reason === 'expired' ? TEXTS.expired : TEXTS.invalid),
+      );
     }
     const { grant } = checked;
     const catalog = deps.catalog();
@@ -133,7 +137,12 @@ export function docViewRouter(deps: DocViewDeps): express.Router {
     // every chunk shown is checked too. Missing and not readable look the same from outside.
     const requested = typeof req.query.part === 'string' && /^\d{1,9}$/.test(req.query.part) ? Number(req.query.part) : 1;
     const shown = doc && viewPart(doc.chunkIds, requested);
-    const ok = doc && shown && grant.groups.includes(doc.access) && readable.has(doc.access) && shown.ids.every((id) => catalog.groupOf(id) === doc.access);
+    const ok =
+      doc &&
+      shown &&
+      grant.groups.includes(doc.access) &&
+      readable.has(doc.access) &&
+      shown.ids.every((id) => catalog.groupOf(id) === doc.access);
     if (!doc || !shown || !ok) {
       deps.log.info({ doc: grant.docId, who: grant.who }, 'document view: not readable from this link');
       return send(res, 404, docErrorPage(TEXTS.gone));
@@ -153,7 +162,12 @@ export function docViewRouter(deps: DocViewDeps): express.Router {
         q.set('part', String(n));
         return `${DOC_VIEW_PATH}?${q.toString()}`;
       };
-      model.part = { n: shown.part, of: shown.parts, prev: shown.part > 1 ? href(shown.part - 1) : undefined, next: shown.part < shown.parts ? href(shown.part + 1) : undefined };
+      model.part = {
+        n: shown.part,
+        of: shown.parts,
+        prev: shown.part > 1 ? href(shown.part - 1) : undefined,
+        next: shown.part < shown.parts ? href(shown.part + 1) : undefined,
+      };
     }
     send(res, 200, docPage(model));
   });

@@ -62,7 +62,8 @@ function surfaceWords(texts: string[]): Map<string, string> {
     }
   }
   const out = new Map<string, string>();
-  for (const [term, m] of counts) out.set(term, [...m].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || (a[0] < b[0] ? -1 : 1))[0][0]);
+  for (const [term, m] of counts)
+    out.set(term, [...m].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || (a[0] < b[0] ? -1 : 1))[0][0]);
   return out;
 }
 
@@ -136,7 +137,7 @@ export function csvCell(value: unknown): string {
 }
 
 export function toCsv(rows: unknown[][]): string {
-  return rows.map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  return `${rows.map((r) => r.map(csvCell).join(',')).join('\r\n')}\r\n`;
 }
 
 export function gapsCsv(groups: GapGroup[]): string {

@@ -110,7 +110,8 @@ export function createInjectionScanner(opts: InjectionScannerOptions = {}): Inje
       for (const d of catalog.docs()) {
         const c = checked.get(d.id);
         if (c?.hash !== d.contentHash) pending += 1;
-        else if (c.lines.length) found.push({ docId: d.id, source: d.source, path: d.path, title: d.title, access: d.access, lines: c.lines });
+        else if (c.lines.length)
+          found.push({ docId: d.id, source: d.source, path: d.path, title: d.title, access: d.access, lines: c.lines });
       }
       found.sort((a, b) => a.source.localeCompare(b.source) || a.path.localeCompare(b.path));
       return { found, pending };

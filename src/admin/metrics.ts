@@ -133,7 +133,11 @@ export function createMetrics(deps: { app: App; queue?: Queue; worker?: Worker }
     if (retrievalMs !== undefined) retrievalSeconds.observe(retrievalMs / 1000);
   };
   app.onAsked((e) =>
-    observeAsk({ outcome: e.error ? 'error' : e.result?.refused ? 'refused' : 'answered', totalMs: e.totalMs, retrievalMs: e.result?.timings.totalMs }),
+    observeAsk({
+      outcome: e.error ? 'error' : e.result?.refused ? 'refused' : 'answered',
+      totalMs: e.totalMs,
+      retrievalMs: e.result?.timings.totalMs,
+    }),
   );
 
   return {

@@ -41,7 +41,9 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
   // proxy's X-Forwarded-* headers, but only from the peers configured here.
   http.set('trust proxy', app.config.trustProxy);
   if (app.config.trustProxy !== false && !app.config.adminToken) {
-    app.log.warn('LABBOT_TRUST_PROXY is set but LABBOT_ADMIN_TOKEN is not: the dashboard takes only the token printed at start-up (a new one at every start), and anonymous /api/ask refuses every request that came through a proxy');
+    app.log.warn(
+      'LABBOT_TRUST_PROXY is set but LABBOT_ADMIN_TOKEN is not: the dashboard takes only the token printed at start-up (a new one at every start), and anonymous /api/ask refuses every request that came through a proxy',
+    );
   }
   const adminToken = mounts.adminToken ?? app.config.adminToken;
   const rate = app.config.askRateLimit;
@@ -65,12 +67,17 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
     // X-Forwarded-* is refused. (A plain proxy that adds nothing looks direct: it can reach only
     // what any anonymous caller may read.)
     if (!admin && !app.config.adminToken && !isDirectLocalRequest(req)) {
-      res.status(403).json({ error: 'without LABBOT_ADMIN_TOKEN, /api/ask only answers requests addressed to localhost, not through a proxy' });
+      res
+        .status(403)
+        .json({ error: 'without LABBOT_ADMIN_TOKEN, /api/ask only answers requests addressed to localhost, not through a proxy' });
       return;
     }
     // A channel widens what may be read (pi-only...): only the admin token may ask "as" one.
     if (parsed.data.channel && !admin) {
-      res.status(403).json({ error: 'asking as a channel needs the admin token (Authorization: Bearer <LABBOT_ADMIN_TOKEN>, or the token `labbot serve` printed at start-up when none is set); without it only public documents are searched' });
+      res.status(403).json({
+        error:
+          'asking as a channel needs the admin token (Authorization: Bearer <LABBOT_ADMIN_TOKEN>, or the token `labbot serve` printed at start-up when none is set); without it only public documents are searched',
+      });
       return;
     }
     if (limiter && !admin) {
@@ -87,7 +94,12 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
       res.json(toAskJson(result));
       await mounts.activity
         ?.recordQuestion(
-          entryFor(result, { source: 'api', channel: parsed.data.channel, question: parsed.data.question, latencyMs: Math.round(performance.now() - t0) }),
+          entryFor(result, {
+            source: 'api',
+            channel: parsed.data.channel,
+            question: parsed.data.question,
+            latencyMs: Math.round(performance.now() - t0),
+          }),
         )
         .catch((err: Error) => app.log.warn({ err: err.message }, 'could not record the question'));
     } catch (err) {
@@ -104,7 +116,9 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
   http.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 500;
-    res.status(status).json({ error: status === 413 ? 'request body too large' : status === 400 ? 'malformed JSON body' : 'internal error' });
+    res
+      .status(status)
+      .json({ error: status === 413 ? 'request body too large' : status === 400 ? 'malformed JSON body' : 'internal error' });
   });
   return http;
 }

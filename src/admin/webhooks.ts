@@ -48,7 +48,7 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 export function verifyHmac(secret: string, body: Buffer, header: string | undefined): boolean {
-  if (!header || !header.startsWith('sha256=')) return false;
+  if (!header?.startsWith('sha256=')) return false;
   const expected = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
   return safeEqual(expected, header.trim());
 }
@@ -62,7 +62,15 @@ const genericBody = z
 
 type Verdict =
   | { ok: false; status: number; error: string }
-  | { ok: true; kind: 'github' | 'gitlab' | 'generic'; event: string; delivery?: string; sync: boolean; changed?: string[]; deleted?: string[] };
+  | {
+      ok: true;
+      kind: 'github' | 'gitlab' | 'generic';
+      event: string;
+      delivery?: string;
+      sync: boolean;
+      changed?: string[];
+      deleted?: string[];
+    };
 
 /** The deduplication key of a delivery: its signed body and its delivery id; none without an id. */
 export function deliveryKey(body: Buffer, delivery: string | undefined): string | undefined {
@@ -75,7 +83,8 @@ export function judgeDelivery(source: SourceConfig, headers: Record<string, stri
   const secret = source.secret;
   if (!secret) return { ok: false, status: 403, error: `webhooks are off for source "${source.id}": set a secret in its config` };
   if (headers['x-github-event']) {
-    if (!verifyHmac(secret, body, headers['x-hub-signature-256'])) return { ok: false, status: 401, error: 'bad or missing X-Hub-Signature-256' };
+    if (!verifyHmac(secret, body, headers['x-hub-signature-256']))
+      return { ok: false, status: 401, error: 'bad or missing X-Hub-Signature-256' };
     const event = headers['x-github-event'];
     return { ok: true, kind: 'github', event, delivery: headers['x-github-delivery'], sync: event === 'push' || event === 'gollum' };
   }
@@ -83,20 +92,37 @@ export function judgeDelivery(source: SourceConfig, headers: Record<string, stri
     const token = headers['x-gitlab-token'];
     if (!token || !safeEqual(token, secret)) return { ok: false, status: 401, error: 'bad or missing X-Gitlab-Token' };
     const event = headers['x-gitlab-event'];
-    return { ok: true, kind: 'gitlab', event, delivery: headers['x-gitlab-event-uuid'], sync: event === 'Push Hook' || event === 'Wiki Page Hook' };
+    return {
+      ok: true,
+      kind: 'gitlab',
+      event,
+      delivery: headers['x-gitlab-event-uuid'],
+      sync: event === 'Push Hook' || event === 'Wiki Page Hook',
+    };
   }
-  if (!verifyHmac(secret, body, headers['x-labbot-signature'])) return { ok: false, status: 401, error: 'bad or missing X-Labbot-Signature' };
+  if (!verifyHmac(secret, body, headers['x-labbot-signature']))
+    return { ok: false, status: 401, error: 'bad or missing X-Labbot-Signature' };
   let parsed: z.infer<typeof genericBody>;
   try {
     const r = genericBody.safeParse(JSON.parse(body.toString('utf8')));
-    if (!r.success) return { ok: false, status: 400, error: `body must be {"changed": [paths], "deleted": [paths]}: ${r.error.issues[0]?.message}` };
+    if (!r.success)
+      return { ok: false, status: 400, error: `body must be {"changed": [paths], "deleted": [paths]}: ${r.error.issues[0]?.message}` };
     parsed = r.data;
   } catch {
     return { ok: false, status: 400, error: 'body is not JSON' };
   }
   const bad = [...parsed.changed, ...parsed.deleted].find((p) => safeRelativePath(p) === undefined);
-  if (bad !== undefined) return { ok: false, status: 400, error: `path ${JSON.stringify(bad.slice(0, 200))} is not a relative path inside the source` };
-  return { ok: true, kind: 'generic', event: 'change', delivery: headers['x-labbot-delivery'], sync: true, changed: parsed.changed, deleted: parsed.deleted };
+  if (bad !== undefined)
+    return { ok: false, status: 400, error: `path ${JSON.stringify(bad.slice(0, 200))} is not a relative path inside the source` };
+  return {
+    ok: true,
+    kind: 'generic',
+    event: 'change',
+    delivery: headers['x-labbot-delivery'],
+    sync: true,
+    changed: parsed.changed,
+    deleted: parsed.deleted,
+  };
 }
 
 export function webhookRouter(deps: WebhookDeps): express.Router {
@@ -107,7 +133,10 @@ export function webhookRouter(deps: WebhookDeps): express.Router {
   // The sender is told what kind of trouble it is (it is signed, but not an admin); the log has the detail.
   const unavailable = (res: Response, source: string, kind: string, delivery: string | undefined, why: string, detail = why) => {
     catchUp.missed(source);
-    deps.log.error({ source, kind, delivery, err: detail }, 'webhook could not be queued: answered 503; the source is synced once the queue answers again');
+    deps.log.error(
+      { source, kind, delivery, err: detail },
+      'webhook could not be queued: answered 503; the source is synced once the queue answers again',
+    );
     res.setHeader('Retry-After', String(RETRY_AFTER_S));
     res.status(503).json({ error: `the change could not be queued (${why}); retry later` });
   };
@@ -151,7 +180,11 @@ export function webhookRouter(deps: WebhookDeps): express.Router {
         const paths = source.type === 'folder' && verdict.kind === 'generic' && (verdict.changed?.length || verdict.deleted?.length);
         const job = await enqueueSync(
           queue,
-          { source: source.id, reason: `${verdict.kind} webhook`, ...(paths ? { changed: verdict.changed, deleted: verdict.deleted } : {}) },
+          {
+            source: source.id,
+            reason: `${verdict.kind} webhook`,
+            ...(paths ? { changed: verdict.changed, deleted: verdict.deleted } : {}),
+          },
           key,
         );
         // Only now: a delivery that could not be queued must not look like a duplicate on retry.
@@ -170,8 +203,19 @@ export function webhookRouter(deps: WebhookDeps): express.Router {
         void catchUp.flush();
       } catch (err) {
         const late = err instanceof QueueTimeout;
-        unavailable(res, source.id, verdict.kind, verdict.delivery, late ? 'the queue did not answer in time' : 'the queue refused it', (err as Error).message);
-        if (late) void work.then(() => catchUp.queuedLate(source.id), () => undefined);
+        unavailable(
+          res,
+          source.id,
+          verdict.kind,
+          verdict.delivery,
+          late ? 'the queue did not answer in time' : 'the queue refused it',
+          (err as Error).message,
+        );
+        if (late)
+          void work.then(
+            () => catchUp.queuedLate(source.id),
+            () => undefined,
+          );
       }
     },
   );

@@ -136,6 +136,9 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
   // A name that matched no metadata did not silence the index; the answer says so (after the
   // citation check: the note is labbot's, not a claim from a passage).
   const checked = final.refused ? final.answer : withNoticeNotes(final.answer, final.citations, passages, language);
-  const answer = named?.unmatched !== undefined && !final.refused ? `${checked}\n\n${namedSourceUnmatched(language, named.unmatched, named.lifted.size > 0)}` : checked;
+  const answer =
+    named?.unmatched !== undefined && !final.refused
+      ? `${checked}\n\n${namedSourceUnmatched(language, named.unmatched, named.lifted.size > 0)}`
+      : checked;
   return { ...base, answer, refused: final.refused, citations: final.citations, model };
 }

@@ -32,7 +32,15 @@ export function citablePassages(passages: Passage[]): Passage[] {
       if (part.step !== undefined) meta.step = part.step;
       if (part.slide !== undefined) meta.slide = part.slide;
       if (part.page !== undefined) meta.page = part.page;
-      out.push({ chunkId: part.chunkId, docId: p.docId, text: `${part.header}\n${body}`, section: part.section, score: p.score, meta, joins: p.chunkId });
+      out.push({
+        chunkId: part.chunkId,
+        docId: p.docId,
+        text: `${part.header}\n${body}`,
+        section: part.section,
+        score: p.score,
+        meta,
+        joins: p.chunkId,
+      });
     }
     return out.length ? out : [p];
   });

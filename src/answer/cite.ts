@@ -95,7 +95,29 @@ export function checkCitations(answer: string, labels: string[]): CitationCheck 
 }
 
 // Lower-case name particles belong to the family name: "Ludwig van Beethoven" -> "van Beethoven".
-const PARTICLES = new Set(['van', 'von', 'der', 'den', 'de', 'del', 'della', 'da', 'das', 'di', 'do', 'dos', 'du', 'la', 'le', 'ten', 'ter', 'bin', 'al', 'el', 'y']);
+const PARTICLES = new Set([
+  'van',
+  'von',
+  'der',
+  'den',
+  'de',
+  'del',
+  'della',
+  'da',
+  'das',
+  'di',
+  'do',
+  'dos',
+  'du',
+  'la',
+  'le',
+  'ten',
+  'ter',
+  'bin',
+  'al',
+  'el',
+  'y',
+]);
 const SUFFIXES = /^(jr|sr|ii|iii|iv)\.?$/i;
 // "A", "A.", "AN", "A.N.", "J.-P." : the initials of a "Family I" style name (PubMed, Vancouver).
 const INITIALS = /^(?:\p{Lu}\.?-?){1,3}$/u;

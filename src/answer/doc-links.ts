@@ -43,11 +43,19 @@ export function viewPartOf(ordinal: number): number {
 
 const sign = (secret: string, g: DocGrant) =>
   // JSON, not a joined string: a document id may contain any separator.
-  createHmac('sha256', secret).update(JSON.stringify(['labbot-doc-view-v1', g.docId, g.who, [...g.groups].sort(), g.expires])).digest('base64url');
+  createHmac('sha256', secret)
+    .update(JSON.stringify(['labbot-doc-view-v1', g.docId, g.who, [...g.groups].sort(), g.expires]))
+    .digest('base64url');
 
 /** The view's URL for a grant (no anchor). */
 export function docViewUrl(settings: Pick<DocLinkSettings, 'baseUrl' | 'secret'>, g: DocGrant): string {
-  const q = new URLSearchParams({ d: g.docId, w: g.who, g: [...g.groups].sort().join(','), e: String(g.expires), s: sign(settings.secret, g) });
+  const q = new URLSearchParams({
+    d: g.docId,
+    w: g.who,
+    g: [...g.groups].sort().join(','),
+    e: String(g.expires),
+    s: sign(settings.secret, g),
+  });
   return `${settings.baseUrl}${DOC_VIEW_PATH}?${q.toString()}`;
 }
 
@@ -58,9 +66,11 @@ const WHO = /^(?:public|channel:[A-Z0-9]{2,40}|user:[A-Z0-9]{2,40})$/;
 /** Checks a view request's query: well-formed, signed with `secret`, not expired at `nowMs`. */
 export function verifyDocLink(secret: string, query: Record<string, unknown>, nowMs: number): VerifiedLink {
   const [d, w, g, e, s] = ['d', 'w', 'g', 'e', 's'].map((k) => query[k]);
-  if (![d, w, g, e, s].every((v) => typeof v === 'string') || (d as string).length === 0 || (d as string).length > 1000) return { ok: false, reason: 'invalid' };
+  if (![d, w, g, e, s].every((v) => typeof v === 'string') || (d as string).length === 0 || (d as string).length > 1000)
+    return { ok: false, reason: 'invalid' };
   const groups = (g as string).split(',');
-  if (!WHO.test(w as string) || !groups.every((x) => ACCESS_GROUP.test(x)) || !/^\d{1,12}$/.test(e as string)) return { ok: false, reason: 'invalid' };
+  if (!WHO.test(w as string) || !groups.every((x) => ACCESS_GROUP.test(x)) || !/^\d{1,12}$/.test(e as string))
+    return { ok: false, reason: 'invalid' };
   const grant: DocGrant = { docId: d as string, who: w as string, groups, expires: Number(e) };
   const want = Buffer.from(sign(secret, grant));
   const got = Buffer.from(s as string);

@@ -118,11 +118,13 @@ const WITHOUT_VALUE = 0.7;
 // step, which rarely repeats "after". Question words the stemmer keeps ("when", "which") ask; the
 // answer-type rules read them, and as terms they would only count the passages that repeat them.
 const FILLER = new Set([
-  ...tokenize('use used uses using tell know please need want find show explain describe give get lab after before then next when which whom whose', { language: 'en' }),
   ...tokenize(
-    'usar usa usamos usan uso decir dime saber necesito quiero encontrar mostrar explicar describir dar después antes luego',
-    { language: 'es' },
+    'use used uses using tell know please need want find show explain describe give get lab after before then next when which whom whose',
+    { language: 'en' },
   ),
+  ...tokenize('usar usa usamos usan uso decir dime saber necesito quiero encontrar mostrar explicar describir dar después antes luego', {
+    language: 'es',
+  }),
 ]);
 
 /**
@@ -209,7 +211,8 @@ const ANSWER_TYPES: AnswerType[] = [
   },
   {
     name: 'percentage',
-    question: /\b(?:what|which) (?:percent(?:age)?|proportion|fraction|share)\b|\bhow (?:common|frequent|prevalent)\b|porcentaje|proporci[oó]n/i,
+    question:
+      /\b(?:what|which) (?:percent(?:age)?|proportion|fraction|share)\b|\bhow (?:common|frequent|prevalent)\b|porcentaje|proporci[oó]n/i,
     sentence: /\d\s*%|\bper ?cent\b|por ciento/i,
     triggers: 'percent percentage proportion fraction share common frequent prevalent porcentaje proporción',
   },
@@ -347,12 +350,20 @@ interface PassageUnits {
 
 const TABLE_ROW = /^\|?[^|]+(\|[^|]*)+\|?$/;
 const TABLE_SEPARATOR = /^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$/;
-const cells = (row: string): string[] => row.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
+const cells = (row: string): string[] =>
+  row
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|')
+    .map((c) => c.trim());
 
 function units(p: Passage): PassageUnits {
   const sentences: string[] = [];
   const context = [p.meta.title, p.section];
-  const lines = p.text.split(/\n+/).map((l) => l.trim()).filter((l) => l !== '');
+  const lines = p.text
+    .split(/\n+/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   let header: string[] | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -377,7 +388,10 @@ function units(p: Passage): PassageUnits {
       const names = header && header.length === row.length ? header : undefined;
       sentences.push(
         names
-          ? row.map((c, j) => (names[j] ? `${names[j]}: ${c}` : c)).filter((c) => !/:\s*$/.test(c)).join('; ')
+          ? row
+              .map((c, j) => (names[j] ? `${names[j]}: ${c}` : c))
+              .filter((c) => !/:\s*$/.test(c))
+              .join('; ')
           : row.join(' | '),
       );
       continue;
@@ -458,95 +472,100 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
   const asksType = query.some((q) => q.type);
   const questionTerms = new Set(query.filter((q) => !q.type).map((q) => q.term));
   const variants = letterVariants(input.question);
-  const questionPhrases = pairsOf(tokenize(input.question).filter((t) => questionTerms.has(t)), 1);
+  const questionPhrases = pairsOf(
+    tokenize(input.question).filter((t) => questionTerms.has(t)),
+    1,
+  );
 
   const candidates: Scored[] = [];
   const texts: string[][] = [];
   const unitsOf: number[][] = [];
   // The chunks of an expanded hit are read as one stretch of text (a sentence's window reaches
   // into the next chunk), each sentence keeping the chunk it is cited by.
-  joinedRuns(input.passages).slice(0, MAX_PASSAGES).forEach((run, passage) => {
-    const { lang, sentences, unitOf, contextOf } = readRun(run, input.passages);
-    texts[passage] = sentences;
-    unitsOf[passage] = unitOf;
-    const termLists = sentences.map((text) => tokenize(text, { language: lang }));
-    const termSets = termLists.map((terms) => new Set(terms));
-    const phraseSets = termLists.map((terms) => pairsOf(terms, PHRASE_GAP));
-    const phrasesNear = (i: number): number => {
-      let n = 0;
-      for (const phrase of questionPhrases) {
-        for (let j = Math.max(0, i - WINDOW); j <= Math.min(sentences.length - 1, i + WINDOW); j++) {
-          if (phraseSets[j].has(phrase)) {
-            n++;
-            break;
+  joinedRuns(input.passages)
+    .slice(0, MAX_PASSAGES)
+    .forEach((run, passage) => {
+      const { lang, sentences, unitOf, contextOf } = readRun(run, input.passages);
+      texts[passage] = sentences;
+      unitsOf[passage] = unitOf;
+      const termLists = sentences.map((text) => tokenize(text, { language: lang }));
+      const termSets = termLists.map((terms) => new Set(terms));
+      const phraseSets = termLists.map((terms) => pairsOf(terms, PHRASE_GAP));
+      const phrasesNear = (i: number): number => {
+        let n = 0;
+        for (const phrase of questionPhrases) {
+          for (let j = Math.max(0, i - WINDOW); j <= Math.min(sentences.length - 1, i + WINDOW); j++) {
+            if (phraseSets[j].has(phrase)) {
+              n++;
+              break;
+            }
           }
         }
-      }
-      return n;
-    };
-    const holds = (i: number, q: QueryTerm): boolean =>
-      i >= 0 && i < sentences.length && (q.type ? q.type.sentence.test(sentences[i]) : termSets[i].has(q.term));
-    const near = (i: number, q: QueryTerm): boolean => {
-      for (let d = 1; d <= WINDOW; d++) if (holds(i - d, q) || holds(i + d, q)) return true;
-      return false;
-    };
-    sentences.forEach((text, position) => {
-      // Planted instructions are never quoted as answers, nor what stands in for one withheld.
-      if (text.includes(WITHHELD) || isInjectedInstruction(text)) return;
-      // A sentence about hepatitis G is not evidence about hepatitis C, however many words it shares.
-      if (namesOtherVariant(variants, (i) => termSets[i], position)) return;
-      let own = 0;
-      let window = 0;
-      let direct = 0;
-      let missing = 0;
-      const covers = new Set<string>();
-      // The weight of the question's words (not its asked-for values) the window holds.
-      let met = 0;
-      for (const q of query) {
-        if (holds(position, q)) {
-          own += q.weight;
-          window += q.weight;
-          covers.add(q.term);
-          if (!q.type) {
-            direct++;
-            met += q.weight;
+        return n;
+      };
+      const holds = (i: number, q: QueryTerm): boolean =>
+        i >= 0 && i < sentences.length && (q.type ? q.type.sentence.test(sentences[i]) : termSets[i].has(q.term));
+      const near = (i: number, q: QueryTerm): boolean => {
+        for (let d = 1; d <= WINDOW; d++) if (holds(i - d, q) || holds(i + d, q)) return true;
+        return false;
+      };
+      sentences.forEach((text, position) => {
+        // Planted instructions are never quoted as answers, nor what stands in for one withheld.
+        if (text.includes(WITHHELD) || isInjectedInstruction(text)) return;
+        // A sentence about hepatitis G is not evidence about hepatitis C, however many words it shares.
+        if (namesOtherVariant(variants, (i) => termSets[i], position)) return;
+        let own = 0;
+        let window = 0;
+        let direct = 0;
+        let missing = 0;
+        const covers = new Set<string>();
+        // The weight of the question's words (not its asked-for values) the window holds.
+        let met = 0;
+        for (const q of query) {
+          if (holds(position, q)) {
+            own += q.weight;
+            window += q.weight;
+            covers.add(q.term);
+            if (!q.type) {
+              direct++;
+              met += q.weight;
+            }
+          } else if (near(position, q) || (!q.type && contextOf[position].has(q.term))) {
+            window += q.weight;
+            if (!q.type) met += q.weight;
+            if (!q.type && contextOf[position].has(q.term)) own += q.weight * HEADER_CREDIT;
+          } else if (!q.type) {
+            missing = Math.max(missing, q.weight);
           }
-        } else if (near(position, q) || (!q.type && contextOf[position].has(q.term))) {
-          window += q.weight;
-          if (!q.type) met += q.weight;
-          if (!q.type && contextOf[position].has(q.term)) own += q.weight * HEADER_CREDIT;
-        } else if (!q.type) {
-          missing = Math.max(missing, q.weight);
         }
-      }
-      const phrases = phrasesNear(position);
-      const phrased = phrases >= PHRASE_HITS;
-      // A value of the asked-for kind in the sentence itself ("100 V" for "what voltage") is as
-      // specific as a phrase: the window is not held to the phrase-less bar.
-      const phraseless =
-        questionPhrases.size > 0 &&
-        phrases === 0 &&
-        !query.some((q) => q.type && covers.has(q.term)) &&
-        !(met >= (input.chanceWeight ?? Infinity) * CHANCE_MARGIN && window / totalWeight >= CHANCE_SUPPORT);
-      const minSupport = phrased ? PHRASED_SUPPORT : phraseless ? PHRASE_LESS_SUPPORT : MIN_SUPPORT;
-      if (missing > (phrased ? PHRASED_MISSING : MAX_MISSING) * totalWeight) return;
-      // A sentence with no content word of the question is not evidence, whatever its header says.
-      // Fragments ("Cell culture", "Notes") carry no statement to quote.
-      // A sentence that asks ("does hypoxia change p53 half-life?") states nothing.
-      if (direct === 0 || text.split(/\s+/).length < MIN_WORDS || /[?？]["')\]]*$/.test(text)) return;
-      const coverage = own / totalWeight;
-      const support = window / totalWeight;
-      const terms = [...termSets[position]].filter((t) => t.length > 1 || /\d/.test(t));
-      const novelty = terms.length ? terms.filter((t) => !questionTerms.has(t)).length / terms.length : 0;
-      const answersType = !asksType || query.some((q) => q.type && covers.has(q.term));
-      const score =
-        (coverage + NEIGHBOUR_CREDIT * (support - coverage)) *
-          Math.min(1, 0.5 + novelty / (2 * MIN_NOVELTY)) *
-          (answersType ? 1 : WITHOUT_VALUE) -
-        RANK_DECAY * passage;
-      candidates.push({ text, passage, unit: unitOf[position], position, coverage, support, minSupport, score, covers });
+        const phrases = phrasesNear(position);
+        const phrased = phrases >= PHRASE_HITS;
+        // A value of the asked-for kind in the sentence itself ("100 V" for "what voltage") is as
+        // specific as a phrase: the window is not held to the phrase-less bar.
+        const phraseless =
+          questionPhrases.size > 0 &&
+          phrases === 0 &&
+          !query.some((q) => q.type && covers.has(q.term)) &&
+          !(met >= (input.chanceWeight ?? Infinity) * CHANCE_MARGIN && window / totalWeight >= CHANCE_SUPPORT);
+        const minSupport = phrased ? PHRASED_SUPPORT : phraseless ? PHRASE_LESS_SUPPORT : MIN_SUPPORT;
+        if (missing > (phrased ? PHRASED_MISSING : MAX_MISSING) * totalWeight) return;
+        // A sentence with no content word of the question is not evidence, whatever its header says.
+        // Fragments ("Cell culture", "Notes") carry no statement to quote.
+        // A sentence that asks ("does hypoxia change p53 half-life?") states nothing.
+        if (direct === 0 || text.split(/\s+/).length < MIN_WORDS || /[?？]["')\]]*$/.test(text)) return;
+        const coverage = own / totalWeight;
+        const support = window / totalWeight;
+        const terms = [...termSets[position]].filter((t) => t.length > 1 || /\d/.test(t));
+        const novelty = terms.length ? terms.filter((t) => !questionTerms.has(t)).length / terms.length : 0;
+        const answersType = !asksType || query.some((q) => q.type && covers.has(q.term));
+        const score =
+          (coverage + NEIGHBOUR_CREDIT * (support - coverage)) *
+            Math.min(1, 0.5 + novelty / (2 * MIN_NOVELTY)) *
+            (answersType ? 1 : WITHOUT_VALUE) -
+          RANK_DECAY * passage;
+        candidates.push({ text, passage, unit: unitOf[position], position, coverage, support, minSupport, score, covers });
+      });
     });
-  });
 
   const supported = candidates.filter((c) => c.support >= c.minSupport);
   supported.sort((a, b) => b.score - a.score || a.passage - b.passage || a.position - b.position);

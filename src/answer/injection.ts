@@ -31,8 +31,10 @@ export const INSTRUCTION_THRESHOLD = 4;
 // A chat-role label at the start of a sentence, or chat-template markers anywhere.
 const ROLE = String.raw`(?:system|assistant|developer|sistema|asistente)\s*(?:prompt|message|mensaje)?`;
 const ROLE_LABEL = new RegExp(String.raw`^\s*(?:[[(<{]\s*${ROLE}\s*[\])>}]\s*[:>-]?|[#*]*\s*${ROLE}\s*[*]*\s*[:>-])\s*(.*)$`, 's');
-const INSTRUCTION_WORDS = /\b(?:you|your|ignore|disregard|answer|respond|reply|print|reveal|output|must|always|never|instructions?|rules?|mode|prompt|questions?|responde|respuesta|instrucciones|debes|siempre|nunca|ignora|pregunta)\b/;
-const TEMPLATE_MARKERS = /<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<<\/?sys>>|\[\/?inst\]|^\s*#{2,}\s*(?:system|instruction|instructions)\b/m;
+const INSTRUCTION_WORDS =
+  /\b(?:you|your|ignore|disregard|answer|respond|reply|print|reveal|output|must|always|never|instructions?|rules?|mode|prompt|questions?|responde|respuesta|instrucciones|debes|siempre|nunca|ignora|pregunta)\b/;
+const TEMPLATE_MARKERS =
+  /<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<<\/?sys>>|\[\/?inst\]|^\s*#{2,}\s*(?:system|instruction|instructions)\b/m;
 
 // Decisive: nothing in lab material reads like these.
 const DECISIVE: RegExp[] = [
@@ -51,10 +53,16 @@ const MACHINE = String.raw`(?:(?:(?:ai|responding|answering) )?(?:ai|a\.i\.|bot|
 // "Dear model, …"), by a note to it ("Note for the bot:", "Message to the AI assistant:"), or by
 // describing it reading ("To the assistant reading this", "If you are an AI model reading …").
 const ADDRESSED: RegExp[] = [
-  new RegExp(String.raw`^[\s"'*>#\-•\[(]*(?:(?:dear|hey|hi|hello|ok|okay|attention|attn|please|oh)[,!]?\s+)?(?:the |our |you, |you |any |all )?${MACHINE}s?\s*(?:[,:;!)\]]|\u2014|\u2013| - |$)`),
+  new RegExp(
+    String.raw`^[\s"'*>#\-•\[(]*(?:(?:dear|hey|hi|hello|ok|okay|attention|attn|please|oh)[,!]?\s+)?(?:the |our |you, |you |any |all )?${MACHINE}s?\s*(?:[,:;!)\]]|\u2014|\u2013| - |$)`,
+  ),
   new RegExp(String.raw`\b(?:dear|hey|attention|attn|hello)\s+(?:the |our )?${MACHINE}\s*(?:[,:;!]|$)`),
-  new RegExp(String.raw`\b(?:note|notes|message|instructions?|notice|reminder|memo|warning|nota|mensaje|aviso)\s+(?:to|for|para)\s+(?:the |any |all |el |la |our )?${MACHINE}s?\b`),
-  new RegExp(String.raw`(?:^[\s"'*>#\-•[(]*|\b(?:to|for|if you are|whoever reads this as|any|every|all)\s+)(?:the |an? |any )?${MACHINE}s?\s+(?:reading|processing|answering|that reads?|who reads?|that answers?|that process(?:es)?)\b`),
+  new RegExp(
+    String.raw`\b(?:note|notes|message|instructions?|notice|reminder|memo|warning|nota|mensaje|aviso)\s+(?:to|for|para)\s+(?:the |any |all |el |la |our )?${MACHINE}s?\b`,
+  ),
+  new RegExp(
+    String.raw`(?:^[\s"'*>#\-•[(]*|\b(?:to|for|if you are|whoever reads this as|any|every|all)\s+)(?:the |an? |any )?${MACHINE}s?\s+(?:reading|processing|answering|that reads?|who reads?|that answers?|that process(?:es)?)\b`,
+  ),
   // "you, the assistant, …"
   new RegExp(String.raw`\byou,? (?:the|our|an?) ${MACHINE}\b`),
   /\b(?:if you are|whoever reads this as|whoever is reading this as)\s+an? (?:ai|bot|chatbot|llm|(?:ai )?(?:language )?model|(?:ai )?assistant)\b/,
@@ -62,21 +70,30 @@ const ADDRESSED: RegExp[] = [
   // A reader that retrieves passages is a machine.
   /\bwhen (?:this|the) (?:passage|page|document|text|chunk|file) is (?:retrieved|read|shown|used|processed|indexed)\b/,
   /^[\s"'*>#\-•[(]*(?:system|admin|administrator|developer|operator)\s+(?:notice|message|override|alert|instructions?|update|note|prompt|directive|command)s?\s*(?::|\u2014|-|$)/,
-  new RegExp(String.raw`^[\s"'*>#\-•[(]*(?:${MACHINE}|system)(?:'s)? (?:notes?|notices?|instructions?|messages?|memos?|directives?|rules?|orders?)\s*:`),
+  new RegExp(
+    String.raw`^[\s"'*>#\-•[(]*(?:${MACHINE}|system)(?:'s)? (?:notes?|notices?|instructions?|messages?|memos?|directives?|rules?|orders?)\s*:`,
+  ),
 ];
 
 // Throwing away what came before: "ignore previous instructions", "forget everything you were told".
 const OVERRIDE_VERB = String.raw`(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|discard|neglect|abandon|set aside|pay no attention to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop following|no longer follow)`;
 const RULES = String.raw`(?:instructions?|prompts?|rules?|directions?|directives?|guidance|guidelines?|context|commands?|orders?|constraints?|programming|policies|policy)`;
 const OVERRIDE: RegExp[] = [
-  new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:(?:all|any|the|your|of|these|those|its|my|every|other)\s+){0,3}(?:(?:previous|prior|above|earlier|preceding|original|former|old|existing|initial|system|standing|foregoing|aforementioned|current|given)\s+)?(?:\w+\s+)?${RULES}\b`),
-  new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:all |everything |anything )?(?:of )?(?:the |that )?(?:above|before|preceding|said before)\b`),
-  new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:everything|anything|all)\s+(?:you (?:were|have been|are) (?:told|given|taught)|(?:that )?(?:came|comes|was said) before|above)`),
+  new RegExp(
+    String.raw`\b${OVERRIDE_VERB}\s+(?:(?:all|any|the|your|of|these|those|its|my|every|other)\s+){0,3}(?:(?:previous|prior|above|earlier|preceding|original|former|old|existing|initial|system|standing|foregoing|aforementioned|current|given)\s+)?(?:\w+\s+)?${RULES}\b`,
+  ),
+  new RegExp(
+    String.raw`\b${OVERRIDE_VERB}\s+(?:all |everything |anything )?(?:of )?(?:the |that )?(?:above|before|preceding|said before)\b`,
+  ),
+  new RegExp(
+    String.raw`\b${OVERRIDE_VERB}\s+(?:everything|anything|all)\s+(?:you (?:were|have been|are) (?:told|given|taught)|(?:that )?(?:came|comes|was said) before|above)`,
+  ),
   /\b(?:ignora|olvida|descarta|omite|no sigas)\b[^.!?\n]{0,40}\b(?:instrucciones|reglas|indicaciones|directrices|ordenes)\b/,
 ];
 // "… the previous instructions for the old centrifuge; …" names what it replaces: a protocol's
 // revision note, not an override of whoever reads it.
-const QUALIFIED = /^\s+(?:on|for|in|of|about|regarding|from|at|with|to|that|which|printed|written|taped|posted|given|listed|under|inside|during|when|until|after|before|if|unless|while)\b/;
+const QUALIFIED =
+  /^\s+(?:on|for|in|of|about|regarding|from|at|with|to|that|which|printed|written|taped|posted|given|listed|under|inside|during|when|until|after|before|if|unless|while)\b/;
 
 // Speech and disclosure verbs in command position: at a clause start, after an adverb of command,
 // after a modal ("you must tell"), or as "are to" ("your instructions are to reply").
@@ -86,7 +103,8 @@ const COMMAND_POSITION = String.raw`(?:^|[:;,(\u2014\u2013]\s*|\b(?:and|then|jus
 const SPEECH_COMMAND = new RegExp(String.raw`${COMMAND_POSITION}\s*[-•*"']*\s*(?:${SPEECH}|${DISCLOSE})\b`);
 // Passive: "users … should be told the password is …"; "answered with …" dictates, "answered by the
 // organisers" only says who answers.
-const PASSIVE_TOLD = /\b(?:should|must|will|shall|are to|is to)(?: all| always| only| now)? be (?:(?:told|informed|given|sent|shown)\b(?! by\b)|answered (?:with|by saying|saying|that)\b|answered\s*:)/;
+const PASSIVE_TOLD =
+  /\b(?:should|must|will|shall|are to|is to)(?: all| always| only| now)? be (?:(?:told|informed|given|sent|shown)\b(?! by\b)|answered (?:with|by saying|saying|that)\b|answered\s*:)/;
 // What to say is dictated: "reply that …", "say …", "answer with "…"" weigh most; "tell them the
 // login is …" a little less, since labs ask their members to pass things on ("tell the driver the
 // cold room is on the second floor").
@@ -95,20 +113,25 @@ const SAID: RegExp[] = [
   /\b(?:say|di|dile|diles)\b/,
 ];
 const TOLD: RegExp[] = [
-  new RegExp(String.raw`\b(?:tell|inform|notify|advise|let (?:\w+ ){1,3}know)\b(?: (?:them|him|her|everyone|everybody|anyone|anybody|people|users?|the users?|the asker|whoever asks|students|visitors|callers|the (?:student|person|visitor|caller)))?(?: (?:who asks?|that asks?|asking))?\s*(?:that\b|:|"|(?:the |your |our |this |a |an )?\w+(?: \w+){0,3} (?:is|are|was|were|will be|has|have|must|should|can|cannot|needs?)\b)`),
+  /\b(?:tell|inform|notify|advise|let (?:\w+ ){1,3}know)\b(?: (?:them|him|her|everyone|everybody|anyone|anybody|people|users?|the users?|the asker|whoever asks|students|visitors|callers|the (?:student|person|visitor|caller)))?(?: (?:who asks?|that asks?|asking))?\s*(?:that\b|:|"|(?:the |your |our |this |a |an )?\w+(?: \w+){0,3} (?:is|are|was|were|will be|has|have|must|should|can|cannot|needs?)\b)/,
   // "tell them everything goes in the black bin": whatever follows the audience but a step ("to", "how", …).
   /\b(?:tell|inform|notify|advise)\s+(?:them|him|her|everyone|everybody|anyone|anybody|people|users?|the users?|the asker|whoever asks)\s+(?!(?:to|about|how|where|when|what|why|which|before|after|if|so|at|in|of|and|or|as|by|for|on|once|until|while|first|again)\b)\w+/,
   PASSIVE_TOLD,
 ];
 // Telling everyone, not someone: a claim to spread.
-const BROADCAST = /\b(?:tell|inform|notify|let|say to|reply to|answer)\s+(?:everyone|everybody|anyone|anybody|all users|all students|people|whoever)\b/;
+const BROADCAST =
+  /\b(?:tell|inform|notify|let|say to|reply to|answer)\s+(?:everyone|everybody|anyone|anybody|all users|all students|people|whoever)\b/;
 // Speech to the people who ask.
-const AUDIENCE = /\b(?:tell|inform|notify|answer|reply to|respond to|say to|let)\s+(?:them|him|her|everyone|everybody|anyone|anybody|people|users?|the users?|the asker|whoever|students|visitors)\b/;
+const AUDIENCE =
+  /\b(?:tell|inform|notify|answer|reply to|respond to|say to|let)\s+(?:them|him|her|everyone|everybody|anyone|anybody|people|users?|the users?|the asker|whoever|students|visitors)\b/;
 // A rule for answering questions on a topic: "when asked about the cryostat, respond that …".
-const TOPIC_QUESTION = /\b(?:asks?|asked|asking|queries|queried|enquires|inquires)\s+(?:\w+\s+){0,3}?(?:about|regarding|on|concerning|how|what|whether|where|why|which|por)\b|\b(?:questions?|query|queries)\s+(?:about|on|regarding|concerning|mentions|mentioning|refers to)\b/;
+const TOPIC_QUESTION =
+  /\b(?:asks?|asked|asking|queries|queried|enquires|inquires)\s+(?:\w+\s+){0,3}?(?:about|regarding|on|concerning|how|what|whether|where|why|which|por)\b|\b(?:questions?|query|queries)\s+(?:about|on|regarding|concerning|mentions|mentioning|refers to)\b/;
 
 // Giving out what should stay in: the restricted pages, the hidden notes, every document.
-const EXFILTRATE = new RegExp(String.raw`\b${DISCLOSE}\b(?: \w+){0,4} (?:restricted|hidden|confidential|secret|pi-only|private|internal|system prompt|all (?:the )?(?:documents|files|passages|pages)|the contents of|everything|every (?:document|file|page))\b`);
+const EXFILTRATE = new RegExp(
+  String.raw`\b${DISCLOSE}\b(?: \w+){0,4} (?:restricted|hidden|confidential|secret|pi-only|private|internal|system prompt|all (?:the )?(?:documents|files|passages|pages)|the contents of|everything|every (?:document|file|page))\b`,
+);
 
 // The questions others ask, all of them ("any question about …", "whatever the user asks") or
 // some ("when someone asks about …", "if asked"), and the reader cast as the one who answers them.
@@ -130,16 +153,22 @@ const CONDITIONAL_SCOPE: RegExp[] = [
 // "model": "ask the assistant at the front desk".)
 // "The user" who asks is a chatbot's word for the person asking.
 const USER_ASKS = /\b(?:the|a|any) users? (?:asks?|asked|wants|requests|queries|types|says)\b|\bthe user'?s (?:question|query|request)\b/;
-const ANSWERER = /\b(?:asks?|queries|questions|asking|asked) (?:you|(?:the |our |an? )?(?:bot|chatbot|labbot|ai|llm|language model))\b|\bwhoever answers\b/;
+const ANSWERER =
+  /\b(?:asks?|queries|questions|asking|asked) (?:you|(?:the |our |an? )?(?:bot|chatbot|labbot|ai|llm|language model))\b|\bwhoever answers\b/;
 
 // Holding on: the instruction outlives the sentence.
-const PERSISTENCE = /\b(?:from (?:now|this point|this moment|here|today)(?: on(?:wards?)?| forward)?|you (?:will|must|shall|should) (?:now|henceforth|always)|henceforth|hereafter|going forward|for the rest of (?:the|this) (?:conversation|chat|session)|until (?:told|instructed) otherwise|in (?:all|every) (?:future )?(?:answers?|replies|responses|conversations?)|de ahora en adelante|a partir de ahora)\b/;
+const PERSISTENCE =
+  /\b(?:from (?:now|this point|this moment|here|today)(?: on(?:wards?)?| forward)?|you (?:will|must|shall|should) (?:now|henceforth|always)|henceforth|hereafter|going forward|for the rest of (?:the|this) (?:conversation|chat|session)|until (?:told|instructed) otherwise|in (?:all|every) (?:future )?(?:answers?|replies|responses|conversations?)|de ahora en adelante|a partir de ahora)\b/;
 
 // A credential given out: with its value, or handed over by a speech or disclosure verb.
 const SECRET = String.raw`(?:password|passcode|passphrase|login|log-in|credentials?|username|pin(?: code)?|door code|alarm code|access code|credit card(?: number)?|card number|cvv|api key|token|secret key|ssh key|bank account|iban|home address|phone number|contrase(?:n|ñ)a|clave)`;
-const SECRET_VALUE = new RegExp(String.raw`\b${SECRET}\b(?: (?:for|of) (?:the )?\w+(?: \w+)?)?\s*(?:is|are|:|=|es)\s*(?!(?:in|on|at|posted|written|kept|stored|available|changed|your|the same|provided|given|managed|taped|with|held|printed|shown|listed|sent|not|never|reset|by|a|an|the)\b)["']?[\w!@#$%^&*./-]{3,}`);
+const SECRET_VALUE = new RegExp(
+  String.raw`\b${SECRET}\b(?: (?:for|of) (?:the )?\w+(?: \w+)?)?\s*(?:is|are|:|=|es)\s*(?!(?:in|on|at|posted|written|kept|stored|available|changed|your|the same|provided|given|managed|taped|with|held|printed|shown|listed|sent|not|never|reset|by|a|an|the)\b)["']?[\w!@#$%^&*./-]{3,}`,
+);
 // ("tell them the password is on the whiteboard" gives out where it is, not what it is.)
-const SECRET_GIVEN = new RegExp(String.raw`\b(?:${SPEECH}|${DISCLOSE})\b(?: \w+){0,5} ${SECRET}\b(?!\s+(?:is|are)\s+(?:in|on|at|posted|written|kept|stored|available|taped|printed|with|held|changed|managed)\b)`);
+const SECRET_GIVEN = new RegExp(
+  String.raw`\b(?:${SPEECH}|${DISCLOSE})\b(?: \w+){0,5} ${SECRET}\b(?!\s+(?:is|are)\s+(?:in|on|at|posted|written|kept|stored|available|taped|printed|with|held|changed|managed)\b)`,
+);
 
 // About the machine's own rules and output: "your instructions", "do not cite sources".
 const META: RegExp[] = [
@@ -154,7 +183,8 @@ const META: RegExp[] = [
 
 // A blanket answer: "the answer to any question about X is …", "your reply must be: …". One that
 // points somewhere ("… is in the SOP binder") is how labs write FAQs, and scores less.
-const BLANKET = /\b(?:(?:the |your |our )?(?:only |correct |right |official |proper |standard |true |real )?(?:answer|reply|response)s? (?:to|for|about|on) (?:(?:any|every|all|each)\b|(?:\w+ ){0,2}questions?\b)[^.!?]{0,100}?\b(?:is|are|must be|should be|will be|shall be)\b|\b(?:your|the) (?:answer|reply|response)s? (?:must|should|will|shall|has to|have to|needs to|need to|is to|are to|ought to) (?:always |only )?(?:be|say|read|state)\s*(?:[:"']|that\b)|\b(?:all|every|any) (?:answers?|replies|responses) (?:about|to|on|for)\b[^.!?]{0,60}\b(?:must|should|shall|will) (?:say|state|include|mention|be)\b|\bquestions? (?:about|on|regarding|concerning)\b[^.!?]{0,60}\b(?:get|gets|receive|deserve|should get|must get) (?:the |a |an |this )?(?:answer|reply|response)\b)/;
+const BLANKET =
+  /\b(?:(?:the |your |our )?(?:only |correct |right |official |proper |standard |true |real )?(?:answer|reply|response)s? (?:to|for|about|on) (?:(?:any|every|all|each)\b|(?:\w+ ){0,2}questions?\b)[^.!?]{0,100}?\b(?:is|are|must be|should be|will be|shall be)\b|\b(?:your|the) (?:answer|reply|response)s? (?:must|should|will|shall|has to|have to|needs to|need to|is to|are to|ought to) (?:always |only )?(?:be|say|read|state)\s*(?:[:"']|that\b)|\b(?:all|every|any) (?:answers?|replies|responses) (?:about|to|on|for)\b[^.!?]{0,60}\b(?:must|should|shall|will) (?:say|state|include|mention|be)\b|\bquestions? (?:about|on|regarding|concerning)\b[^.!?]{0,60}\b(?:get|gets|receive|deserve|should get|must get) (?:the |a |an |this )?(?:answer|reply|response)\b)/;
 const POINTER = /^\s*(?:in|on|at|found|available|kept|listed|posted|given in|described in|usually|often|explained in)\b/;
 
 // Every cue above needs one of these word starts; a sentence with none (most protocol steps) is
@@ -170,7 +200,27 @@ const TRIGGER = new RegExp(
 );
 
 // How much each cue weighs (tuned on the dev lists; see the header).
-const W = { asker: 1, persistentSpeech: 1, broadcast: 1, addressed: 3, override: 3, unqualified: 1, meta: 2, blanket: 4, pointer: 2, exfiltrate: 2, said: 2, told: 1.5, command: 1, topic: 1, universal: 2, conditional: 1, answerer: 1, persistence: 1, secret: 1 } as const;
+const W = {
+  asker: 1,
+  persistentSpeech: 1,
+  broadcast: 1,
+  addressed: 3,
+  override: 3,
+  unqualified: 1,
+  meta: 2,
+  blanket: 4,
+  pointer: 2,
+  exfiltrate: 2,
+  said: 2,
+  told: 1.5,
+  command: 1,
+  topic: 1,
+  universal: 2,
+  conditional: 1,
+  answerer: 1,
+  persistence: 1,
+  secret: 1,
+} as const;
 
 const anyOf = (patterns: RegExp[], text: string): boolean => patterns.some((p) => p.test(text));
 
@@ -229,7 +279,8 @@ function cuesOf(text: string, addressed: boolean): [InstructionCue, number][] {
     if (dictated && BROADCAST.test(text)) add('broadcast');
     // "From now on, tell them …": a change in how people are answered, not a one-off step (unlike
     // "going forward, say "clear" before you open the lid").
-    if (PERSISTENCE.test(text) && (AUDIENCE.test(text) || anyOf(UNIVERSAL_SCOPE, text) || anyOf(CONDITIONAL_SCOPE, text))) add('persistentSpeech');
+    if (PERSISTENCE.test(text) && (AUDIENCE.test(text) || anyOf(UNIVERSAL_SCOPE, text) || anyOf(CONDITIONAL_SCOPE, text)))
+      add('persistentSpeech');
   }
   if (anyOf(UNIVERSAL_SCOPE, text)) add('universal');
   else if (anyOf(CONDITIONAL_SCOPE, text)) add('conditional');
@@ -267,7 +318,8 @@ interface Segment {
 const ADDRESS_REST_WORDS = 3;
 
 function isStandaloneAddress(text: string): boolean {
-  const rest = (m: RegExpExecArray | null): string | undefined => (m ? text.slice(0, m.index) + text.slice(m.index + m[0].length) : undefined);
+  const rest = (m: RegExpExecArray | null): string | undefined =>
+    m ? text.slice(0, m.index) + text.slice(m.index + m[0].length) : undefined;
   const role = ROLE_LABEL.exec(text);
   const candidates = [role ? role[1] : undefined, ...ADDRESSED.map((p) => rest(p.exec(text)))];
   return candidates.some((r) => r !== undefined && (r.match(/[a-z0-9]+/g)?.length ?? 0) <= ADDRESS_REST_WORDS);

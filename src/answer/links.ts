@@ -66,7 +66,13 @@ export function decideLink(url: string, text: string, policy: LinkPolicy): LinkD
   if (policy.allows(url)) return { kind: 'link', url: webUrl(url)!.href, text };
   const host = hostOf(url);
   // A URL written as its own text already shows where it goes.
-  const same = text.trim() === url.trim() || (host !== undefined && text.trim().replace(/^https?:\/\//, '').replace(/\/$/, '') === host);
+  const same =
+    text.trim() === url.trim() ||
+    (host !== undefined &&
+      text
+        .trim()
+        .replace(/^https?:\/\//, '')
+        .replace(/\/$/, '') === host);
   return { kind: 'text', text, host: same ? undefined : host };
 }
 
@@ -102,7 +108,9 @@ export function markdownWithSafeLinks(markdown: string, policy: LinkPolicy): str
       // Code spans are kept aside so a link written inside backticks stays literal code.
       const spans: string[] = [];
       const kept = line.replace(/\u0000/g, '').replace(/`[^`\n]+`/g, (m) => `\u0000${spans.push(m) - 1}\u0000`);
-      const out = kept.replace(MD_LINK, (_m, t: string, u: string) => render(u, t, false)).replace(AUTOLINK, (_m, u: string) => render(u, u, true));
+      const out = kept
+        .replace(MD_LINK, (_m, t: string, u: string) => render(u, t, false))
+        .replace(AUTOLINK, (_m, u: string) => render(u, u, true));
       return out.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => spans[Number(i)]);
     })
     .join('\n');

@@ -100,8 +100,20 @@ export function noticeNote(language: Language, source: string, notice: Editorial
 /** A short flag for a list of sources: "Retracted", "Expression of concern". */
 export function noticeFlag(language: Language, notice: EditorialNotice): string {
   const flags: Record<Language, Record<EditorialNotice['kind'], string>> = {
-    en: { retraction: 'Retracted', 'partial-retraction': 'Partly retracted', withdrawal: 'Withdrawn', removal: 'Removed', 'expression-of-concern': 'Expression of concern' },
-    es: { retraction: 'Retractado', 'partial-retraction': 'Retractado en parte', withdrawal: 'Retirado', removal: 'Eliminado', 'expression-of-concern': 'Expresión de preocupación' },
+    en: {
+      retraction: 'Retracted',
+      'partial-retraction': 'Partly retracted',
+      withdrawal: 'Withdrawn',
+      removal: 'Removed',
+      'expression-of-concern': 'Expression of concern',
+    },
+    es: {
+      retraction: 'Retractado',
+      'partial-retraction': 'Retractado en parte',
+      withdrawal: 'Retirado',
+      removal: 'Eliminado',
+      'expression-of-concern': 'Expresión de preocupación',
+    },
   };
   return `⚠️ ${(flags[language] ?? flags.en)[notice.kind]}${notice.date ? ` ${notice.date.slice(0, 4)}` : ''}`;
 }

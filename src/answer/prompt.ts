@@ -70,7 +70,9 @@ function tagAfter(text: string, from: number): string {
 const NEUTRAL_OPENER = '\u00AB';
 
 export function neutraliseFences(text: string): string {
-  return text.replace(OPENERS, (ch: string, at: number) => (FENCE_NAMES.test(skeleton(tagAfter(text, at + ch.length))) ? NEUTRAL_OPENER : ch));
+  return text.replace(OPENERS, (ch: string, at: number) =>
+    FENCE_NAMES.test(skeleton(tagAfter(text, at + ch.length))) ? NEUTRAL_OPENER : ch,
+  );
 }
 
 // Metadata values are single-line by construction; a newline in a title must not forge a field.
@@ -84,7 +86,8 @@ const NOTICE_WORDS: Record<EditorialNotice['kind'], string> = {
   removal: 'REMOVED by its publisher',
   'expression-of-concern': 'EXPRESSION OF CONCERN from its publisher',
 };
-const noticeField = (n: EditorialNotice) => `${NOTICE_WORDS[n.kind]}${n.date ? ` (${n.date.slice(0, 4)})` : ''}; its findings are not established`;
+const noticeField = (n: EditorialNotice) =>
+  `${NOTICE_WORDS[n.kind]}${n.date ? ` (${n.date.slice(0, 4)})` : ''}; its findings are not established`;
 
 function passageBlock(p: Passage, index: number, all: Passage[]): string {
   const m = p.meta;
@@ -108,13 +111,7 @@ function passageBlock(p: Passage, index: number, all: Passage[]): string {
   const lines = fields
     .filter((f): f is [string, string | number] => f[1] !== undefined && f[1] !== '')
     .map(([k, v]) => `${k}: ${oneLine(String(v))}`);
-  return [
-    `<passage id="${passageLabel(index)}">`,
-    ...lines,
-    'text:',
-    neutraliseFences(p.text.trim()),
-    '</passage>',
-  ].join('\n');
+  return [`<passage id="${passageLabel(index)}">`, ...lines, 'text:', neutraliseFences(p.text.trim()), '</passage>'].join('\n');
 }
 
 // Labels in earlier answers point at earlier passages, not at this turn's; left in, the model
@@ -163,14 +160,17 @@ function systemText(language: Language, labels: string[], hasNotice = false): st
 
 export function buildPrompt(input: PromptInput): BuiltPrompt {
   const labels = input.passages.map((_, i) => passageLabel(i));
-  const parts = [
-    'Passages, best match first:',
-    '<passages>',
-    ...input.passages.map((p, i, all) => passageBlock(p, i, all)),
-    '</passages>',
-  ];
+  const parts = ['Passages, best match first:', '<passages>', ...input.passages.map((p, i, all) => passageBlock(p, i, all)), '</passages>'];
   const history = historyBlock(input.history ?? []);
   if (history) parts.push('', 'Earlier in this conversation (context only; answer the latest question):', history);
   parts.push('', 'Question:', '<question>', neutraliseFences(input.question.trim()), '</question>');
-  return { system: systemText(input.language, labels, input.passages.some((p) => p.meta.notice)), user: parts.join('\n'), labels };
+  return {
+    system: systemText(
+      input.language,
+      labels,
+      input.passages.some((p) => p.meta.notice),
+    ),
+    user: parts.join('\n'),
+    labels,
+  };
 }

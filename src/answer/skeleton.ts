@@ -31,16 +31,18 @@ function prototypeOf(ch: string): string {
 export function skeleton(text: string): string {
   // Plain ASCII (most of a lab's English) has nothing to fold: only spaces, case and quotes.
   if (ASCII_ONLY.test(text)) return text.replace(/[^\S\n]+/g, ' ').toLowerCase();
-  return text
-    .normalize('NFKD')
-    .replace(NON_ASCII, prototypeOf)
-    .normalize('NFKD')
-    .replace(BLANK, ' ')
-    .replace(INVISIBLE, '')
-    .replace(/[^\S\n]+/g, ' ')
-    .toLowerCase()
-    // The prototype of a curly double quote is two apostrophes.
-    .replace(/''/g, '"');
+  return (
+    text
+      .normalize('NFKD')
+      .replace(NON_ASCII, prototypeOf)
+      .normalize('NFKD')
+      .replace(BLANK, ' ')
+      .replace(INVISIBLE, '')
+      .replace(/[^\S\n]+/g, ' ')
+      .toLowerCase()
+      // The prototype of a curly double quote is two apostrophes.
+      .replace(/''/g, '"')
+  );
 }
 
 // Full-width and small "<" (and "≮", "<" with an overlay) come to "<" by NFKD; the rest are

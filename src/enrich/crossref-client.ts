@@ -113,7 +113,8 @@ export function createCrossrefClient(opts: CrossrefClientOptions): CrossrefClien
     const url = `${opts.apiUrl}/works/${encodeURIComponent(doi)}?mailto=${encodeURIComponent(opts.mailto)}`;
     // Told to wait long (an hour's Retry-After): say so now rather than hold an ingest for an hour.
     const paused = pacer.pausedFor();
-    if (paused > 10_000) return { status: 'unavailable', reason: 'Crossref asked to be left alone for a while (429)', retryAfterMs: paused };
+    if (paused > 10_000)
+      return { status: 'unavailable', reason: 'Crossref asked to be left alone for a while (429)', retryAfterMs: paused };
     const release = await pacer.acquire();
     try {
       sent += 1;
@@ -128,7 +129,12 @@ export function createCrossrefClient(opts: CrossrefClientOptions): CrossrefClien
         const asked = retryAfterMs(res.headers.get('retry-after'));
         const wait = asked ?? (res.status === 429 ? pacer.limits.intervalMs : 1000);
         if (res.status === 429) pacer.pause(wait);
-        return { status: 'unavailable', reason: `Crossref answered ${res.status}`, retryInMs: wait, ...(asked !== undefined ? { retryAfterMs: asked } : {}) };
+        return {
+          status: 'unavailable',
+          reason: `Crossref answered ${res.status}`,
+          retryInMs: wait,
+          ...(asked !== undefined ? { retryAfterMs: asked } : {}),
+        };
       }
       if (!res.ok) {
         await res.body?.cancel();
@@ -141,7 +147,10 @@ export function createCrossrefClient(opts: CrossrefClientOptions): CrossrefClien
       return record ? { status: 'found', record } : { status: 'not-found' };
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
-      const reason = e.name === 'TimeoutError' ? `Crossref did not answer within ${timeoutMs} ms` : `Crossref unreachable (${e.cause?.code ?? e.message})`;
+      const reason =
+        e.name === 'TimeoutError'
+          ? `Crossref did not answer within ${timeoutMs} ms`
+          : `Crossref unreachable (${e.cause?.code ?? e.message})`;
       return { status: 'unavailable', reason };
     } finally {
       release();

@@ -43,9 +43,13 @@ export function createCrossrefEnricher(opts: {
     const out = await client.work(doi);
     if (out.status === 'unavailable') {
       const previous = await quietly('read', store.backoff(), 0);
-      const backoff = out.retryAfterMs && out.retryAfterMs > 0 ? out.retryAfterMs : Math.min(previous ? previous * 2 : FIRST_BACKOFF_MS, MAX_BACKOFF_MS);
+      const backoff =
+        out.retryAfterMs && out.retryAfterMs > 0 ? out.retryAfterMs : Math.min(previous ? previous * 2 : FIRST_BACKOFF_MS, MAX_BACKOFF_MS);
       await quietly('write', store.markDown(backoff), undefined);
-      log?.warn({ doi, reason: out.reason, retryInMs: backoff }, 'Crossref unavailable; documents are indexed without it and tried again later');
+      log?.warn(
+        { doi, reason: out.reason, retryInMs: backoff },
+        'Crossref unavailable; documents are indexed without it and tried again later',
+      );
       return { status: 'unavailable', reason: out.reason };
     }
     const value = out.status === 'found' ? { status: 'found' as const, record: out.record } : { status: 'not-found' as const };
@@ -63,7 +67,8 @@ export function createCrossrefEnricher(opts: {
       const cached = await quietly('read', store.get(doi), undefined);
       if (cached) return cached;
     }
-    if ((await quietly('read', store.downFor(), 0)) > 0) return { status: 'unavailable', reason: 'Crossref was unreachable a short while ago' };
+    if ((await quietly('read', store.downFor(), 0)) > 0)
+      return { status: 'unavailable', reason: 'Crossref was unreachable a short while ago' };
     const key = doi.toLowerCase();
     let p = inflight.get(key);
     if (!p) {
@@ -81,7 +86,11 @@ export function createCrossrefEnricher(opts: {
     lookup: (doi) => lookup(doi),
     async recheck(dois) {
       const all = [...new Set([...dois].map((d) => normalizeDoi(d)?.toLowerCase()).filter((d): d is string => Boolean(d)))];
-      const fresh = await quietly('check', store.fresh(all), all.map(() => true));
+      const fresh = await quietly(
+        'check',
+        store.fresh(all),
+        all.map(() => true),
+      );
       const stale = all.filter((_, i) => !fresh[i]);
       let asked = 0;
       // As many at once as Crossref allows at once (the client paces them further).

@@ -84,7 +84,13 @@ export function redisCrossrefStore(redis: Redis, ns: string): CrossrefStore {
     },
     async markDown(backoffMs) {
       const ms = Math.max(1, Math.round(backoffMs));
-      await execChecked(redis.multi().set(downKey, '1', 'PX', ms).set(backoffKey, String(ms), 'PX', ms * 4), 'crossref state');
+      await execChecked(
+        redis
+          .multi()
+          .set(downKey, '1', 'PX', ms)
+          .set(backoffKey, String(ms), 'PX', ms * 4),
+        'crossref state',
+      );
     },
     async markUp() {
       await redis.del(downKey, backoffKey);

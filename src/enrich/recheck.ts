@@ -29,10 +29,12 @@ export function startNoticeRecheck(app: RecheckDeps, everyMs: number): { stop():
     if (running) return;
     running = true;
     try {
-      const lock = app.redis ? await app.redis.set(`${app.ns}:crossref:recheck-lock`, String(process.pid), 'PX', Math.max(1000, everyMs - 1000), 'NX') : 'OK';
+      const lock = app.redis
+        ? await app.redis.set(`${app.ns}:crossref:recheck-lock`, String(process.pid), 'PX', Math.max(1000, everyMs - 1000), 'NX')
+        : 'OK';
       if (lock !== 'OK') return;
       const r = await recheckNotices(app);
-      if (r && r.asked) app.log.info({ ...r, notices: app.notices?.size() }, 'Crossref records of indexed DOIs checked again');
+      if (r?.asked) app.log.info({ ...r, notices: app.notices?.size() }, 'Crossref records of indexed DOIs checked again');
     } catch (err) {
       app.log.warn({ err: (err as Error).message }, 'Crossref re-check failed; tried again at the next pass');
     } finally {

@@ -80,7 +80,8 @@ const times = (ms: number[]) => ({ p50: percentile(ms, 0.5), p95: percentile(ms,
 
 export function summarizeAnswers(scores: AnswerScore[]): AnswerMetrics {
   const answered = scores.filter((s) => !s.refused);
-  const defined = <K extends keyof AnswerScore>(key: K) => answered.map((s) => s[key]).filter((v): v is NonNullable<AnswerScore[K]> => v !== undefined);
+  const defined = <K extends keyof AnswerScore>(key: K) =>
+    answered.map((s) => s[key]).filter((v): v is NonNullable<AnswerScore[K]> => v !== undefined);
   return {
     questions: scores.length,
     answered: answered.length,
@@ -98,7 +99,11 @@ export function summarizeAnswers(scores: AnswerScore[]): AnswerMetrics {
 const falseAnswers = (os: { refused: boolean }[]): number => (os.length ? os.filter((o) => !o.refused).length / os.length : 0);
 
 export function summarizeOffCorpus(outcomes: (Pick<AnswerOutcome, 'refused' | 'ms'> & { kind?: string })[]): OffCorpusMetrics {
-  const m: OffCorpusMetrics = { questions: outcomes.length, false_answer_rate: falseAnswers(outcomes), ms: times(outcomes.map((o) => o.ms)) };
+  const m: OffCorpusMetrics = {
+    questions: outcomes.length,
+    false_answer_rate: falseAnswers(outcomes),
+    ms: times(outcomes.map((o) => o.ms)),
+  };
   const kinds = [...new Set(outcomes.map((o) => o.kind).filter((k): k is string => k !== undefined))].sort();
   if (kinds.length) {
     m.by_kind = Object.fromEntries(

@@ -43,7 +43,12 @@ export function formatReport(r: EvalReport): string {
   }
   const u = r.unanswerable;
   if (u) {
-    lines.push('', 'unanswerable (answer not in the corpus)', row('questions', String(u.questions)), row('false-answer rate', pct(u.false_answer_rate)));
+    lines.push(
+      '',
+      'unanswerable (answer not in the corpus)',
+      row('questions', String(u.questions)),
+      row('false-answer rate', pct(u.false_answer_rate)),
+    );
     for (const [kind, v] of Object.entries(u.by_kind ?? {})) lines.push(row(`  ${kind} (${v.questions})`, pct(v.false_answer_rate)));
     lines.push(row('ask p50 / p95', `${ms(u.ms.p50)} / ${ms(u.ms.p95)}`));
   }

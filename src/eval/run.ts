@@ -5,8 +5,24 @@ import { answerQuestion, type AskResult } from '../answer/answer.ts';
 import type { App } from '../app.ts';
 import { describeModel } from '../models/chat.ts';
 import type { RetrievalResult } from '../search/retrieve.ts';
-import { scoreQuestion, summarize, type EvalMetrics, type EvalPassage, type EvalQuestion, type OffCorpusQuestion, type QuestionScore } from './score.ts';
-import { scoreAnswer, summarizeAnswers, summarizeOffCorpus, type AnswerMetrics, type AnswerOutcome, type AnswerScore, type OffCorpusMetrics } from './answers.ts';
+import {
+  scoreQuestion,
+  summarize,
+  type EvalMetrics,
+  type EvalPassage,
+  type EvalQuestion,
+  type OffCorpusQuestion,
+  type QuestionScore,
+} from './score.ts';
+import {
+  scoreAnswer,
+  summarizeAnswers,
+  summarizeOffCorpus,
+  type AnswerMetrics,
+  type AnswerOutcome,
+  type AnswerScore,
+  type OffCorpusMetrics,
+} from './answers.ts';
 import type { Split } from './split.ts';
 import { percentile } from './stats.ts';
 
@@ -55,7 +71,11 @@ const asEvalPassages = (r: RetrievalResult): EvalPassage[] =>
   r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score }));
 
 /** One question through the same answer path `app.ask` runs, keeping the retrieval it used. */
-async function askOnce(app: EvalApp, question: string, opts: EvalOptions): Promise<{ result: AskResult; retrieval: RetrievalResult; ms: number }> {
+async function askOnce(
+  app: EvalApp,
+  question: string,
+  opts: EvalOptions,
+): Promise<{ result: AskResult; retrieval: RetrievalResult; ms: number }> {
   let retrieval: RetrievalResult | undefined;
   const t0 = performance.now();
   const result = await answerQuestion(question, {
@@ -118,7 +138,15 @@ export async function runEval(app: EvalApp, questions: EvalQuestion[], opts: Eva
       const { result, retrieval, ms } = await askOnce(app, q.question, opts);
       const outcome = outcomeOf(q.id, result, ms);
       outcomes.push({ ...outcome, kind: q.kind });
-      results.push({ id: q.id, unanswerable: true, passages: asEvalPassages(retrieval), answer: result.answer, refused: result.refused, cited: outcome.cited.map((c) => c.doc_id), ms });
+      results.push({
+        id: q.id,
+        unanswerable: true,
+        passages: asEvalPassages(retrieval),
+        answer: result.answer,
+        refused: result.refused,
+        cited: outcome.cited.map((c) => c.doc_id),
+        ms,
+      });
     }
     report.unanswerable = summarizeOffCorpus(outcomes);
   }

@@ -72,7 +72,11 @@ export function scoreQuestion(q: EvalQuestion, passages: EvalPassage[], settings
   const top = passages.slice(0, settings.k);
   const context = fitContext(top, settings.contextChars);
   const idx = top.findIndex((p) => p.doc_id === q.doc_id);
-  const score: QuestionScore = { id: q.id, docRank: idx >= 0 ? idx + 1 : undefined, docInContext: context.some((p) => p.doc_id === q.doc_id) };
+  const score: QuestionScore = {
+    id: q.id,
+    docRank: idx >= 0 ? idx + 1 : undefined,
+    docInContext: context.some((p) => p.doc_id === q.doc_id),
+  };
   const golds = goldSpans(q);
   if (golds.length) {
     const has = (ps: EvalPassage[]) => ps.some((p) => containsSpan(p.text, golds));
@@ -137,7 +141,12 @@ export function parseQuestions(text: string): { questions: EvalQuestion[]; error
 export function parseOffCorpus(text: string): { questions: OffCorpusQuestion[]; errors: string[] } {
   const { items, errors } = parseLines(text, (o, line) => {
     if (typeof o.question !== 'string' || o.question.trim() === '') throw new Error('needs a "question" string');
-    return { id: typeof o.id === 'string' ? o.id : `line-${line}`, question: o.question, ...(typeof o.doc_id === 'string' ? { doc_id: o.doc_id } : {}), ...(typeof o.kind === 'string' ? { kind: o.kind } : {}) };
+    return {
+      id: typeof o.id === 'string' ? o.id : `line-${line}`,
+      question: o.question,
+      ...(typeof o.doc_id === 'string' ? { doc_id: o.doc_id } : {}),
+      ...(typeof o.kind === 'string' ? { kind: o.kind } : {}),
+    };
   });
   return { questions: items, errors };
 }

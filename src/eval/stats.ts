@@ -18,5 +18,10 @@ export function median(values: number[]): number {
 
 /** Median with the smallest and largest value: how a figure over repeated runs is reported. */
 export function spread(values: number[]): { median: number; min: number; max: number; runs: number } {
-  return { median: median(values), min: values.length ? Math.min(...values) : 0, max: values.length ? Math.max(...values) : 0, runs: values.length };
+  return {
+    median: median(values),
+    min: values.length ? Math.min(...values) : 0,
+    max: values.length ? Math.max(...values) : 0,
+    runs: values.length,
+  };
 }

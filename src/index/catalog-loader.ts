@@ -6,7 +6,15 @@
 import type { Logger } from 'pino';
 import { createCatalog, type Catalog } from '../search/catalog.ts';
 import type { VectorStore } from '../store/chroma-store.ts';
-import { diffAgainstRecords, noteRecordsChecked, readSnapshot, recordsCheckedAt, writeSnapshot, type SnapshotInfo, type SnapshotStamp } from './lexical-snapshot.ts';
+import {
+  diffAgainstRecords,
+  noteRecordsChecked,
+  readSnapshot,
+  recordsCheckedAt,
+  writeSnapshot,
+  type SnapshotInfo,
+  type SnapshotStamp,
+} from './lexical-snapshot.ts';
 import type { DocRecord, RecordStore } from '../store/records.ts';
 import { CHECKSUM_ONLY_KEY } from './snapshot-seal.ts';
 
@@ -47,7 +55,8 @@ function chunksByGroup(docs: Iterable<{ access: string; chunkIds: string[] }>): 
   return out;
 }
 
-const diffWith = (catalog: Catalog, records: DocRecord[]) => diffAgainstRecords(catalog.docs(), (id) => catalog.chunkInfo(id)?.hash, records);
+const diffWith = (catalog: Catalog, records: DocRecord[]) =>
+  diffAgainstRecords(catalog.docs(), (id) => catalog.chunkInfo(id)?.hash, records);
 const equalToRecords = (catalog: Catalog, records: DocRecord[]): boolean => {
   const diff = diffWith(catalog, records);
   return diff.stale.length + diff.extra.length === 0;
@@ -75,7 +84,8 @@ interface FromSnapshot {
 }
 
 /** The key sealing this index's snapshots: the records' secret, or checksums only without records. */
-const sealKey = (deps: Pick<CatalogLoadDeps, 'records'>): Promise<Buffer> => deps.records?.snapshotKey() ?? Promise.resolve(CHECKSUM_ONLY_KEY);
+const sealKey = (deps: Pick<CatalogLoadDeps, 'records'>): Promise<Buffer> =>
+  deps.records?.snapshotKey() ?? Promise.resolve(CHECKSUM_ONLY_KEY);
 
 async function fromSnapshot(deps: CatalogLoadDeps): Promise<FromSnapshot | undefined> {
   if (!deps.file) return undefined;
@@ -90,7 +100,8 @@ async function fromSnapshot(deps: CatalogLoadDeps): Promise<FromSnapshot | undef
   if (!read.ok) {
     // A snapshot that is there but fails its checks is worth an admin's attention: damage, or
     // someone editing the data dir.
-    if (read.damaged) deps.log.warn({ file: deps.file, reason: read.reason }, 'lexical snapshot failed its checks and is not used; loading from Chroma');
+    if (read.damaged)
+      deps.log.warn({ file: deps.file, reason: read.reason }, 'lexical snapshot failed its checks and is not used; loading from Chroma');
     else deps.log.info({ file: deps.file, reason: read.reason }, 'lexical snapshot not used; loading from Chroma');
     return undefined;
   }
@@ -107,13 +118,18 @@ async function fromSnapshot(deps: CatalogLoadDeps): Promise<FromSnapshot | undef
       const checkedAt = recordsCheckedAt(deps.file, read.info, key);
       if (checkedAt !== undefined && checkedAt === (await deps.records.revision())) {
         // No record was written or removed since this snapshot was found equal to the records.
-        return (await countsAgree(deps.store, catalog)) ? { ...out, recordsCheck: 'revision', recordChunks: chunksByGroup(catalog.docs()) } : chromaDisagrees(deps);
+        return (await countsAgree(deps.store, catalog))
+          ? { ...out, recordsCheck: 'revision', recordChunks: chunksByGroup(catalog.docs()) }
+          : chromaDisagrees(deps);
       }
       const { records, revision } = await deps.records.allAtRevision();
       const diff = diffWith(catalog, records);
       const changed = diff.stale.length + diff.extra.length;
       if (changed > Math.max(PATCH_MAX_DOCS, records.length * PATCH_MAX_FRACTION)) {
-        deps.log.info({ stale: diff.stale.length, extra: diff.extra.length }, 'lexical snapshot is far behind the records; loading from Chroma');
+        deps.log.info(
+          { stale: diff.stale.length, extra: diff.extra.length },
+          'lexical snapshot is far behind the records; loading from Chroma',
+        );
         return undefined;
       }
       for (const id of diff.extra) catalog.removeDocument(id);
@@ -158,7 +174,10 @@ function chromaDisagrees(deps: CatalogLoadDeps): undefined {
  * so the catalog compared is the catalog written. Returns the records' chunks per group when
  * they equal the catalog (what the deep check at opening would read them again for).
  */
-export async function saveCatalogSnapshot(catalog: Catalog, deps: Pick<CatalogLoadDeps, 'file' | 'stamp' | 'log' | 'records'>): Promise<Map<string, number> | undefined> {
+export async function saveCatalogSnapshot(
+  catalog: Catalog,
+  deps: Pick<CatalogLoadDeps, 'file' | 'stamp' | 'log' | 'records'>,
+): Promise<Map<string, number> | undefined> {
   if (!deps.file) return undefined;
   let key: Buffer;
   try {
@@ -179,7 +198,16 @@ export async function saveCatalogSnapshot(catalog: Catalog, deps: Pick<CatalogLo
     const revision = read?.revision !== undefined && equalToRecords(catalog, read.records) ? read.revision : undefined;
     const info = await writeSnapshot(deps.file, deps.stamp, catalog.snapshot(), key);
     noteChecked(deps, info, revision, key);
-    deps.log.debug({ file: deps.file, chunks: info.chunks, bytes: info.bytes, recordsChecked: revision !== undefined, ms: Math.round(performance.now() - t0) }, 'lexical snapshot saved');
+    deps.log.debug(
+      {
+        file: deps.file,
+        chunks: info.chunks,
+        bytes: info.bytes,
+        recordsChecked: revision !== undefined,
+        ms: Math.round(performance.now() - t0),
+      },
+      'lexical snapshot saved',
+    );
     return revision !== undefined && read ? chunksByGroup(read.records) : undefined;
   } catch (err) {
     // A cache that cannot be written costs the next start-up time, nothing else.

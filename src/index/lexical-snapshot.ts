@@ -14,7 +14,19 @@
 // with the index's secret (snapshot-seal.ts), and each frame is verified before it is
 // deserialised or used.
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, read, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  read,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -80,9 +92,13 @@ export function pruneSnapshots(dir: string, keepBase: string): void {
   }
   const keep = path.basename(snapshotFile(dir, keepBase));
   for (const n of names) {
-    if ((n.endsWith('.lexical') && n !== keep) || (n.endsWith(CHECKED_SUFFIX) && n !== keep + CHECKED_SUFFIX)) rmSync(path.join(dir, n), { force: true });
+    if ((n.endsWith('.lexical') && n !== keep) || (n.endsWith(CHECKED_SUFFIX) && n !== keep + CHECKED_SUFFIX))
+      rmSync(path.join(dir, n), { force: true });
     // A write a dead process left half done (another live process may be writing its own).
-    else if (n.endsWith('.tmp') && Date.now() - (statSync(path.join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > STALE_WRITE_MS) {
+    else if (
+      n.endsWith('.tmp') &&
+      Date.now() - (statSync(path.join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > STALE_WRITE_MS
+    ) {
       rmSync(path.join(dir, n), { force: true });
     }
   }
@@ -112,7 +128,10 @@ export function noteRecordsChecked(file: string, info: Pick<SnapshotInfo, 'id'>,
     return;
   }
   const tmp = `${side}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ snapshot: info.id, recordsRevision: revision, tag: noteTag(key, info.id, revision) } satisfies Checked));
+  writeFileSync(
+    tmp,
+    JSON.stringify({ snapshot: info.id, recordsRevision: revision, tag: noteTag(key, info.id, revision) } satisfies Checked),
+  );
   renameSync(tmp, side);
 }
 
@@ -136,7 +155,13 @@ let writes = 0;
  * (they were about half of a save's blocking time at 100k chunks); `snap` is a copy already.
  * `key` seals it (snapshot-seal.ts): the index's key, or the checksum-only one without records.
  */
-export async function writeSnapshot(file: string, stamp: SnapshotStamp, snap: CatalogSnapshot, key: Buffer, now = new Date()): Promise<SnapshotInfo> {
+export async function writeSnapshot(
+  file: string,
+  stamp: SnapshotStamp,
+  snap: CatalogSnapshot,
+  key: Buffer,
+  now = new Date(),
+): Promise<SnapshotInfo> {
   mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${++writes}.tmp`;
   const header: Header = {
@@ -227,7 +252,8 @@ function frameReader(fd: number, size: number, key: Buffer) {
   let prev = FIRST_TAG;
   let index = 0;
   const verified = async (tag: Buffer, body: Buffer): Promise<Buffer> => {
-    if (!sameTag(await frameTag(key, index, prev, body), tag)) throw new BadTag(`frame ${index} fails its checksum (damaged, edited, or sealed with another index's key)`);
+    if (!sameTag(await frameTag(key, index, prev, body), tag))
+      throw new BadTag(`frame ${index} fails its checksum (damaged, edited, or sealed with another index's key)`);
     prev = tag;
     index++;
     return body;
@@ -284,9 +310,11 @@ export async function readSnapshot(file: string, stamp: SnapshotStamp, key: Buff
   const corrupt = (why: string): SnapshotRead => ({ ok: false, reason: `corrupt: ${why}`, damaged: true });
   try {
     const magic = Buffer.alloc(MAGIC.length);
-    if (readSync(fd, magic, 0, magic.length, 0) !== magic.length || !magic.equals(MAGIC)) return { ok: false, reason: 'not a snapshot of this format' };
+    if (readSync(fd, magic, 0, magic.length, 0) !== magic.length || !magic.equals(MAGIC))
+      return { ok: false, reason: 'not a snapshot of this format' };
     const h = (await r.header()) as Partial<Header>;
-    if (h?.format !== FORMAT || h.formatVersion !== FORMAT_VERSION || typeof h.id !== 'string') return { ok: false, reason: 'not a snapshot of this format' };
+    if (h?.format !== FORMAT || h.formatVersion !== FORMAT_VERSION || typeof h.id !== 'string')
+      return { ok: false, reason: 'not a snapshot of this format' };
     if (h.v8 !== process.versions.v8) return { ok: false, reason: `written by another Node release (v8 ${h.v8})` };
     if (h.base !== stamp.base || h.indexVersion !== stamp.indexVersion || (h.identity ?? undefined) !== (stamp.identity ?? undefined)) {
       return { ok: false, reason: 'made for another index or other settings' };
@@ -308,7 +336,12 @@ export async function readSnapshot(file: string, stamp: SnapshotStamp, key: Buff
     for (const group of groups) {
       const head = (await r.next()) as Pick<LexicalSnapshot, 'k1' | 'b' | 'ids' | 'terms'>;
       const [docLen, postStart, postDocs, postTfs] = [await r.next(), await r.next(), await r.next(), await r.next()];
-      if (!isArrayOf(docLen, Float32Array) || !isArrayOf(postStart, Int32Array) || !isArrayOf(postDocs, Int32Array) || !isArrayOf(postTfs, Uint16Array)) {
+      if (
+        !isArrayOf(docLen, Float32Array) ||
+        !isArrayOf(postStart, Int32Array) ||
+        !isArrayOf(postDocs, Int32Array) ||
+        !isArrayOf(postTfs, Uint16Array)
+      ) {
         return corrupt('unexpected arrays');
       }
       partitions.push([group, { ...head, docLen, postStart, postDocs, postTfs }]);

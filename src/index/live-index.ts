@@ -76,7 +76,10 @@ export async function followLiveIndex(deps: LiveIndexDeps): Promise<LiveIndex> {
               return;
             } catch (err) {
               if (attempt >= 5) throw err;
-              log.warn({ docId: e.docId, attempt: attempt + 1, err: (err as Error).message }, 'reading a changed document from Chroma failed; retrying');
+              log.warn(
+                { docId: e.docId, attempt: attempt + 1, err: (err as Error).message },
+                'reading a changed document from Chroma failed; retrying',
+              );
               await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
             }
           }

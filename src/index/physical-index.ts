@@ -59,7 +59,10 @@ const SETTINGS_META = {
 } as const;
 
 function settingsStamp(s: IndexSettings): Record<string, string | number> {
-  const out: Record<string, string | number> = { [SETTINGS_META.provider]: s.embeddings.provider, [SETTINGS_META.model]: s.embeddings.model };
+  const out: Record<string, string | number> = {
+    [SETTINGS_META.provider]: s.embeddings.provider,
+    [SETTINGS_META.model]: s.embeddings.model,
+  };
   if (s.embeddings.dimensions !== undefined) out[SETTINGS_META.dimensions] = s.embeddings.dimensions;
   return out;
 }
@@ -133,7 +136,10 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
   const storedVersion = cols.length ? String(cols[0].metadata[META.version] ?? configuredVersion) : configuredVersion;
   const built = storedEmbedding(cols) ?? (storedVersion === configuredVersion ? configured.embeddings : undefined);
   if (!built) {
-    log.warn({ base, stored: storedVersion, configured: configuredVersion }, 'the index does not record the embedding settings it was built with; its queries use the configured embedder');
+    log.warn(
+      { base, stored: storedVersion, configured: configuredVersion },
+      'the index does not record the embedding settings it was built with; its queries use the configured embedder',
+    );
   }
   const embedding = built ?? configured.embeddings;
   const embeddings = await env.embedder(embedding);
@@ -158,7 +164,8 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
   // ef_search is a search-time setting Chroma can change in place; the build settings (m,
   // ef_construction) are part of the index version instead, so a change to them means a rebuild.
   if (cols.length) {
-    for (const c of await store.applySearchSetting()) log.info({ base, group: c.group, from: c.from, to: c.to }, 'applied the configured HNSW ef_search to the index');
+    for (const c of await store.applySearchSetting())
+      log.info({ base, group: c.group, from: c.from, to: c.to }, 'applied the configured HNSW ef_search to the index');
   }
   let catalog = createCatalog();
   let loaded: CatalogLoad | undefined;
@@ -179,7 +186,10 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
     catalog = got.catalog;
     loaded = { from: got.from, ms: got.ms, recordsCheck: got.recordsCheck };
     const s = catalog.stats();
-    log.info({ base, documents: s.documents, chunks: s.chunks, from: got.from, recordsCheck: got.recordsCheck, ms: Math.round(got.ms) }, 'lexical index loaded');
+    log.info(
+      { base, documents: s.documents, chunks: s.chunks, from: got.from, recordsCheck: got.recordsCheck, ms: Math.round(got.ms) },
+      'lexical index loaded',
+    );
   };
 
   const reconcile = createReconciler({
@@ -207,9 +217,18 @@ export async function openPhysicalIndex(env: IndexEnv, base: string): Promise<Ph
   const checkedBy = (check: () => Promise<unknown>): RecordStore | undefined =>
     raw && {
       ...raw,
-      atPath: async (source, p) => (await check(), raw.atPath(source, p)),
-      byId: async (docId) => (await check(), raw.byId(docId)),
-      bySource: async (source) => (await check(), raw.bySource(source)),
+      atPath: async (source, p) => {
+        await check();
+        return raw.atPath(source, p);
+      },
+      byId: async (docId) => {
+        await check();
+        return raw.byId(docId);
+      },
+      bySource: async (source) => {
+        await check();
+        return raw.bySource(source);
+      },
     };
   const records = checkedBy(ensure);
   const recordsForRun = () => {

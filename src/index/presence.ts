@@ -28,9 +28,16 @@ export const PRESENCE_STALE_MS = 3 * PRESENCE_EVERY_MS;
 
 export function startPresence(redis: Redis, ns: string, origin: string, base: () => string, log: Logger): Presence {
   const beat = async () => {
-    await redis.hset(presenceKey(ns), origin, JSON.stringify({ base: base(), seen: Date.now(), host: hostname(), pid: process.pid } satisfies Entry));
+    await redis.hset(
+      presenceKey(ns),
+      origin,
+      JSON.stringify({ base: base(), seen: Date.now(), host: hostname(), pid: process.pid } satisfies Entry),
+    );
   };
-  const timer = setInterval(() => void beat().catch((err: Error) => log.debug({ err: err.message }, 'presence refresh failed')), PRESENCE_EVERY_MS);
+  const timer = setInterval(
+    () => void beat().catch((err: Error) => log.debug({ err: err.message }, 'presence refresh failed')),
+    PRESENCE_EVERY_MS,
+  );
   timer.unref();
   void beat().catch(() => undefined);
   return {
@@ -76,7 +83,13 @@ export async function processesOn(redis: Redis, ns: string, base: string): Promi
 }
 
 /** Waits until every live process uses `base`, or the grace period ends; says which it was. */
-export async function awaitSwitch(redis: Redis, ns: string, base: string, graceMs: number, pollMs = 250): Promise<{ acknowledged: boolean; waitingFor: string[] }> {
+export async function awaitSwitch(
+  redis: Redis,
+  ns: string,
+  base: string,
+  graceMs: number,
+  pollMs = 250,
+): Promise<{ acknowledged: boolean; waitingFor: string[] }> {
   const deadline = Date.now() + graceMs;
   for (;;) {
     const waitingFor = await processesNotOn(redis, ns, base);

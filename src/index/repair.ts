@@ -62,8 +62,17 @@ export async function repairRecords(store: RepairStore, records: RecordStore, tr
   for (const rec of await records.all()) {
     recorded.add(rec.id);
     const d = truth.doc(rec.id);
-    if (d && d.contentHash === rec.contentHash && d.source === rec.source && d.path === rec.path && d.access === rec.access && sameIds(d.chunkIds, rec.chunkIds)) continue;
-    const now = await freshDoc(store, rec.access, rec.id) ?? (d && d.access !== rec.access ? await freshDoc(store, d.access, rec.id) : undefined);
+    if (
+      d &&
+      d.contentHash === rec.contentHash &&
+      d.source === rec.source &&
+      d.path === rec.path &&
+      d.access === rec.access &&
+      sameIds(d.chunkIds, rec.chunkIds)
+    )
+      continue;
+    const now =
+      (await freshDoc(store, rec.access, rec.id)) ?? (d && d.access !== rec.access ? await freshDoc(store, d.access, rec.id) : undefined);
     if (!now) {
       await records.remove(rec);
       report.dropped.push({ source: rec.source, path: rec.path });
@@ -72,7 +81,14 @@ export async function repairRecords(store: RepairStore, records: RecordStore, tr
     }
     const n = now.doc(rec.id)!;
     if (!whole(n.chunkIds)) continue; // being written right now: its writer records it
-    if (n.contentHash === rec.contentHash && n.source === rec.source && n.path === rec.path && n.access === rec.access && sameIds(n.chunkIds, rec.chunkIds)) continue;
+    if (
+      n.contentHash === rec.contentHash &&
+      n.source === rec.source &&
+      n.path === rec.path &&
+      n.access === rec.access &&
+      sameIds(n.chunkIds, rec.chunkIds)
+    )
+      continue;
     await putFrom(records, now, rec.id);
     report.rewritten += 1;
   }

@@ -33,7 +33,9 @@ const SLICE = 4 << 20;
 
 /** The tag of frame `index`, whose predecessor's tag is `prev`. */
 export async function frameTag(key: Buffer, index: number, prev: Buffer, body: Uint8Array): Promise<Buffer> {
-  const h = createHmac('sha256', index === 0 ? CHECKSUM_ONLY_KEY : key).update(FRAME_LABEL).update(prev);
+  const h = createHmac('sha256', index === 0 ? CHECKSUM_ONLY_KEY : key)
+    .update(FRAME_LABEL)
+    .update(prev);
   for (let at = 0; at < body.length; at += SLICE) {
     if (at > 0) await turn();
     h.update(body.subarray(at, Math.min(at + SLICE, body.length)));

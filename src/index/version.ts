@@ -22,7 +22,9 @@ export interface IndexVersionInput {
 export const DEFAULT_HNSW_BUILD = { m: 16, efConstruction: 200 };
 
 const customHnsw = (input: IndexVersionInput) =>
-  input.hnsw && (input.hnsw.m !== DEFAULT_HNSW_BUILD.m || input.hnsw.efConstruction !== DEFAULT_HNSW_BUILD.efConstruction) ? input.hnsw : undefined;
+  input.hnsw && (input.hnsw.m !== DEFAULT_HNSW_BUILD.m || input.hnsw.efConstruction !== DEFAULT_HNSW_BUILD.efConstruction)
+    ? input.hnsw
+    : undefined;
 
 export function indexVersion(input: IndexVersionInput): string {
   const canonical = JSON.stringify([

@@ -5,7 +5,7 @@
 // keep the document out of the index, with the reason shown on the dashboard.
 
 import { ACCESS_GROUP } from '../types.ts';
-import { describeValue as describe } from './metadata/describe-value.ts';
+import { describeValue as describe } from './describe-value.ts';
 
 /** The field names that carry an access group, compared case-insensitively, in every format. */
 export const ACCESS_KEYS = ['access', 'access_group', 'access-group', 'accessgroup'] as const;
@@ -22,10 +22,7 @@ export interface AccessClaim {
   unreadable?: string;
 }
 
-export type AccessDecision =
-  | { ok: true; group: string; origin: string }
-  | { ok: false; reason: string };
-
+export type AccessDecision = { ok: true; group: string; origin: string } | { ok: false; reason: string };
 
 /**
  * Reads the access field of a record of metadata fields (front matter, YAML/JSON sidecar, a
@@ -38,7 +35,8 @@ export function readAccessField(raw: Record<string, unknown>): Pick<AccessClaim,
     if (!(ACCESS_KEYS as readonly string[]).includes(k.toLowerCase().trim())) continue;
     if (found && found.value !== v) {
       // Two spellings with different values ("access" and "Access"): which one was meant is unknown.
-      if (normaliseGroup(found.value) !== normaliseGroup(v)) return { invalidAccess: `two values (${describe(found.value)} and ${describe(v)})` };
+      if (normaliseGroup(found.value) !== normaliseGroup(v))
+        return { invalidAccess: `two values (${describe(found.value)} and ${describe(v)})` };
     }
     found ??= { key: k, value: v };
   }
@@ -82,13 +80,24 @@ function normaliseGroup(v: unknown): string | undefined {
  */
 export function decideAccess(claims: AccessClaim[], sourceAccess: string | undefined, defaultAccess: string): AccessDecision {
   const unreadable = claims.find((c) => c.unreadable);
-  if (unreadable) return { ok: false, reason: `${unreadable.origin} cannot be read (${unreadable.unreadable}); not indexed, since its access group cannot be known` };
+  if (unreadable)
+    return {
+      ok: false,
+      reason: `${unreadable.origin} cannot be read (${unreadable.unreadable}); not indexed, since its access group cannot be known`,
+    };
   const invalid = claims.find((c) => c.invalidAccess !== undefined);
-  if (invalid) return { ok: false, reason: `access ${invalid.invalidAccess} in ${invalid.origin} is not a valid group name; not indexed, so it cannot leak into the wrong channel` };
+  if (invalid)
+    return {
+      ok: false,
+      reason: `access ${invalid.invalidAccess} in ${invalid.origin} is not a valid group name; not indexed, so it cannot leak into the wrong channel`,
+    };
   const named = claims.filter((c): c is AccessClaim & { access: string } => c.access !== undefined);
   const other = named.find((c) => c.access !== named[0]?.access);
   if (other) {
-    return { ok: false, reason: `access disagrees: ${named[0].origin} says "${named[0].access}", ${other.origin} says "${other.access}"; not indexed until they agree` };
+    return {
+      ok: false,
+      reason: `access disagrees: ${named[0].origin} says "${named[0].access}", ${other.origin} says "${other.access}"; not indexed until they agree`,
+    };
   }
   if (named[0]) return { ok: true, group: named[0].access, origin: named[0].origin };
   if (sourceAccess !== undefined) return { ok: true, group: sourceAccess, origin: 'source config' };

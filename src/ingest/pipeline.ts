@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Catalog } from '../search/catalog.ts';
 import type { VectorRecord, VectorStore } from '../store/chroma-store.ts';
 import { toChunkMetadata } from '../chunk-metadata.ts';
-import type { Chunk, ChunkOptions, EmbeddingCache, IndexedDoc, IndexLookup, Kind, LabDocument } from '../types.ts';
+import type { Chunk, ChunkOptions, EmbeddingCache, IndexedDoc, IndexLookup, Kind, IngestTarget, LabDocument } from '../types.ts';
 import { chunkDocument } from './chunk/index.ts';
 import { detectKind } from './chunk/detect-kind.ts';
 import { decideAccess } from './access.ts';
@@ -20,21 +20,6 @@ import { ParseError, UnsupportedFormatError, isSupported, parseFile } from './pa
 import { checkPath, listFolder, readInside, type SourceFile } from './sources/folder.ts';
 import { libraryLoader, matchInScope, type LibraryLoader } from './sources/libraries.ts';
 import { titleFromBlocks } from './title.ts';
-
-export interface IngestTarget {
-  sourceId: string;
-  /** Folder that document paths (and default ids) are relative to. */
-  root: string;
-  /** Files or folders inside root; defaults to the whole root. */
-  paths?: string[];
-  kind?: Kind;
-  access?: string;
-  /**
-   * The source mirrors a reference library (Zotero): each sidecar is that library's record of its
-   * document, named for the library, and complete (nothing inferred fills its gaps) when it says so.
-   */
-  library?: string;
-}
 
 export interface IngestSettings {
   chunking: ChunkOptions;
@@ -216,7 +201,14 @@ export async function ingest(target: IngestTarget, settings: IngestSettings, dep
     storing = storeBatch(batch, vectors, deps, summary).then(() => {
       for (const p of batch) {
         summary.documents.indexed += 1;
-        record({ path: p.file.path, status: 'indexed', docId: p.doc.id, kind: p.doc.kind, chunks: p.chunks.length, warnings: p.warnings.length ? p.warnings : undefined });
+        record({
+          path: p.file.path,
+          status: 'indexed',
+          docId: p.doc.id,
+          kind: p.doc.kind,
+          chunks: p.chunks.length,
+          warnings: p.warnings.length ? p.warnings : undefined,
+        });
       }
     });
     // Handled here so a failure is not an unhandled rejection while the next batch is prepared;
@@ -326,13 +318,21 @@ async function prepare(
       sidecars.push({ name: path.basename(s), text: (await readInside(target.root, s)).toString('utf8') });
     } catch (err) {
       // Fail closed: the sidecar may be what restricts the document.
-      throw new AccessRefused(`metadata file ${path.basename(s)} cannot be read (${(err as Error).message}); not indexed, since its access group cannot be known`);
+      throw new AccessRefused(
+        `metadata file ${path.basename(s)} cannot be read (${(err as Error).message}); not indexed, since its access group cannot be known`,
+      );
     }
   }
   if (bytes.length > settings.maxFileBytes) throw new FileError(`file grew over the size limit while being read`);
 
   const existing = await lookup.atPath(target.sourceId, file.rel);
-  const unchanged = existing && { path: file.path, status: 'unchanged' as const, docId: existing.id, kind: existing.kind, chunks: existing.chunkIds.length };
+  const unchanged = existing && {
+    path: file.path,
+    status: 'unchanged' as const,
+    docId: existing.id,
+    kind: existing.kind,
+    chunks: existing.chunkIds.length,
+  };
   // The DOI the file carried when it was indexed stands for the file's DOI while its bytes (part
   // of the hash) are the same; when they are not, the document is parsed and matched again below.
   let library = await matchInScope(file, existing?.fileDoi, deps.libraries);
@@ -340,7 +340,8 @@ async function prepare(
     const extra = { libraries: signature, fileName: file.path };
     return {
       contentHash: fileContentHash(bytes, sidecars, target, settings.defaultAccess, { ...extra, enrich: deps.enrich?.tag }),
-      pendingHash: deps.enrich && fileContentHash(bytes, sidecars, target, settings.defaultAccess, { ...extra, enrich: pendingTag(deps.enrich.tag) }),
+      pendingHash:
+        deps.enrich && fileContentHash(bytes, sidecars, target, settings.defaultAccess, { ...extra, enrich: pendingTag(deps.enrich.tag) }),
     };
   };
   let { contentHash, pendingHash } = hashes(library.signature);
@@ -363,13 +364,18 @@ async function prepare(
     library = await matchInScope(file, fileDoi, deps.libraries);
     ({ contentHash, pendingHash } = hashes(library.signature));
   }
-  const warnings = [...parsed.warnings, ...sidecarLayers.flatMap((l) => l.warnings ?? []), ...library.layers.flatMap((l) => l.warnings ?? [])];
+  const warnings = [
+    ...parsed.warnings,
+    ...sidecarLayers.flatMap((l) => l.warnings ?? []),
+    ...library.layers.flatMap((l) => l.warnings ?? []),
+  ];
   const ownLayers = documentLayers(parsed, sidecarLayers, library.layers, path.basename(file.path));
   const lab = decideAccess(accessClaims(ownLayers), target.access, settings.defaultAccess);
   if (!lab.ok) throw new AccessRefused(lab.reason);
   // A DOI the file carries (its info dictionary, its first page) is checked against Crossref's title.
   const filesOwn = (l: MetaLayer) =>
-    (parsed.format !== 'markdown' && parsed.format !== 'text' && l.origin === EMBEDDED_ORIGIN[parsed.format]) || (parsed.textLayers ?? []).some((t) => t.origin === l.origin);
+    (parsed.format !== 'markdown' && parsed.format !== 'text' && l.origin === EMBEDDED_ORIGIN[parsed.format]) ||
+    (parsed.textLayers ?? []).some((t) => t.origin === l.origin);
   const enriched = deps.enrich ? await enrichFromDoi(ownLayers, parsed.blocks, deps.enrich, filesOwn) : undefined;
   for (const w of enriched?.warnings ?? []) deps.log?.warn({ file: file.path, reason: w }, 'enrichment skipped');
   warnings.push(...(enriched?.warnings ?? []));
@@ -423,13 +429,24 @@ async function prepare(
   const prev = conflict ?? existing;
   const displaced = existing && conflict && existing.id !== conflict.id ? existing : undefined;
   const previous = prev
-    ? { id: prev.id, access: prev.access, chunkIds: prev.chunkIds, hashes: new Map(prev.chunkIds.map((id, i) => [prev.chunkHashes[i] ?? '', id])), doc: prev }
+    ? {
+        id: prev.id,
+        access: prev.access,
+        chunkIds: prev.chunkIds,
+        hashes: new Map(prev.chunkIds.map((id, i) => [prev.chunkHashes[i] ?? '', id])),
+        doc: prev,
+      }
     : undefined;
   return { file, doc, chunks, warnings, previous, displaced };
 }
 
 /** Vectors for a batch: reused from the store for unchanged chunk texts, embedded otherwise. */
-async function embedBatch(batch: Prepared[], settings: IngestSettings, deps: IngestDeps, summary: IngestSummary): Promise<Map<string, number[]>> {
+async function embedBatch(
+  batch: Prepared[],
+  settings: IngestSettings,
+  deps: IngestDeps,
+  summary: IngestSummary,
+): Promise<Map<string, number[]>> {
   const { store, embeddings } = deps;
   const vectors = new Map<string, number[]>();
   const reuseByGroup = new Map<string, { chunk: Chunk; from: string }[]>();
@@ -445,7 +462,10 @@ async function embedBatch(batch: Prepared[], settings: IngestSettings, deps: Ing
     }
   }
   for (const [group, list] of reuseByGroup) {
-    const got = await store.embeddingsOf(group, list.map((l) => l.from));
+    const got = await store.embeddingsOf(
+      group,
+      list.map((l) => l.from),
+    );
     for (const l of list) {
       const v = got.get(l.from);
       if (v) {
@@ -484,7 +504,9 @@ async function storeBatch(batch: Prepared[], vectors: Map<string, number[]>, dep
   const byGroup = new Map<string, VectorRecord[]>();
   for (const p of batch) {
     const list = byGroup.get(p.doc.access) ?? [];
-    p.chunks.forEach((c, n) => list.push({ id: c.id, text: c.text, embedding: vectors.get(c.id)!, metadata: toChunkMetadata(p.doc, c, n) }));
+    p.chunks.forEach((c, n) =>
+      list.push({ id: c.id, text: c.text, embedding: vectors.get(c.id)!, metadata: toChunkMetadata(p.doc, c, n) }),
+    );
     byGroup.set(p.doc.access, list);
   }
   for (const [group, records] of byGroup) {

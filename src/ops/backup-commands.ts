@@ -22,7 +22,10 @@ function progressBars(enabled: boolean): { onProgress: (p: Progress) => void; st
   const tty = Boolean(process.stderr.isTTY);
   let bar: cliProgress.SingleBar | undefined;
   let current: Progress | undefined;
-  const scale = (p: Progress) => (p.unit === 'bytes' ? { value: Math.round(p.done / 1024), total: Math.round(p.total / 1024), unit: 'KiB' } : { value: p.done, total: p.total, unit: p.unit });
+  const scale = (p: Progress) =>
+    p.unit === 'bytes'
+      ? { value: Math.round(p.done / 1024), total: Math.round(p.total / 1024), unit: 'KiB' }
+      : { value: p.done, total: p.total, unit: p.unit };
   const end = () => {
     if (!current) return;
     if (bar) bar.stop();
@@ -35,7 +38,10 @@ function progressBars(enabled: boolean): { onProgress: (p: Progress) => void; st
         end();
         current = p;
         if (tty) {
-          bar = new cliProgress.SingleBar({ stream: process.stderr, format: ' {step} [{bar}] {value}/{total} {unit}', hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic);
+          bar = new cliProgress.SingleBar(
+            { stream: process.stderr, format: ' {step} [{bar}] {value}/{total} {unit}', hideCursor: true, clearOnComplete: false },
+            cliProgress.Presets.shades_classic,
+          );
           bar.start(scale(p).total, scale(p).value, { step: p.step, unit: scale(p).unit });
         }
       }
@@ -100,7 +106,8 @@ async function connect(what: string): Promise<Connected> {
 }
 
 /** The modules' own errors are the user's to fix: printed as they are, like config errors. */
-const asConfigError = (err: unknown) => (err instanceof BackupError || err instanceof BackupBusyError || err instanceof RestoreError ? new ConfigError(err.message) : err);
+const asConfigError = (err: unknown) =>
+  err instanceof BackupError || err instanceof BackupBusyError || err instanceof RestoreError ? new ConfigError(err.message) : err;
 
 export function addBackupCommands(program: Command): void {
   program
@@ -135,8 +142,10 @@ export function addBackupCommands(program: Command): void {
         if (opts.json) console.log(JSON.stringify(m, null, 2));
         else {
           const records = m.chroma.collections.reduce((a, x) => a + x.records, 0);
-          console.log(`backup written to ${path.resolve(dir)}: index ${m.base} (${m.chroma.collections.length} collections, ${records} chunks), ${m.redis.keys} Redis keys${m.snapshot ? ', lexical snapshot' : ''}${m.config ? ', labbot.config.json' : ''}`);
-          console.log('It holds every document\'s text and the config: keep it as private as the server. .env (the secrets) is not in it.');
+          console.log(
+            `backup written to ${path.resolve(dir)}: index ${m.base} (${m.chroma.collections.length} collections, ${records} chunks), ${m.redis.keys} Redis keys${m.snapshot ? ', lexical snapshot' : ''}${m.config ? ', labbot.config.json' : ''}`,
+          );
+          console.log("It holds every document's text and the config: keep it as private as the server. .env (the secrets) is not in it.");
         }
       } catch (err) {
         throw asConfigError(err);
@@ -150,7 +159,9 @@ export function addBackupCommands(program: Command): void {
 
   program
     .command('restore')
-    .description('restore a backup into an installation that holds nothing under this LABBOT_COLLECTION yet (Redis and Chroma running, labbot stopped)')
+    .description(
+      'restore a backup into an installation that holds nothing under this LABBOT_COLLECTION yet (Redis and Chroma running, labbot stopped)',
+    )
     .argument('<dir>', 'a directory written by `labbot backup`')
     .option('--json', 'print the result as JSON')
     .action(async (dir: string, opts: { json?: boolean }) => {
@@ -171,9 +182,12 @@ export function addBackupCommands(program: Command): void {
         const { manifest, ...rest } = r;
         if (opts.json) console.log(JSON.stringify({ ...rest, base: manifest.base, createdAt: manifest.createdAt }, null, 2));
         else {
-          console.log(`restored the backup of ${manifest.createdAt}: index ${manifest.base} (${r.collections} collections, ${r.records} chunks), ${r.keys} Redis keys${r.expired ? ` (${r.expired} expired since, left out)` : ''}${r.snapshot ? ', lexical snapshot' : ''}`);
+          console.log(
+            `restored the backup of ${manifest.createdAt}: index ${manifest.base} (${r.collections} collections, ${r.records} chunks), ${r.keys} Redis keys${r.expired ? ` (${r.expired} expired since, left out)` : ''}${r.snapshot ? ', lexical snapshot' : ''}`,
+          );
         }
-        if (r.configDiffers) console.error(`note: the config in use (${c.config.configFile ?? 'none'}) differs from the backup's copy, ${r.configDiffers}`);
+        if (r.configDiffers)
+          console.error(`note: the config in use (${c.config.configFile ?? 'none'}) differs from the backup's copy, ${r.configDiffers}`);
       } catch (err) {
         throw asConfigError(err);
       } finally {

@@ -74,7 +74,7 @@ export async function copyMeasured(from: string, to: string, onBytes?: (n: numbe
 /** A file's size and SHA-256. */
 export async function measureFile(file: string, onBytes?: (n: number) => void): Promise<FileEntry> {
   const m = measuring(onBytes);
-  await pipeline(createReadStream(file), m.stream, async function* (source: AsyncIterable<Buffer>) {
+  await pipeline(createReadStream(file), m.stream, async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) void chunk;
   });
   return m.result();

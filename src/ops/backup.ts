@@ -16,7 +16,17 @@ import { snapshotFile } from '../index/lexical-snapshot.ts';
 import { createRecordStore, liveBase } from '../store/records.ts';
 import type { Redis } from '../store/redis.ts';
 import { copyMeasured, writeJsonLines } from './backup-files.ts';
-import { CONFIG_FILE, FORMAT, FORMAT_VERSION, MANIFEST_FILE, REDIS_FILE, collectionFile, keptInBackup, type FileEntry, type Manifest } from './backup-format.ts';
+import {
+  CONFIG_FILE,
+  FORMAT,
+  FORMAT_VERSION,
+  MANIFEST_FILE,
+  REDIS_FILE,
+  collectionFile,
+  keptInBackup,
+  type FileEntry,
+  type Manifest,
+} from './backup-format.ts';
 import { collectionsOf, exportCollection, groupOf } from './chroma-collections.ts';
 import { pauseIndexing } from './quiesce.ts';
 import { dumpKeys, keysUnder, redisVersion } from './redis-keys.ts';
@@ -127,7 +137,8 @@ export async function backup(dir: string, deps: BackupDeps): Promise<Manifest> {
   const pause = await pauseIndexing(deps.queue, deps.redis, deps.ns, {
     timeoutMs: deps.waitMs,
     aborted,
-    onWaiting: (active, initial) => deps.onProgress?.({ step: 'waiting for indexing jobs', done: initial - active, total: initial, unit: 'jobs' }),
+    onWaiting: (active, initial) =>
+      deps.onProgress?.({ step: 'waiting for indexing jobs', done: initial - active, total: initial, unit: 'jobs' }),
   });
   let copied: Copied | undefined;
   try {
@@ -148,7 +159,10 @@ export async function backup(dir: string, deps: BackupDeps): Promise<Manifest> {
   } finally {
     await pause.release();
   }
-  if (!copied) throw new BackupError(`the index kept changing during ${ATTEMPTS} copies; stop any \`labbot ingest\` running beside the queue and try again`);
+  if (!copied)
+    throw new BackupError(
+      `the index kept changing during ${ATTEMPTS} copies; stop any \`labbot ingest\` running beside the queue and try again`,
+    );
 
   const files = { ...copied.files };
   const snapshot = snapshotFile(deps.snapshotDir, copied.base);

@@ -33,7 +33,11 @@ function hnswOf(col: Collection): Record<string, string | number> | undefined {
 }
 
 /** The header line, then every record in pages. */
-export async function* exportCollection(col: Collection, onRecords?: (n: number) => void, aborted?: () => void): AsyncIterable<CollectionHeader | RecordBatch> {
+export async function* exportCollection(
+  col: Collection,
+  onRecords?: (n: number) => void,
+  aborted?: () => void,
+): AsyncIterable<CollectionHeader | RecordBatch> {
   const records = await col.count();
   yield { name: col.name, metadata: (col.metadata ?? null) as CollectionHeader['metadata'], hnsw: hnswOf(col), records };
   for (let offset = 0; ; offset += PAGE) {
@@ -56,7 +60,11 @@ export async function* exportCollection(col: Collection, onRecords?: (n: number)
 }
 
 /** Creates the collection of a backup file (it must not exist) and adds its records; returns how many. */
-export async function importCollection(client: ChromaClient, lines: AsyncIterable<unknown>, onRecords?: (n: number) => void): Promise<{ name: string; records: number }> {
+export async function importCollection(
+  client: ChromaClient,
+  lines: AsyncIterable<unknown>,
+  onRecords?: (n: number) => void,
+): Promise<{ name: string; records: number }> {
   let header: CollectionHeader | undefined;
   let col: Collection | undefined;
   let added = 0;
@@ -76,7 +84,8 @@ export async function importCollection(client: ChromaClient, lines: AsyncIterabl
     const b = recordBatch.safeParse(raw);
     if (!b.success) throw new Error(`${header.name}: a line that is not a record batch: ${b.error.issues[0]?.message}`);
     const { ids, dim, vectors, metadatas, documents } = b.data;
-    if (metadatas.length !== ids.length || documents.length !== ids.length) throw new Error(`${header.name}: a record batch whose fields differ in length`);
+    if (metadatas.length !== ids.length || documents.length !== ids.length)
+      throw new Error(`${header.name}: a record batch whose fields differ in length`);
     const embeddings = decodeVectors(dim, vectors, ids.length);
     // Chroma takes documents for all records of a call or for none: older collections held the
     // text as documents, newer ones in metadata.
@@ -95,6 +104,7 @@ export async function importCollection(client: ChromaClient, lines: AsyncIterabl
   }
   if (!header || !col) throw new Error('an empty collection file');
   const count = await col.count();
-  if (count !== header.records || added !== header.records) throw new Error(`${header.name}: the backup lists ${header.records} records, ${added} were read and Chroma holds ${count}`);
+  if (count !== header.records || added !== header.records)
+    throw new Error(`${header.name}: the backup lists ${header.records} records, ${added} were read and Chroma holds ${count}`);
   return { name: header.name, records: count };
 }

@@ -58,7 +58,11 @@ export async function* dumpKeys(redis: Redis, keys: string[], onKeys?: (n: numbe
 }
 
 /** RESTOREs the keys of a backup (never over an existing key); keys whose expiry passed are skipped. */
-export async function restoreKeys(redis: Redis, lines: AsyncIterable<unknown>, onKeys?: (n: number) => void): Promise<{ restored: number; expired: number }> {
+export async function restoreKeys(
+  redis: Redis,
+  lines: AsyncIterable<unknown>,
+  onKeys?: (n: number) => void,
+): Promise<{ restored: number; expired: number }> {
   let restored = 0;
   let expired = 0;
   let batch: KeyLine[] = [];

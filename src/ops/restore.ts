@@ -48,11 +48,18 @@ export function readManifest(dir: string): Manifest {
   try {
     raw = JSON.parse(readFileSync(path.join(dir, MANIFEST_FILE), 'utf8'));
   } catch (err) {
-    throw new RestoreError(`${dir} is not a labbot backup (no readable ${MANIFEST_FILE}: ${(err as Error).message}); a backup that was interrupted has none`);
+    throw new RestoreError(
+      `${dir} is not a labbot backup (no readable ${MANIFEST_FILE}: ${(err as Error).message}); a backup that was interrupted has none`,
+    );
   }
   const m = manifestSchema.safeParse(raw);
-  if (!m.success) throw new RestoreError(`${path.join(dir, MANIFEST_FILE)} is not a labbot backup manifest of this version: ${m.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  const named = [m.data.redis.file, ...m.data.chroma.collections.map((c) => c.file), m.data.snapshot, m.data.config].filter((f): f is string => Boolean(f));
+  if (!m.success)
+    throw new RestoreError(
+      `${path.join(dir, MANIFEST_FILE)} is not a labbot backup manifest of this version: ${m.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  const named = [m.data.redis.file, ...m.data.chroma.collections.map((c) => c.file), m.data.snapshot, m.data.config].filter(
+    (f): f is string => Boolean(f),
+  );
   for (const f of named) if (!m.data.files[f]) throw new RestoreError(`the manifest names ${f} but gives no checksum for it`);
   return m.data;
 }
@@ -63,7 +70,7 @@ async function verifyFiles(dir: string, manifest: Manifest, onProgress?: (p: Pro
   const total = entries.reduce((a, [, e]) => a + e.bytes, 0);
   let done = 0;
   for (const [rel, want] of entries) {
-    let got;
+    let got: Awaited<ReturnType<typeof measureFile>>;
     try {
       got = await measureFile(path.join(dir, rel), (n) => {
         done += n;
@@ -72,7 +79,10 @@ async function verifyFiles(dir: string, manifest: Manifest, onProgress?: (p: Pro
     } catch (err) {
       throw new RestoreError(`${rel} of the backup cannot be read: ${(err as Error).message}`);
     }
-    if (got.bytes !== want.bytes || got.sha256 !== want.sha256) throw new RestoreError(`${rel} of the backup is damaged or was changed (its size or SHA-256 is not the manifest's); nothing was restored`);
+    if (got.bytes !== want.bytes || got.sha256 !== want.sha256)
+      throw new RestoreError(
+        `${rel} of the backup is damaged or was changed (its size or SHA-256 is not the manifest's); nothing was restored`,
+      );
   }
 }
 
@@ -86,13 +96,18 @@ async function assertEmptyTarget(deps: RestoreDeps, manifest: Manifest): Promise
   }
   const existing = new Set((await collectionsOf(deps.chroma, manifest.base)).map((c) => c.name));
   const clash = manifest.chroma.collections.find((c) => existing.has(c.name));
-  if (clash) throw new RestoreError(`Chroma already has the collection ${clash.name}: restore into an empty Chroma (a fresh data dir, or another CHROMA_URL). Nothing was restored.`);
+  if (clash)
+    throw new RestoreError(
+      `Chroma already has the collection ${clash.name}: restore into an empty Chroma (a fresh data dir, or another CHROMA_URL). Nothing was restored.`,
+    );
 }
 
 export async function restore(dir: string, deps: RestoreDeps): Promise<RestoreResult> {
   const manifest = readManifest(dir);
   if (manifest.collection !== deps.collection) {
-    throw new RestoreError(`the backup is of LABBOT_COLLECTION=${manifest.collection}, this installation is ${deps.collection}: set LABBOT_COLLECTION=${manifest.collection} to restore it`);
+    throw new RestoreError(
+      `the backup is of LABBOT_COLLECTION=${manifest.collection}, this installation is ${deps.collection}: set LABBOT_COLLECTION=${manifest.collection} to restore it`,
+    );
   }
   await verifyFiles(dir, manifest, deps.onProgress);
   await assertEmptyTarget(deps, manifest);
@@ -105,7 +120,8 @@ export async function restore(dir: string, deps: RestoreDeps): Promise<RestoreRe
       done += n;
       deps.onProgress?.({ step: 'chroma', done, total: Math.max(total, done), unit: 'records' });
     });
-    if (got.name !== c.name || got.records !== c.records) throw new RestoreError(`${c.file} holds ${got.name} with ${got.records} records; the manifest says ${c.name} with ${c.records}`);
+    if (got.name !== c.name || got.records !== c.records)
+      throw new RestoreError(`${c.file} holds ${got.name} with ${got.records} records; the manifest says ${c.name} with ${c.records}`);
     records += got.records;
   }
   let keysDone = 0;
@@ -142,7 +158,15 @@ export async function restore(dir: string, deps: RestoreDeps): Promise<RestoreRe
     } catch {
       ours = undefined;
     }
-    if (!ours || !ours.equals(theirs)) configDiffers = path.join(dir, manifest.config);
+    if (!ours?.equals(theirs)) configDiffers = path.join(dir, manifest.config);
   }
-  return { manifest, collections: manifest.chroma.collections.length, records, keys: keys.restored, expired: keys.expired, snapshot, configDiffers };
+  return {
+    manifest,
+    collections: manifest.chroma.collections.length,
+    records,
+    keys: keys.restored,
+    expired: keys.expired,
+    snapshot,
+    configDiffers,
+  };
 }

@@ -9,7 +9,12 @@ function summaryLine(id: string, s: IngestSummary, ms: number): string {
   return (
     `${id}: done in ${(ms / 1000).toFixed(1)} s: ${d.indexed} indexed, ${d.unchanged} unchanged, ${d.removed} removed` +
     `${s.skipped.length ? `, ${s.skipped.length} skipped` : ''}, ${s.failed.length} failed` +
-    (s.failed.length ? ` (${s.failed.slice(0, 3).map((f) => f.path).join(', ')}${s.failed.length > 3 ? ', …' : ''})` : '')
+    (s.failed.length
+      ? ` (${s.failed
+          .slice(0, 3)
+          .map((f) => f.path)
+          .join(', ')}${s.failed.length > 3 ? ', …' : ''})`
+      : '')
   );
 }
 

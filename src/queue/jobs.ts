@@ -110,7 +110,11 @@ export async function readPendingSync(queue: Queue, source: string): Promise<Pen
   for (const e of entries) {
     try {
       const r = JSON.parse(e) as PendingRequest;
-      requests.push({ full: r.full === true, changed: Array.isArray(r.changed) ? r.changed : undefined, deleted: Array.isArray(r.deleted) ? r.deleted : undefined });
+      requests.push({
+        full: r.full === true,
+        changed: Array.isArray(r.changed) ? r.changed : undefined,
+        deleted: Array.isArray(r.deleted) ? r.deleted : undefined,
+      });
     } catch {
       // Not ours (hand-edited Redis): a full listing covers whatever it meant.
       requests.push({});

@@ -10,6 +10,9 @@ export async function recordProblems(records: RecordStore | undefined, source: S
   if (!records) return;
   for (const o of [...summary.failed, ...summary.skipped]) {
     const rel = path.relative(source.path, o.path).split(path.sep).join('/');
-    await records.setProblem(source.id, rel.startsWith('..') ? o.path : rel, { status: o.status === 'failed' ? 'failed' : 'skipped', reason: o.reason ?? '' });
+    await records.setProblem(source.id, rel.startsWith('..') ? o.path : rel, {
+      status: o.status === 'failed' ? 'failed' : 'skipped',
+      reason: o.reason ?? '',
+    });
   }
 }

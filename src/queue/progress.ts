@@ -74,7 +74,8 @@ export async function followSync(
       else {
         outcome.done += 1;
         // The job read above may predate its failure (its state is read live): read its reason again.
-        if (state === 'failed') outcome.failed.push({ job: id, reason: (await queue.getJob(id))?.failedReason ?? job?.failedReason ?? 'failed' });
+        if (state === 'failed')
+          outcome.failed.push({ job: id, reason: (await queue.getJob(id))?.failedReason ?? job?.failedReason ?? 'failed' });
       }
     }
     if (still.length !== pending.length) onUpdate({ ...outcome, failed: [...outcome.failed] });
@@ -89,7 +90,12 @@ export async function followSync(
 export function describeOutcome(o: SyncOutcome): string {
   if (o.error) return `${o.source}: sync failed: ${o.error}`;
   const changed = o.total === 0 ? 'nothing changed' : `${o.done - o.failed.length}/${o.total} changed documents done`;
-  const failed = o.failed.length ? `; ${o.failed.length} failed: ${o.failed.slice(0, 5).map((f) => f.reason).join('; ')}` : '';
+  const failed = o.failed.length
+    ? `; ${o.failed.length} failed: ${o.failed
+        .slice(0, 5)
+        .map((f) => f.reason)
+        .join('; ')}`
+    : '';
   return `${o.source}: ${changed}, ${o.unchanged} unchanged${o.commit ? ` (at ${o.commit.slice(0, 8)})` : ''}${failed}`;
 }
 

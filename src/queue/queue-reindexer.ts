@@ -18,12 +18,19 @@ export function createQueueReindexer(app: App, queue: Queue): Reindexer {
         // Every change is passed on: the Slack side shows them as one message, edited at a bounded rate.
         void followSync(queue, ticket, s.id, (o) => {
           if (o.done === o.total && o.total > 0) return; // the result line follows
-          onUpdate({ source: s.id, text: o.total ? `${s.id}: ${o.done}/${o.total} changed documents done…` : `${s.id}: comparing with the last sync…`, final: false });
+          onUpdate({
+            source: s.id,
+            text: o.total ? `${s.id}: ${o.done}/${o.total} changed documents done…` : `${s.id}: comparing with the last sync…`,
+            final: false,
+          });
         })
           .then((o) => onUpdate({ source: s.id, text: describeOutcome(o), final: true }))
           .catch((err: Error) => onUpdate({ source: s.id, text: `${s.id}: could not follow the sync: ${err.message}`, final: true }));
       }
-      return { queued, message: `Queued a re-sync of ${queued.join(', ')}. I will post the result here; progress is in your direct messages with labbot, in one message that updates.` };
+      return {
+        queued,
+        message: `Queued a re-sync of ${queued.join(', ')}. I will post the result here; progress is in your direct messages with labbot, in one message that updates.`,
+      };
     },
     async status() {
       const lastSync: Record<string, string> = {};

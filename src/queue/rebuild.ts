@@ -64,7 +64,10 @@ export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Prom
         sourceTarget(source),
         app.ingestSettings,
         app.ingestDeps(next, (e) => {
-          if (e.phase === 'file' && job) void job.updateProgress({ source: source.id, sources: sources.length, at: i + 1, files: e.done, total: e.total }).catch(() => undefined);
+          if (e.phase === 'file' && job)
+            void job
+              .updateProgress({ source: source.id, sources: sources.length, at: i + 1, files: e.done, total: e.total })
+              .catch(() => undefined);
         }),
       );
       embedded += summary.chunks.embedded;
@@ -82,10 +85,17 @@ export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Prom
   // Retired before the switch is visible: if this job stops while it waits, a later rebuild drops it.
   await app.redis?.sadd(retiredKey(app.ns), from);
   await app.switchTo(next, true);
-  app.log.info({ from, to, documents: stats.documents, chunks: stats.chunks }, 'switched to the rebuilt index; waiting for every live process before dropping the old one');
+  app.log.info(
+    { from, to, documents: stats.documents, chunks: stats.chunks },
+    'switched to the rebuilt index; waiting for every live process before dropping the old one',
+  );
   const graceMs = app.config.queue.switchGraceMs;
   const acks = app.redis ? await awaitSwitch(app.redis, app.ns, to, graceMs) : { acknowledged: true, waitingFor: [] };
-  if (!acks.acknowledged) app.log.warn({ from, to, waitingFor: acks.waitingFor, graceMs }, 'some processes did not switch within the grace period; dropping the old index anyway');
+  if (!acks.acknowledged)
+    app.log.warn(
+      { from, to, waitingFor: acks.waitingFor, graceMs },
+      'some processes did not switch within the grace period; dropping the old index anyway',
+    );
   await old.drop();
   await app.redis?.srem(retiredKey(app.ns), from);
   app.log.info({ from, to }, 'dropped the old index');
@@ -98,7 +108,9 @@ type PhysicalIndex = Awaited<ReturnType<App['openIndex']>>;
  * What an index holds, from its records: a worker builds the new index without a lexical catalog
  * (it answers nothing), so the catalog is read only where there are no records (no Redis).
  */
-async function indexCounts(index: PhysicalIndex): Promise<{ documents: number; chunks: number; sample?: { access: string; docId: string; chunkId: string } }> {
+async function indexCounts(
+  index: PhysicalIndex,
+): Promise<{ documents: number; chunks: number; sample?: { access: string; docId: string; chunkId: string } }> {
   if (!index.records) {
     const s = index.catalog.stats();
     const d = index.catalog.docs().next().value;
@@ -106,7 +118,11 @@ async function indexCounts(index: PhysicalIndex): Promise<{ documents: number; c
   }
   const docs = await index.records.all();
   const d = docs.find((x) => x.chunkIds.length > 0);
-  return { documents: docs.length, chunks: docs.reduce((n, x) => n + x.chunkIds.length, 0), sample: d && { access: d.access, docId: d.id, chunkId: d.chunkIds[0] } };
+  return {
+    documents: docs.length,
+    chunks: docs.reduce((n, x) => n + x.chunkIds.length, 0),
+    sample: d && { access: d.access, docId: d.id, chunkId: d.chunkIds[0] },
+  };
 }
 
 /** The new index must hold documents if the old one did, and answer a query with its own chunk. */
@@ -114,7 +130,8 @@ async function check(app: App, next: PhysicalIndex): Promise<void> {
   const counts = await indexCounts(next);
   // Records, not the catalog: a queue worker keeps no lexical index of the live one.
   const before = (await app.records?.count()) ?? app.catalog.stats().documents;
-  if (counts.documents === 0 && before > 0) throw new Error(`the rebuilt index holds no documents (the live one has ${before}); keeping the live one`);
+  if (counts.documents === 0 && before > 0)
+    throw new Error(`the rebuilt index holds no documents (the live one has ${before}); keeping the live one`);
   if (!counts.sample) return;
   const { access, docId, chunkId } = counts.sample;
   // The sample's text as Chroma holds it, which is what a question would be answered from.
@@ -122,5 +139,6 @@ async function check(app: App, next: PhysicalIndex): Promise<void> {
   if (!chunk) throw new Error('the rebuilt index lost a chunk text');
   const vector = await app.embeddings.embedQuery(chunk.text);
   const hits = await next.store.query(access, vector, 5);
-  if (!hits.some((h) => h.id === chunk.id)) throw new Error(`sample query on the rebuilt index did not find chunk ${chunk.id}; keeping the live one`);
+  if (!hits.some((h) => h.id === chunk.id))
+    throw new Error(`sample query on the rebuilt index did not find chunk ${chunk.id}; keeping the live one`);
 }

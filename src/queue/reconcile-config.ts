@@ -46,7 +46,10 @@ export async function reconcileWithConfig(app: App, only?: string): Promise<Reco
     await app.records?.forgetSource(source);
     result.removedSources.push({ source, documents: docs.length });
     const text = `Source "${source}" is no longer in the config: its ${docs.length} document${docs.length === 1 ? '' : 's'} left the index.`;
-    log.warn({ source, documents: docs.length, redis: Boolean(app.records) }, 'source removed from the config: its documents left the index');
+    log.warn(
+      { source, documents: docs.length, redis: Boolean(app.records) },
+      'source removed from the config: its documents left the index',
+    );
     await app.records?.addNote(text);
   }
   const sources = app.config.sources.filter((s) => only === undefined || s.id === only);
@@ -60,8 +63,13 @@ export async function reconcileWithConfig(app: App, only?: string): Promise<Reco
     const moved = result.regrouped.filter((r) => r.source === source.id);
     if (moved.length) {
       const groups = [...new Set(moved.map((m) => `${m.from} -> ${m.to}`))].join(', ');
-      log.warn({ source: source.id, documents: moved.length, groups }, 'the configured group of these documents changed: they left the index until indexed again');
-      await app.records?.addNote(`Source "${source.id}": the configured access changed (${groups}); ${moved.length} document${moved.length === 1 ? '' : 's'} left the index until indexed again.`);
+      log.warn(
+        { source: source.id, documents: moved.length, groups },
+        'the configured group of these documents changed: they left the index until indexed again',
+      );
+      await app.records?.addNote(
+        `Source "${source.id}": the configured access changed (${groups}); ${moved.length} document${moved.length === 1 ? '' : 's'} left the index until indexed again.`,
+      );
     }
   }
   await app.records?.markConfigured(app.config.sources.map((s) => s.id));

@@ -16,7 +16,11 @@ export interface Reindexer {
    * gets every progress line and then one result line per queued source; whoever shows them
    * decides how often (Slack: one message edited at most every few seconds).
    */
-  reindex(target: string /* source id or 'all' */, requestedBy: string, onUpdate: (u: ReindexUpdate) => void): Promise<{ queued: string[]; message: string }>;
+  reindex(
+    target: string /* source id or 'all' */,
+    requestedBy: string,
+    onUpdate: (u: ReindexUpdate) => void,
+  ): Promise<{ queued: string[]; message: string }>;
   status(): Promise<{ lastSync: Record<string, string /*ISO*/>; queue?: Record<string, number> }>;
 }
 

@@ -41,7 +41,14 @@ export function safeRelativePath(p: string): string | undefined {
  * entries; with enrichment on, also the hash it was indexed under if it is pending (worked out only
  * if asked).
  */
-async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: string, fileDoi: string | undefined, libraries: LibraryLoader, enrichTag: string | undefined): Promise<{ hash: string; pending?: () => string }> {
+async function hashOf(
+  source: SourceConfig,
+  file: SourceFile,
+  defaultAccess: string,
+  fileDoi: string | undefined,
+  libraries: LibraryLoader,
+  enrichTag: string | undefined,
+): Promise<{ hash: string; pending?: () => string }> {
   const bytes = await readInside(source.path, file.path);
   const sidecars: { name: string; text: string }[] = [];
   for (const s of file.sidecars) {
@@ -53,7 +60,9 @@ async function hashOf(source: SourceConfig, file: SourceFile, defaultAccess: str
   const library = await matchInScope(file, fileDoi, libraries);
   const extra = { libraries: library.signature, fileName: file.path };
   const hash = fileContentHash(bytes, sidecars, source, defaultAccess, { ...extra, enrich: enrichTag });
-  return enrichTag ? { hash, pending: () => fileContentHash(bytes, sidecars, source, defaultAccess, { ...extra, enrich: pendingTag(enrichTag) }) } : { hash };
+  return enrichTag
+    ? { hash, pending: () => fileContentHash(bytes, sidecars, source, defaultAccess, { ...extra, enrich: pendingTag(enrichTag) }) }
+    : { hash };
 }
 
 /**
@@ -84,7 +93,11 @@ const relOf = (root: string, abs: string) => path.relative(root, abs).split(path
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** What one candidate document is now: a file to hash, gone, or refused (a link) with the reason. */
-type Inspected = { state: 'file'; hash: string; pending?: () => string } | { state: 'gone' } | { state: 'refused'; reason: string } | { state: 'error'; reason: string };
+type Inspected =
+  | { state: 'file'; hash: string; pending?: () => string }
+  | { state: 'gone' }
+  | { state: 'refused'; reason: string }
+  | { state: 'error'; reason: string };
 
 export async function syncSource(app: App, queue: Queue, data: SyncSourceData, job?: Job): Promise<SyncResult> {
   const source = app.config.sources.find((s) => s.id === data.source);
@@ -95,14 +108,23 @@ export async function syncSource(app: App, queue: Queue, data: SyncSourceData, j
     return await syncOnce(app, queue, source, records, data, job);
   } catch (err) {
     // Shown on the dashboard until a sync of this source succeeds.
-    await records.setSourceState(source.id, { lastError: `${new Date().toISOString()}: ${messageOf(err).slice(0, 500)}` }).catch(() => undefined);
+    await records
+      .setSourceState(source.id, { lastError: `${new Date().toISOString()}: ${messageOf(err).slice(0, 500)}` })
+      .catch(() => undefined);
     // A library that cannot be read until someone acts (an unsupported Zotero database) is not retried.
     if ((err as { permanent?: unknown }).permanent === true) throw new UnrecoverableError(messageOf(err));
     throw err;
   }
 }
 
-async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: RecordStore, data: SyncSourceData, job?: Job): Promise<SyncResult> {
+async function syncOnce(
+  app: App,
+  queue: Queue,
+  source: SourceConfig,
+  records: RecordStore,
+  data: SyncSourceData,
+  job?: Job,
+): Promise<SyncResult> {
   const result: SyncResult = { source: source.id, mode: 'listing', index: 0, remove: 0, unchanged: 0, jobIds: [] };
   const defaultAccess = app.config.access.default;
   // Requests of triggers collapsed into this job (webhooks while it waited or retried), merged.
@@ -123,7 +145,9 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
   const enrichTag = app.enricher?.tag;
   const enrichAvailable = app.enricher ? await app.enricher.available() : false;
   const isCurrent = (rel: string, hash: string, pending?: () => string) =>
-    known.get(rel)?.contentHash === hash || (!full && failedAs.get(rel) === hash) || (pending !== undefined && !enrichAvailable && known.has(rel) && known.get(rel)!.contentHash === pending());
+    known.get(rel)?.contentHash === hash ||
+    (!full && failedAs.get(rel) === hash) ||
+    (pending !== undefined && !enrichAvailable && known.has(rel) && known.get(rel)!.contentHash === pending());
 
   let commit: string | undefined;
   let candidates: string[] | undefined;
@@ -133,7 +157,8 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
     const z = await syncZoteroSource(source, {
       maxFileBytes: app.ingestSettings.maxFileBytes,
       full,
-      onProgress: (p) => void job?.updateProgress({ source: source.id, zotero: p.phase, done: p.done, total: p.total }).catch(() => undefined),
+      onProgress: (p) =>
+        void job?.updateProgress({ source: source.id, zotero: p.phase, done: p.done, total: p.total }).catch(() => undefined),
       onWait: (ms, why) => app.log.info({ source: source.id, seconds: Math.round(ms / 1000), why }, 'Zotero asked to wait'),
     });
     commit = result.commit = z.version;
@@ -149,14 +174,28 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
       candidates = [...z.changed, ...z.removed];
       result.mode = 'diff';
     }
-    app.log.info({ source: source.id, from: z.from, version: z.version, changed: z.changed.length, removed: z.removed.length, requests: z.requests, repaired: z.repairReason }, 'Zotero mirror synced');
+    app.log.info(
+      {
+        source: source.id,
+        from: z.from,
+        version: z.version,
+        changed: z.changed.length,
+        removed: z.removed.length,
+        requests: z.requests,
+        repaired: z.repairReason,
+      },
+      'Zotero mirror synced',
+    );
   } else if (source.type === 'git') {
     commit = await updateClone(source);
     result.commit = commit;
     const last = (await records.sourceState(source.id)).commit;
     const changes = !full && last && last !== commit ? await changedFiles(source.path, last, commit) : undefined;
     if (changes) {
-      candidates = await documentsFor(source.path, changes.flatMap((c) => (c.from ? [c.from, c.path] : [c.path])));
+      candidates = await documentsFor(
+        source.path,
+        changes.flatMap((c) => (c.from ? [c.from, c.path] : [c.path])),
+      );
       // A renamed sidecar or document also leaves its old path behind.
       for (const c of changes) if (c.from && known.has(c.from)) candidates.push(c.from);
       result.mode = 'diff';
@@ -224,14 +263,18 @@ async function syncOnce(app: App, queue: Queue, source: SourceConfig, records: R
     for (const file of listing.files) {
       present.add(file.rel);
       if (!isSupported(file.rel)) {
-        await records.setProblem(source.id, file.rel, { status: 'skipped', reason: `unsupported format "${path.extname(file.rel) || '(no extension)'}"` });
+        await records.setProblem(source.id, file.rel, {
+          status: 'skipped',
+          reason: `unsupported format "${path.extname(file.rel) || '(no extension)'}"`,
+        });
         continue;
       }
       await handle(file.rel, await inspect(file.path, file));
     }
     for (const [rel, doc] of known) if (!present.has(rel)) await enqueue('delete-doc', rel, doc.contentHash);
     // Problems of files that are no longer there are over.
-    for (const p of problems) if (!present.has(p.path) && !known.has(p.path) && !fresh.has(p.path)) await records.setProblem(source.id, p.path, undefined);
+    for (const p of problems)
+      if (!present.has(p.path) && !known.has(p.path) && !fresh.has(p.path)) await records.setProblem(source.id, p.path, undefined);
   }
   await records.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
   await clearPendingSync(queue, source.id, pending.entries, job?.id);

@@ -72,7 +72,11 @@ export async function processDoc(app: App, data: DocJobData, job?: Job): Promise
   );
   const bad = summary.failed[0] ?? summary.skipped.find((o) => o.path === abs);
   if (bad) {
-    await app.records?.setProblem(source.id, data.path, { status: bad.status === 'failed' ? 'failed' : 'skipped', reason: bad.reason ?? 'unknown', hash: data.hash });
+    await app.records?.setProblem(source.id, data.path, {
+      status: bad.status === 'failed' ? 'failed' : 'skipped',
+      reason: bad.reason ?? 'unknown',
+      hash: data.hash,
+    });
     // A file that cannot be parsed will not parse on a retry: fail for good, visibly.
     if (bad.status === 'failed') throw new UnrecoverableError(`${data.path}: ${bad.reason}`);
     return { source: source.id, path: data.path, outcome: 'skipped', reason: bad.reason };
@@ -109,7 +113,10 @@ export function startIndexWorker(app: App, queue: Queue, opts: WorkerOptions): W
   );
   worker.on('failed', (job, err) => {
     const final = !job || job.attemptsMade >= (job.opts.attempts ?? 1) || err instanceof UnrecoverableError;
-    opts.log[final ? 'error' : 'warn']({ job: job?.id, name: job?.name, attempt: job?.attemptsMade, err: err.message }, final ? 'index job failed for good' : 'index job failed; will retry');
+    opts.log[final ? 'error' : 'warn'](
+      { job: job?.id, name: job?.name, attempt: job?.attemptsMade, err: err.message },
+      final ? 'index job failed for good' : 'index job failed; will retry',
+    );
   });
   worker.on('error', (err) => opts.log.warn({ err: err.message }, 'queue worker error'));
   return worker;

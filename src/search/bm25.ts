@@ -466,8 +466,7 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}, from?: Lexica
     const scores = new Float64Array(k);
     const ords = new Int32Array(k);
     let size = 0;
-    const worse = (i: number, j: number) =>
-      scores[i] < scores[j] || (scores[i] === scores[j] && ordToId[ords[i]] > ordToId[ords[j]]);
+    const worse = (i: number, j: number) => scores[i] < scores[j] || (scores[i] === scores[j] && ordToId[ords[i]] > ordToId[ords[j]]);
     const swap = (i: number, j: number) => {
       const s = scores[i];
       scores[i] = scores[j];
@@ -577,9 +576,7 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}, from?: Lexica
     for (const q of qs) if (tBoundEpoch[q.t] !== boundEpoch) refreshBound(q.t, boundAvg);
 
     const nq = qs.length;
-    const order = qs
-      .map((q) => ({ q, ub: q.w * tBound[q.t] * BOUND_EPS }))
-      .sort((x, y) => x.ub - y.ub || x.q.ci - y.q.ci);
+    const order = qs.map((q) => ({ q, ub: q.w * tBound[q.t] * BOUND_EPS })).sort((x, y) => x.ub - y.ub || x.q.ci - y.q.ci);
     const docsOf: Int32Array[] = [];
     const tfsOf: Uint16Array[] = [];
     const pos = new Int32Array(nq);
@@ -754,8 +751,13 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}, from?: Lexica
       docs: docLen.byteLength + alive.byteLength + fwdStart.byteLength,
       forward: fwd.byteLength,
       terms:
-        tOff.byteLength + tLen.byteLength + tCap.byteLength + tDf.byteLength + tBound.byteLength +
-        tBoundEpoch.byteLength + scratchTf.byteLength,
+        tOff.byteLength +
+        tLen.byteLength +
+        tCap.byteLength +
+        tDf.byteLength +
+        tBound.byteLength +
+        tBoundEpoch.byteLength +
+        scratchTf.byteLength,
     };
     // Rough V8 costs: a Map entry ~40 bytes, a string ~20 bytes + 1-2 bytes per character, an
     // own-arrays term ~200 bytes for its two typed-array objects.
@@ -764,7 +766,12 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}, from?: Lexica
     let termChars = 0;
     for (const term of termIds.keys()) termChars += term.length;
     const estimated =
-      idToOrd.size * 68 + idChars * 2 + ordToId.length * 8 + termIds.size * 60 + termChars + (ownDocs.length * 8) +
+      idToOrd.size * 68 +
+      idChars * 2 +
+      ordToId.length * 8 +
+      termIds.size * 60 +
+      termChars +
+      ownDocs.length * 8 +
       (own > 0 ? ownDocs.filter(Boolean).length * 200 : 0);
     return {
       docs: liveDocs,
@@ -797,7 +804,12 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}, from?: Lexica
   function restore(s: LexicalSnapshot): void {
     const n = s.ids.length;
     const nTerms = s.terms.length;
-    if (s.docLen.length !== n || s.postStart.length !== nTerms + 1 || s.postDocs.length !== s.postStart[nTerms] || s.postTfs.length !== s.postDocs.length) {
+    if (
+      s.docLen.length !== n ||
+      s.postStart.length !== nTerms + 1 ||
+      s.postDocs.length !== s.postStart[nTerms] ||
+      s.postTfs.length !== s.postDocs.length
+    ) {
       throw new RangeError('lexical snapshot: array lengths do not agree');
     }
     growDocs(n);

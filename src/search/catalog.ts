@@ -106,7 +106,8 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
     }
     let indexed = 0;
     for (const p of partitions.values()) indexed += p.size;
-    if (indexed !== chunks.size || owned !== chunks.size) throw new RangeError('catalog snapshot: the lexical index, the documents and the chunks disagree');
+    if (indexed !== chunks.size || owned !== chunks.size)
+      throw new RangeError('catalog snapshot: the lexical index, the documents and the chunks disagree');
   }
   const partition = (group: string): LexicalIndex => {
     let p = partitions.get(group);

@@ -51,7 +51,11 @@ export function fuseWeighted(lists: Ranked[][], weights: number[]): FusedHit[] {
 
 function seenOnce(list: Ranked[]): Ranked[] {
   const seen = new Set<string>();
-  return list.filter((h) => (seen.has(h.id) ? false : (seen.add(h.id), true)));
+  return list.filter((h) => {
+    if (seen.has(h.id)) return false;
+    seen.add(h.id);
+    return true;
+  });
 }
 
 function entry(acc: Map<string, FusedHit>, id: string, n: number): FusedHit {

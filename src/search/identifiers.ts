@@ -8,7 +8,25 @@ export interface ExactTerms {
 }
 
 // Common all-caps words in questions that are not identifiers.
-const CAPS_STOP = new Set(['WHAT', 'WHICH', 'WHEN', 'WHERE', 'HOW', 'WHY', 'WHO', 'THE', 'AND', 'FOR', 'QUE', 'PARA', 'CON', 'DNA', 'RNA', 'PCR', 'FAQ']);
+const CAPS_STOP = new Set([
+  'WHAT',
+  'WHICH',
+  'WHEN',
+  'WHERE',
+  'HOW',
+  'WHY',
+  'WHO',
+  'THE',
+  'AND',
+  'FOR',
+  'QUE',
+  'PARA',
+  'CON',
+  'DNA',
+  'RNA',
+  'PCR',
+  'FAQ',
+]);
 
 /**
  * Ordinals and quantities with their unit ("2nd", "4-year", "10mg", "37C", "3x") mix digits and
@@ -61,7 +79,11 @@ export function exactMatchers(terms: ExactTerms): RegExp[] {
   const out: RegExp[] = [];
   for (const p of terms.phrases) out.push(new RegExp(escapeRe(p).replace(/ /g, '\\s+'), 'iu'));
   for (const id of terms.identifiers) {
-    const parts = id.replace(/^#/, '').split(/[-_./\s]+/).filter(Boolean).map(escapeRe);
+    const parts = id
+      .replace(/^#/, '')
+      .split(/[-_./\s]+/)
+      .filter(Boolean)
+      .map(escapeRe);
     const body = parts.join('[-_./\\s]?');
     const prefix = id.startsWith('#') ? '#?' : '';
     out.push(new RegExp(`(?<![\\p{L}\\p{N}])${prefix}${body}(?![\\p{L}\\p{N}])`, 'iu'));

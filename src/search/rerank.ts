@@ -111,7 +111,11 @@ const PREFIX = 6;
 const PREFIX_CREDIT = 0.5;
 
 /** Raw features of one passage for an analysed query (exported for evaluation and tests). */
-export function passageFeatures(queryTokens: Token[], passage: string, opts: Pick<OfflineRerankerOptions, 'idf' | 'proximityWindow'> = {}): PassageFeatures {
+export function passageFeatures(
+  queryTokens: Token[],
+  passage: string,
+  opts: Pick<OfflineRerankerOptions, 'idf' | 'proximityWindow'> = {},
+): PassageFeatures {
   const window = opts.proximityWindow ?? 10;
   const weightOf = (t: string) => {
     const w = opts.idf?.(t) ?? 1;

@@ -66,7 +66,12 @@ export async function retrieve(
   const named = readNamedSource(question, groups, deps.catalog);
   if (named?.restricts && named.documents === 0) {
     // The question names a source the index does not have (to this channel): nothing else answers it.
-    return { passages: [], source: named, terms: termStats, timings: { embedMs: 0, denseMs: 0, lexicalMs: 0, fuseMs: 0, rerankMs: 0, totalMs: performance.now() - t0 } };
+    return {
+      passages: [],
+      source: named,
+      terms: termStats,
+      timings: { embedMs: 0, denseMs: 0, lexicalMs: 0, fuseMs: 0, rerankMs: 0, totalMs: performance.now() - t0 },
+    };
   }
   // A named source's passages must be found even when other documents outrank them: search deeper.
   const n = named?.restricts || named?.lifted.size ? Math.max(settings.candidates, k, NAMED_POOL) : Math.max(settings.candidates, k);
@@ -129,7 +134,8 @@ export async function retrieve(
   }
   // Documents that carry an unmatched name on their first page or in their file name compete with
   // all their chunks, and go first (below).
-  for (const cid of named?.liftedChunkIds ?? []) if (!candidates.has(cid) && allowed(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
+  for (const cid of named?.liftedChunkIds ?? [])
+    if (!candidates.has(cid) && allowed(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
   const liftedFirst = <T extends { id: string }>(list: T[]): T[] => {
     if (!named?.lifted.size) return list;
     const lifted = (id: string) => named.lifted.has(deps.catalog.chunkInfo(id)?.docId ?? '');

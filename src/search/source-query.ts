@@ -94,7 +94,9 @@ const YEAR_WITH_KIND = [
 ];
 // Capitalised words that start questions or name methods, never people.
 const NOT_NAMES = new Set([
-  ...'what which who how when where why in on at by from according the our this that does do did is are was were western northern southern'.split(' '),
+  ...'what which who how when where why in on at by from according the our this that does do did is are was were western northern southern'.split(
+    ' ',
+  ),
   ...'january february march april may june july august september october november december'.split(' '),
 ]);
 
@@ -133,7 +135,8 @@ export function parseSourceQuery(question: string, known: KnownSources): SourceQ
   for (const [key, journal] of known.journals) {
     const at = lower.indexOf(key);
     // Whole words only: "Cell" must not match "cells".
-    if (at >= 0 && !/[\p{L}\p{N}]/u.test(lower[at + key.length] ?? '') && !/[\p{L}\p{N}]/u.test(lower[at - 1] ?? '')) journals.push(journal);
+    if (at >= 0 && !/[\p{L}\p{N}]/u.test(lower[at + key.length] ?? '') && !/[\p{L}\p{N}]/u.test(lower[at - 1] ?? ''))
+      journals.push(journal);
   }
   const kinds = KIND_WORDS.filter(([, re]) => re.test(question)).map(([k]) => k);
 
@@ -233,7 +236,13 @@ export function readNamedSource(question: string, groups: string[], catalog: Sou
   if (q.named.length === 0) return undefined;
   const matching = q.restricts ? readable.filter((d) => docMatches(d, q)) : [];
   const described = describeNamed(q, known);
-  const base = { ...q, described, topic: withoutSourceNames(question, q, known), lifted: new Set<string>(), liftedChunkIds: [] as string[] };
+  const base = {
+    ...q,
+    described,
+    topic: withoutSourceNames(question, q, known),
+    lifted: new Set<string>(),
+    liftedChunkIds: [] as string[],
+  };
   const named = (docs: CatalogDoc[]) => {
     const chunks = docs.reduce((n, d) => n + d.chunkIds.length, 0);
     return { ids: new Set(docs.map((d) => d.id)), chunkIds: chunks <= MAX_NAMED_CHUNKS ? docs.flatMap((d) => d.chunkIds) : [] };
@@ -289,7 +298,8 @@ function carryingNames(q: SourceQuery, readable: CatalogDoc[], groups: string[],
     }
     return ids ?? [];
   };
-  const docsWith = (ids: string[], keep: (id: string) => boolean): Set<string> => new Set(ids.filter(keep).map((id) => catalog.chunkInfo(id)?.docId ?? ''));
+  const docsWith = (ids: string[], keep: (id: string) => boolean): Set<string> =>
+    new Set(ids.filter(keep).map((id) => catalog.chunkInfo(id)?.docId ?? ''));
   const titles = new Map<string, string>();
   const titleOf = (docId: string): string => {
     let t = titles.get(docId);
@@ -317,7 +327,9 @@ function carryingNames(q: SourceQuery, readable: CatalogDoc[], groups: string[],
   // holds the year, when only a year is named): a year is in thousands of documents.
   const yearFirst = q.authors.length ? undefined : q.years.map((y) => docsWith(holding(String(y)), (id) => chunkOrdinal(id) === 0));
   const ownYears = (d: CatalogDoc) =>
-    q.years.every((y, i) => d.year === y || inFileName(d, String(y)) || ((yearFirst?.[i].has(d.id) ?? true) && yearRe[i].test(titleOf(d.id))));
+    q.years.every(
+      (y, i) => d.year === y || inFileName(d, String(y)) || ((yearFirst?.[i].has(d.id) ?? true) && yearRe[i].test(titleOf(d.id))),
+    );
   const authored = q.authors.length ? readable.filter(ownAuthors) : readable;
   const own = authored.filter(ownYears);
   if (own.length) return own;
@@ -354,15 +366,14 @@ function chunkOrdinal(chunkId: string): number {
  */
 export function withoutSourceNames(question: string, q: SourceQuery, known: KnownSources): string {
   let out = question.replace(/\bet\s+al\.?/gu, ' ');
-  const names = [
-    ...q.authors.map((a) => known.authors.get(a) ?? a),
-    ...q.years.map(String),
-    ...q.journals,
-  ];
+  const names = [...q.authors.map((a) => known.authors.get(a) ?? a), ...q.years.map(String), ...q.journals];
   for (const name of names) {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?:['’]s)?(?![\\p{L}\\p{N}])`, 'giu'), ' ');
   }
   for (const [kind, re] of KIND_WORDS) if (q.kinds.includes(kind)) out = out.replace(new RegExp(re.source, 'gi'), ' ');
-  return out.replace(/\(\s*\)/g, ' ').replace(/\s+/g, ' ').trim();
+  return out
+    .replace(/\(\s*\)/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

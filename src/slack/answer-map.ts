@@ -58,7 +58,12 @@ export function createAnswerMap(redis: Redis, prefix: string, log?: Logger): Ans
         const res = await redis
           .multi()
           .hmget(k, 'edited', 'deleted')
-          .hset(k, { state: 'answered', answers: JSON.stringify(answer.answerTs), threadTs: answer.threadTs ?? '', user: answer.user ?? '' })
+          .hset(k, {
+            state: 'answered',
+            answers: JSON.stringify(answer.answerTs),
+            threadTs: answer.threadTs ?? '',
+            user: answer.user ?? '',
+          })
           .hdel(k, 'edited', 'deleted')
           .expire(k, ANSWERED_TTL_SECONDS)
           .exec();

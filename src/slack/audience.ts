@@ -70,7 +70,9 @@ export function createAudienceGuard(redis: Redis, prefix: string, log: Logger): 
       return undefined;
     }
     if (im.is_im !== true || typeof im.user !== 'string' || !im.user) return undefined;
-    await redis.set(key(channel), im.user, 'EX', IM_TTL_SECONDS).catch((err: Error) => log.warn({ err: err.message, channel }, 'could not cache whose DM this is'));
+    await redis
+      .set(key(channel), im.user, 'EX', IM_TTL_SECONDS)
+      .catch((err: Error) => log.warn({ err: err.message, channel }, 'could not cache whose DM this is'));
     return im.user;
   }
   return {

@@ -64,7 +64,8 @@ type SlackSettings = NonNullable<Config['slack']>;
 /** Bolt's logger interface on top of pino, so Slack logs land in the same stream. */
 function boltLogger(log: Logger): BoltLogger {
   const child = log.child({ component: 'bolt' });
-  const text = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+  const text = (msg: unknown[]) =>
+    msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
   let level = LogLevel.INFO;
   return {
     debug: (...msg: unknown[]) => child.debug(text(msg)),
@@ -104,7 +105,12 @@ function createHandlerDeps(deps: SlackBotDeps, pacer: ChannelPacer, log: Logger)
  * Bolt on Socket Mode (an app token) or on the Events API: then an express Router that acks
  * events itself before Bolt handles them, refusing new ones once `accepting()` is false.
  */
-function createBolt(slack: SlackSettings, logger: BoltLogger, log: Logger, accepting: () => boolean): { bolt: BoltApp; router?: express.Router; acker?: FastEventAck } {
+function createBolt(
+  slack: SlackSettings,
+  logger: BoltLogger,
+  log: Logger,
+  accepting: () => boolean,
+): { bolt: BoltApp; router?: express.Router; acker?: FastEventAck } {
   const clientOptions = {
     // WebClient builds `${slackApiUrl}${method}`: the trailing slash matters.
     ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : {}),
@@ -172,7 +178,10 @@ export async function createSlackBot(deps: SlackBotDeps): Promise<SlackBot> {
       if (acker) void runner.track(acker.flush());
       // Socket Mode: close the socket first; events not yet acknowledged are redelivered by Slack.
       if (slack.appToken) await bolt.stop();
-      const outcome = await runner.drain({ answerMs: deps.drainMs ?? SHUTDOWN_BUDGET.answerDrainMs, noticeMs: SHUTDOWN_BUDGET.interruptNoticeMs });
+      const outcome = await runner.drain({
+        answerMs: deps.drainMs ?? SHUTDOWN_BUDGET.answerDrainMs,
+        noticeMs: SHUTDOWN_BUDGET.interruptNoticeMs,
+      });
       if (!outcome.drained) log.warn(outcome, 'Slack answers did not finish in the drain time');
     },
   };

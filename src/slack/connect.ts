@@ -98,7 +98,10 @@ export function createConnectGuard(redis: Redis, prefix: string, log: Logger): C
         flags = res.channel as SharingFlags;
       } catch (err) {
         const e = err as { data?: { error?: string }; message?: string };
-        log.warn({ channel, err: e.data?.error ?? e.message }, 'could not tell whether the conversation is shared with another organisation; treating it as shared');
+        log.warn(
+          { channel, err: e.data?.error ?? e.message },
+          'could not tell whether the conversation is shared with another organisation; treating it as shared',
+        );
         return { shared: true, checked: false };
       }
       const shared = sharedWithOtherOrg(flags);

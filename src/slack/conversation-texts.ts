@@ -42,14 +42,17 @@ const TEXTS: Record<Language, ConversationTexts> = {
     attachmentsNotRead: '_I answered from the text of your message: I do not read attachments._',
     restarting: 'labbot is restarting and could not finish this answer. Please ask again in a minute.',
     reindexProgressByDm: 'Re-sync in progress',
-    status: (n) => (n <= 0 ? 'is searching the lab’s papers…' : n === 1 ? 'is busy: yours is next…' : `is busy: ${n - 1} questions before yours…`),
+    status: (n) =>
+      n <= 0 ? 'is searching the lab’s papers…' : n === 1 ? 'is busy: yours is next…' : `is busy: ${n - 1} questions before yours…`,
     loading: ['Searching the papers…', 'Reading the protocols…', 'Looking through the slides and the wiki…', 'Checking the citations…'],
     reindexDone: 'Re-sync finished',
     restByDm: 'This answer is longer than Slack lets me reply here: the rest is in your direct messages with labbot.',
-    restUndeliverable: 'This answer is longer than Slack lets me reply here, and I could not send you all of the rest. Ask again in a direct message to labbot.',
+    restUndeliverable:
+      'This answer is longer than Slack lets me reply here, and I could not send you all of the rest. Ask again in a direct message to labbot.',
   },
   es: {
-    queued: (n) => (n <= 1 ? '(ocupado ahora mismo: la tuya es la siguiente)' : `(ocupado ahora mismo: ${n - 1} preguntas antes de la tuya)`),
+    queued: (n) =>
+      n <= 1 ? '(ocupado ahora mismo: la tuya es la siguiente)' : `(ocupado ahora mismo: ${n - 1} preguntas antes de la tuya)`,
     connectRefused:
       'Este canal está compartido con otra organización (Slack Connect), así que aquí no respondo: el material del laboratorio se queda en el laboratorio. Pregúntame en un canal interno o por mensaje directo.',
     connectUnchecked:
@@ -62,11 +65,17 @@ const TEXTS: Record<Language, ConversationTexts> = {
     attachmentsNotRead: '_Respondí a partir del texto de tu mensaje: no leo los archivos adjuntos._',
     restarting: 'labbot se está reiniciando y no pudo terminar esta respuesta. Vuelve a preguntar en un minuto.',
     reindexProgressByDm: 'Resincronización en curso',
-    status: (n) => (n <= 0 ? 'está buscando en los artículos del laboratorio…' : n === 1 ? 'está ocupado: la tuya es la siguiente…' : `está ocupado: ${n - 1} preguntas antes de la tuya…`),
+    status: (n) =>
+      n <= 0
+        ? 'está buscando en los artículos del laboratorio…'
+        : n === 1
+          ? 'está ocupado: la tuya es la siguiente…'
+          : `está ocupado: ${n - 1} preguntas antes de la tuya…`,
     loading: ['Buscando en los artículos…', 'Leyendo los protocolos…', 'Revisando las presentaciones y la wiki…', 'Comprobando las citas…'],
     reindexDone: 'Resincronización terminada',
     restByDm: 'Esta respuesta es más larga de lo que Slack me deja responder aquí: el resto está en tus mensajes directos con labbot.',
-    restUndeliverable: 'Esta respuesta es más larga de lo que Slack me deja responder aquí y no pude enviarte todo el resto. Vuelve a preguntar por mensaje directo a labbot.',
+    restUndeliverable:
+      'Esta respuesta es más larga de lo que Slack me deja responder aquí y no pude enviarte todo el resto. Vuelve a preguntar por mensaje directo a labbot.',
   },
 };
 

@@ -73,12 +73,10 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
     if (policy.kind === 'refuse') {
       deps.log.info({ eventId: q.eventId, channel: q.channel, checked: policy.checked }, 'Slack Connect channel (or not known): refused');
       const refusal = noticeMessage(connectRefusal(policy, lang));
-      await client.chat
-        .postMessage({ channel: q.channel, thread_ts: q.threadTs, ...refusal })
-        .catch(async (err: Error) => {
-          deps.log.warn({ eventId: q.eventId, err: err.message }, 'could not post the Slack Connect refusal');
-          await q.undeliverable?.(refusal).catch(() => {});
-        });
+      await client.chat.postMessage({ channel: q.channel, thread_ts: q.threadTs, ...refusal }).catch(async (err: Error) => {
+        deps.log.warn({ eventId: q.eventId, err: err.message }, 'could not post the Slack Connect refusal');
+        await q.undeliverable?.(refusal).catch(() => {});
+      });
       return;
     }
     // Another organisation reads this channel: the lab's public material only, whatever the channel's grants.
@@ -86,11 +84,17 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
     // Follow-ups without a mention, for a little while, from this asker only (reply-intent.ts): from
     // now (a follow-up typed while labbot works is for it too), and again from the answer.
     const followUps = q.source === 'slack' && q.threadTs && q.user ? { channel: q.channel, threadTs: q.threadTs, user: q.user } : undefined;
-    const openFollowUps = () => followUps && deps.threads.openFollowUp(followUps.channel, followUps.threadTs, followUps.user, deps.config.followUpMinutes * 60_000);
+    const openFollowUps = () =>
+      followUps && deps.threads.openFollowUp(followUps.channel, followUps.threadTs, followUps.user, deps.config.followUpMinutes * 60_000);
     await openFollowUps();
     const position = limit.position();
     // A status line under the question (or a reaction on it), never a message that notifies the thread.
-    const progress = questionText(q) ? createProgress(client, { channel: q.channel, threadTs: q.threadTs, questionTs: q.eventTs }, lang, { log: deps.log, support: deps.statusSupport }) : undefined;
+    const progress = questionText(q)
+      ? createProgress(client, { channel: q.channel, threadTs: q.threadTs, questionTs: q.eventTs }, lang, {
+          log: deps.log,
+          support: deps.statusSupport,
+        })
+      : undefined;
     await progress?.show(position);
     const restarting = noticeMessage(conversationText(lang).restarting);
     const unregister = interrupts.register(async () => {
@@ -135,16 +139,27 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
       abandoned = true;
       const left = interrupts.size();
       const told = await interrupts.interruptAll(noticeMs);
-      deps.log.warn({ abandoned: left, ...told, inFlight: running.size }, 'shutdown: answers still running after the drain time were abandoned; their askers were told');
+      deps.log.warn(
+        { abandoned: left, ...told, inFlight: running.size },
+        'shutdown: answers still running after the drain time were abandoned; their askers were told',
+      );
       return { drained: false, abandoned: left, notified: told.notified };
     },
   };
 }
 
 /** A question was deleted: its answer goes too (and labbot forgets it). */
-export async function deleteAnswer(client: WebClient, deps: HandlerDeps, channel: string, questionTs: string, answerTs: string[]): Promise<void> {
+export async function deleteAnswer(
+  client: WebClient,
+  deps: HandlerDeps,
+  channel: string,
+  questionTs: string,
+  answerTs: string[],
+): Promise<void> {
   for (const ts of answerTs) {
-    await client.chat.delete({ channel, ts }).catch((err: Error) => deps.log.warn({ channel, ts, err: err.message }, 'could not delete the answer of a deleted question'));
+    await client.chat
+      .delete({ channel, ts })
+      .catch((err: Error) => deps.log.warn({ channel, ts, err: err.message }, 'could not delete the answer of a deleted question'));
   }
   await deps.answers.forget(channel, questionTs);
 }

@@ -12,7 +12,12 @@ import type { AskedQuestion } from './mentions.ts';
 import { routeChange, type MessageChangeFields } from './message-events.ts';
 import type { HandlerDeps } from './types.ts';
 
-export function registerEditHandlers(bolt: BoltApp, deps: HandlerDeps, runner: QuestionRunner, envelopeShared: (body: unknown) => unknown): void {
+export function registerEditHandlers(
+  bolt: BoltApp,
+  deps: HandlerDeps,
+  runner: QuestionRunner,
+  envelopeShared: (body: unknown) => unknown,
+): void {
   const { log } = deps;
   bolt.event('message', async ({ event, body, client, context }) => {
     const e = event as unknown as MessageChangeFields;
@@ -37,7 +42,13 @@ export function registerEditHandlers(bolt: BoltApp, deps: HandlerDeps, runner: Q
       // Not answered before: answered now only if the edit made it a question for labbot in a channel.
       if (change.dm) return;
       const forLabbot =
-        mentionsBot || (change.threadTs !== undefined && (await untaggedReplyIsForLabbot(deps, { channel: e.channel, threadTs: change.threadTs, user: change.user, text: change.text, ts: change.ts }, context.botUserId)));
+        mentionsBot ||
+        (change.threadTs !== undefined &&
+          (await untaggedReplyIsForLabbot(
+            deps,
+            { channel: e.channel, threadTs: change.threadTs, user: change.user, text: change.text, ts: change.ts },
+            context.botUserId,
+          )));
       if (!forLabbot || !(await deps.dedupe.claimMessage(e.channel, change.ts))) return;
     }
     const q: AskedQuestion = {

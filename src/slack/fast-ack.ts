@@ -53,39 +53,50 @@ export function fastEventAck(deps: {
     if (timer) clearTimeout(timer);
     timer = setTimeout(drain, performance.now() - oldest >= MAX_WAIT_MS ? 0 : QUIET_MS);
   };
-  router.post(deps.path ?? '/slack/events', express.raw({ type: () => true, limit: '1mb' }), (req: WithRawBody, res: Response, next: NextFunction) => {
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    // Bolt's receiver reads req.rawBody when present instead of the (consumed) stream.
-    req.rawBody = raw;
-    if (!(req.headers['content-type'] ?? '').includes('application/json')) return next();
-    const text = raw.toString('utf8');
-    let body: { type?: string };
-    try {
-      body = JSON.parse(text) as { type?: string };
-    } catch {
-      return next();
-    }
-    if (body.type !== 'event_callback') return next();
-    const signature = req.headers['x-slack-signature'];
-    const timestamp = Number(req.headers['x-slack-request-timestamp']);
-    if (typeof signature !== 'string' || !isValidSlackRequest({ signingSecret: deps.signingSecret, body: text, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } })) {
-      res.status(401).end();
-      return;
-    }
-    if (deps.accepting && !deps.accepting()) {
-      res.status(503).end();
-      return;
-    }
-    res.status(200).end();
-    const retryNum = Number(req.headers['x-slack-retry-num']);
-    const retryReason = req.headers['x-slack-retry-reason'];
-    schedule({
-      body: body as Record<string, unknown>,
-      ack: async () => undefined,
-      retryNum: Number.isFinite(retryNum) ? retryNum : undefined,
-      retryReason: typeof retryReason === 'string' ? retryReason : undefined,
-    });
-  });
+  router.post(
+    deps.path ?? '/slack/events',
+    express.raw({ type: () => true, limit: '1mb' }),
+    (req: WithRawBody, res: Response, next: NextFunction) => {
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      // Bolt's receiver reads req.rawBody when present instead of the (consumed) stream.
+      req.rawBody = raw;
+      if (!(req.headers['content-type'] ?? '').includes('application/json')) return next();
+      const text = raw.toString('utf8');
+      let body: { type?: string };
+      try {
+        body = JSON.parse(text) as { type?: string };
+      } catch {
+        return next();
+      }
+      if (body.type !== 'event_callback') return next();
+      const signature = req.headers['x-slack-signature'];
+      const timestamp = Number(req.headers['x-slack-request-timestamp']);
+      if (
+        typeof signature !== 'string' ||
+        !isValidSlackRequest({
+          signingSecret: deps.signingSecret,
+          body: text,
+          headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp },
+        })
+      ) {
+        res.status(401).end();
+        return;
+      }
+      if (deps.accepting && !deps.accepting()) {
+        res.status(503).end();
+        return;
+      }
+      res.status(200).end();
+      const retryNum = Number(req.headers['x-slack-retry-num']);
+      const retryReason = req.headers['x-slack-retry-reason'];
+      schedule({
+        body: body as Record<string, unknown>,
+        ack: async () => undefined,
+        retryNum: Number.isFinite(retryNum) ? retryNum : undefined,
+        retryReason: typeof retryReason === 'string' ? retryReason : undefined,
+      });
+    },
+  );
   router.flush = async () => {
     if (timer) clearTimeout(timer);
     drain();

@@ -16,25 +16,71 @@ const STOP = new Set([
   ...eng,
   ...spa,
   // Question and filler words that say nothing about the topic.
-  'what', 'which', 'how', 'when', 'where', 'who', 'why', 'does', 'do', 'did', 'is', 'are', 'can', 'could', 'should', 'would',
-  'use', 'used', 'using', 'need', 'needed', 'tell', 'know', 'please', 'thanks', 'also', 'about', 'same', 'instead', 'then',
-  'qué', 'cuál', 'cuáles', 'cómo', 'cuándo', 'dónde', 'quién', 'por', 'para', 'usa', 'usar', 'usamos', 'también', 'mismo', 'misma',
-  'lab', 'labbot',
+  'what',
+  'which',
+  'how',
+  'when',
+  'where',
+  'who',
+  'why',
+  'does',
+  'do',
+  'did',
+  'is',
+  'are',
+  'can',
+  'could',
+  'should',
+  'would',
+  'use',
+  'used',
+  'using',
+  'need',
+  'needed',
+  'tell',
+  'know',
+  'please',
+  'thanks',
+  'also',
+  'about',
+  'same',
+  'instead',
+  'then',
+  'qué',
+  'cuál',
+  'cuáles',
+  'cómo',
+  'cuándo',
+  'dónde',
+  'quién',
+  'por',
+  'para',
+  'usa',
+  'usar',
+  'usamos',
+  'también',
+  'mismo',
+  'misma',
+  'lab',
+  'labbot',
 ]);
 
 // Openers that mark an elliptic follow-up in English and Spanish.
-const ELLIPTIC_START = /^\s*(?:¿\s*)?(?:and|or|but|what about|how about|same for|also|y|o|pero|qué tal|y para|y en|y con|and for|and with|and in)\b/i;
+const ELLIPTIC_START =
+  /^\s*(?:¿\s*)?(?:and|or|but|what about|how about|same for|also|y|o|pero|qué tal|y para|y en|y con|and for|and with|and in)\b/i;
 const MAX_CARRIED = 8;
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}\-_.]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
 
 function words(text: string): string[] {
-  return (text.replace(/<@[A-Z0-9]+>/g, ' ').match(WORD) ?? []);
+  return text.replace(/<@[A-Z0-9]+>/g, ' ').match(WORD) ?? [];
 }
 
 /** Gene names, cell lines, catalogue numbers: mixed letters and digits (not "2nd", "10mg"), or inner capitals. */
 export function isIdentifier(word: string): boolean {
-  return (/\p{L}/u.test(word) && /\p{N}/u.test(word) && !isMeasure(word)) || /^\p{L}+\p{Lu}/u.test(word.slice(1)) || /^\p{Lu}{2,}$/u.test(word);
+  return (
+    (/\p{L}/u.test(word) && /\p{N}/u.test(word) && !isMeasure(word)) || /^\p{L}+\p{Lu}/u.test(word.slice(1)) || /^\p{Lu}{2,}$/u.test(word)
+  );
 }
 
 function contentWords(text: string): string[] {
@@ -71,7 +117,11 @@ export function rewriteFollowUp(question: string, history: HistoryTurn[]): Follo
   const unchanged = { question, rewritten: false, carried: [] };
   const users = history.filter((t) => t.role === 'user' && t.text.trim() !== '' && t.text.trim() !== question.trim());
   if (users.length === 0 || !isElliptic(question)) return unchanged;
-  const ownEntity = words(question).some(isIdentifier) || words(question).slice(1).some((w) => /^\p{Lu}/u.test(w) && !STOP.has(w.toLowerCase()));
+  const ownEntity =
+    words(question).some(isIdentifier) ||
+    words(question)
+      .slice(1)
+      .some((w) => /^\p{Lu}/u.test(w) && !STOP.has(w.toLowerCase()));
   const have = new Set(words(question).map((w) => w.toLowerCase()));
   const carried: string[] = [];
   // Walk back through earlier user turns until one that stood on its own (it holds the topic).

@@ -124,7 +124,7 @@ export function safeUrl(raw: string): string | undefined {
   return webUrl(raw)?.href.replace(/[<>| ]/g, (c) => encodeURIComponent(c));
 }
 
-const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeEntities = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 /**
  * A Markdown link in mrkdwn, by the one link rule (src/answer/links.ts): <url|text> only for a URL
@@ -132,10 +132,17 @@ const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').re
  * reader sees where "the official lab portal" goes); any other URL is its text and host, no link.
  */
 function link(url: string, escapedText: string, linkLabel: string, policy: LinkPolicy): string {
-  const d = decideLink(url, unescape(escapedText), policy);
+  const d = decideLink(url, unescapeEntities(escapedText), policy);
   const safe = d.kind === 'link' ? safeUrl(d.url) : undefined;
   const host = hostOf(url);
-  const shown = host && unescape(escapedText).trim().replace(/^https?:\/\//, '').replace(/\/.*$/, '') !== host ? ` (${escapeMrkdwn(host)})` : '';
+  const shown =
+    host &&
+    unescapeEntities(escapedText)
+      .trim()
+      .replace(/^https?:\/\//, '')
+      .replace(/\/.*$/, '') !== host
+      ? ` (${escapeMrkdwn(host)})`
+      : '';
   if (safe) return `<${safe}|${linkLabel.replace(/\|/g, '¦')}>${shown}`;
   return d.kind === 'text' && d.host ? `${escapedText} (${escapeMrkdwn(d.host)})` : escapedText;
 }
@@ -158,10 +165,12 @@ function inline(line: string, policy: LinkPolicy): string {
   s = escapeMrkdwn(s);
   // Links first: their text may itself contain emphasis, and their URL must not be touched by it.
   s = s.replace(/!?\[([^\]\n]+)\]\(((?:[^\s()]|\([^\s()]*\))+)(?:\s+"[^"]*")?\)/g, (_m, t: string, u: string) =>
-    hold(link(unescape(u), t, restore(t, 'plain'), policy)),
+    hold(link(unescapeEntities(u), t, restore(t, 'plain'), policy)),
   );
   // Markdown autolinks <https://…>; a Slack-style <url|label> in the text stays escaped text.
-  s = s.replace(/&lt;(https?:\/\/[^\s|]+?)&gt;/g, (m, u: string) => (safeUrl(unescape(u)) ? hold(link(unescape(u), u, u, policy)) : m));
+  s = s.replace(/&lt;(https?:\/\/[^\s|]+?)&gt;/g, (m, u: string) =>
+    safeUrl(unescapeEntities(u)) ? hold(link(unescapeEntities(u), u, u, policy)) : m,
+  );
   s = s.replace(/(\*\*|__)(?=\S)([^\n]*?\S)\1/g, (_m, _d: string, t: string) => `${BOLD}${t}${BOLD}`);
   s = s.replace(/(^|[^\w*])\*(?=\S)([^*\n]*?\S)\*(?!\w)/g, '$1_$2_');
   s = s.replace(/~~(?=\S)([^\n]*?\S)~~/g, '~$1~');
@@ -210,7 +219,10 @@ export function markdownToMrkdwn(markdown: string, policy: LinkPolicy = NO_LINKS
     }
     out.push(inline(raw, policy));
   }
-  return out.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  return out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /** Where to cut `text` so the piece is <= max: paragraph, then line, then sentence, then word. */
@@ -311,7 +323,15 @@ export function sourceLine(c: ShownCitation, lang: Language = 'en'): string {
     .map((p) => escapeMrkdwn(visibleText(p)))
     .join(', ');
   const refs = c.refs.length ? `[${escapeMrkdwn(c.refs.join(', '))}] ` : '';
-  const shown = c.url && !url ? ` \`${escapeMrkdwn(visibleText(c.url).replace(/[`\s]+/g, ' ').trim().slice(0, 200))}\`` : '';
+  const shown =
+    c.url && !url
+      ? ` \`${escapeMrkdwn(
+          visibleText(c.url)
+            .replace(/[`\s]+/g, ' ')
+            .trim()
+            .slice(0, 200),
+        )}\``
+      : '';
   const whole = c.wholeDocument && safeUrl(c.wholeDocument) ? ` · <${safeUrl(c.wholeDocument)}|${WHOLE[lang]}>` : '';
   // A retracted paper (or one with an expression of concern) is flagged on its own line.
   const flag = c.notice ? `\n*${escapeMrkdwn(noticeFlag(lang, c.notice))}*` : '';
@@ -358,7 +378,10 @@ export function modelNote(model: string, language: Language): string {
 }
 
 function sections(mrkdwn: string, opts: { verbatim?: boolean } = {}): Block[] {
-  return splitText(mrkdwn).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text, ...(opts.verbatim ? { verbatim: true } : {}) } }));
+  return splitText(mrkdwn).map((text) => ({
+    type: 'section',
+    text: { type: 'mrkdwn', text, ...(opts.verbatim ? { verbatim: true } : {}) },
+  }));
 }
 
 /** The notification text: the start of already-escaped mrkdwn, never cut inside an entity. */
@@ -376,7 +399,8 @@ export function blocksTextLength(blocks: Block[]): number {
     else if (b.type === 'rich_text') n += b.elements.reduce((m, e) => m + e.elements.reduce((k, t) => k + t.text.length, 0), 0);
     else if (b.type === 'context') n += b.elements.reduce((m, e) => m + e.text.length, 0);
     else if (b.type === 'actions') n += b.elements.reduce((m, e) => m + e.text.text.length, 0);
-    else if (b.type === 'context_actions') n += b.elements.reduce((m, e) => m + e.positive_button.text.text.length + e.negative_button.text.text.length, 0);
+    else if (b.type === 'context_actions')
+      n += b.elements.reduce((m, e) => m + e.positive_button.text.text.length + e.negative_button.text.text.length, 0);
   }
   return n;
 }
@@ -386,7 +410,13 @@ export function blocksTextLength(blocks: Block[]): number {
  * included). `tail` (Sources, model note, buttons) stays together on the last message when it fits
  * in one; a tail longer than a message is spread, its last blocks (the buttons) still last.
  */
-export function packMessages(body: Block[], tail: Block[], fallbackText: string, continued: string, budget: number = LIMITS.messageText): SlackMessage[] {
+export function packMessages(
+  body: Block[],
+  tail: Block[],
+  fallbackText: string,
+  continued: string,
+  budget: number = LIMITS.messageText,
+): SlackMessage[] {
   const first = fallback(fallbackText);
   const groups: Block[][] = [];
   let current: Block[] = [];
@@ -426,7 +456,9 @@ export function resplitIfTooLong(err: unknown, msg: SlackMessage, continued = '�
   if (size < 1000) return undefined;
   const budget = Math.ceil(size / 2);
   const blocks = msg.blocks.flatMap((b): Block[] =>
-    b.type === 'section' && b.text.text.length > budget / 2 ? splitText(b.text.text, Math.floor(budget / 2)).map((text) => ({ type: 'section', text: { ...b.text, text } })) : [b],
+    b.type === 'section' && b.text.text.length > budget / 2
+      ? splitText(b.text.text, Math.floor(budget / 2)).map((text) => ({ type: 'section', text: { ...b.text, text } }))
+      : [b],
   );
   const out = packMessages(blocks, [], '', continued, budget).map((m, i) => (i === 0 ? { ...m, text: msg.text } : m));
   return out.length > 1 ? out : undefined;
@@ -472,7 +504,10 @@ export function feedbackBlock(recordId: string, lang: Language, native: boolean)
  * feedback buttons with `nativeFeedback` (answers posted in conversations), else classic buttons;
  * `lead` blocks (labbot's own mrkdwn) go first.
  */
-export function answerMessages(result: AnswerView | AskResult, opts: { recordId?: string; nativeFeedback?: boolean; lead?: Block[] } = {}): SlackMessage[] {
+export function answerMessages(
+  result: AnswerView | AskResult,
+  opts: { recordId?: string; nativeFeedback?: boolean; lead?: Block[] } = {},
+): SlackMessage[] {
   const lang = result.language;
   // Links in the answer text only to the documents it cites; the text came from a model or a document.
   const mrkdwn = markdownToMrkdwn(result.answer, result.refused ? NO_LINKS : citedLinks(result.citations));
@@ -481,7 +516,8 @@ export function answerMessages(result: AnswerView | AskResult, opts: { recordId?
   const tail: Block[] = [];
   if (!result.refused && result.citations.length > 0) tail.push({ type: 'divider' }, ...sourcesBlocks(result.citations, lang));
   tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(modelNote(result.model, lang)) }] });
-  if (opts.recordId && opts.recordId.length <= LIMITS.buttonValue - 5) tail.push(feedbackBlock(opts.recordId, lang, opts.nativeFeedback === true));
+  if (opts.recordId && opts.recordId.length <= LIMITS.buttonValue - 5)
+    tail.push(feedbackBlock(opts.recordId, lang, opts.nativeFeedback === true));
   // The fallback is built from the escaped mrkdwn: Slack parses `text` as mrkdwn too.
   return packMessages(body, tail, mrkdwn, slackText(lang).continued);
 }
@@ -496,7 +532,12 @@ export function blocksAsMrkdwn(blocks: Block[]): string {
   for (const b of blocks) {
     if (b.type === 'section') parts.push(b.text.text);
     else if (b.type === 'context') parts.push(b.elements.map((e) => e.text).join(' '));
-    else if (b.type === 'rich_text') parts.push(b.elements.map((e) => `${e.type === 'rich_text_quote' ? '> ' : ''}${escapeMrkdwn(e.elements.map((t) => t.text).join(''))}`).join('\n'));
+    else if (b.type === 'rich_text')
+      parts.push(
+        b.elements
+          .map((e) => `${e.type === 'rich_text_quote' ? '> ' : ''}${escapeMrkdwn(e.elements.map((t) => t.text).join(''))}`)
+          .join('\n'),
+      );
   }
   return parts.filter((p) => p.trim() !== '').join('\n\n');
 }

@@ -76,7 +76,10 @@ function recentText(recent: HomeQuestion[]): string {
     .join('\n');
 }
 
-const section = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text: text.length > SECTION_CHARS ? `${text.slice(0, SECTION_CHARS - 1)}…` : text } });
+const section = (text: string): Block => ({
+  type: 'section',
+  text: { type: 'mrkdwn', text: text.length > SECTION_CHARS ? `${text.slice(0, SECTION_CHARS - 1)}…` : text },
+});
 
 export function homeView(d: HomeData): HomeView {
   const blocks: HomeView['blocks'] = [
@@ -95,7 +98,12 @@ export function homeView(d: HomeData): HomeView {
  * A link to a question's message in Slack (its thread opens with it), from the workspace URL that
  * auth.test gives; undefined for anything that is not a Slack id and ts.
  */
-export function permalink(workspaceUrl: string | undefined, channel: string | undefined, messageTs: string | undefined, threadTs: string | undefined): string | undefined {
+export function permalink(
+  workspaceUrl: string | undefined,
+  channel: string | undefined,
+  messageTs: string | undefined,
+  threadTs: string | undefined,
+): string | undefined {
   if (!workspaceUrl || !/^https:\/\/[a-z0-9-]+(\.[a-z0-9-]+)*\.slack\.com\/$/.test(workspaceUrl)) return undefined;
   if (!channel || !/^[CDG][A-Z0-9]+$/.test(channel) || !messageTs || !/^\d+\.\d+$/.test(messageTs)) return undefined;
   const base = `${workspaceUrl}archives/${channel}/p${messageTs.replace('.', '')}`;

@@ -31,7 +31,10 @@ export function registerQuestionEvents(bolt: BoltApp, deps: HandlerDeps, runner:
     const route = routeMention(event, context, deps.config.allowBots);
     if (route.kind === 'ignore') {
       // The bot_id is logged: it is what an admin lists in slack.allowBots to let that bot ask.
-      log.info({ eventId: body.event_id, channel: event.channel, botId: event.bot_id, user: event.user, reason: route.reason }, 'mention ignored');
+      log.info(
+        { eventId: body.event_id, channel: event.channel, botId: event.bot_id, user: event.user, reason: route.reason },
+        'mention ignored',
+      );
       return;
     }
     if (!(await dedupe.claim(body.event_id))) {
@@ -43,19 +46,23 @@ export function registerQuestionEvents(bolt: BoltApp, deps: HandlerDeps, runner:
       return;
     }
     const hasFiles = ((event as { files?: unknown[] }).files?.length ?? 0) > 0;
-    await runner.ask(client, {
-      eventId: body.event_id,
-      channel: event.channel,
-      threadTs: event.thread_ts ?? event.ts,
-      inThread: event.thread_ts !== undefined && event.thread_ts !== event.ts,
-      eventTs: event.ts,
-      user: event.user,
-      text: event.text,
-      botUserId: context.botUserId,
-      source: 'slack',
-      team: body.team_id,
-      notes: hasFiles ? [conversationText(detectLanguage(event.text)).attachmentsNotRead] : undefined,
-    }, { envelopeShared: envelopeShared(body) });
+    await runner.ask(
+      client,
+      {
+        eventId: body.event_id,
+        channel: event.channel,
+        threadTs: event.thread_ts ?? event.ts,
+        inThread: event.thread_ts !== undefined && event.thread_ts !== event.ts,
+        eventTs: event.ts,
+        user: event.user,
+        text: event.text,
+        botUserId: context.botUserId,
+        source: 'slack',
+        team: body.team_id,
+        notes: hasFiles ? [conversationText(detectLanguage(event.text)).attachmentsNotRead] : undefined,
+      },
+      { envelopeShared: envelopeShared(body) },
+    );
   });
 
   bolt.event('message', async ({ event, body, client, context }) => {
@@ -63,7 +70,15 @@ export function registerQuestionEvents(bolt: BoltApp, deps: HandlerDeps, runner:
     const route = routeMessage(e, context.botUserId);
     if (route.kind === 'ignore') return;
     // Plain replies in channel threads: only the asker's questions, soon after labbot's answer (etiquette.ts).
-    if (route.kind === 'thread-reply' && !(await untaggedReplyIsForLabbot(deps, { channel: e.channel, threadTs: route.threadTs, user: e.user, text: e.text ?? '', ts: e.ts }, context.botUserId))) return;
+    if (
+      route.kind === 'thread-reply' &&
+      !(await untaggedReplyIsForLabbot(
+        deps,
+        { channel: e.channel, threadTs: route.threadTs, user: e.user, text: e.text ?? '', ts: e.ts },
+        context.botUserId,
+      ))
+    )
+      return;
     if (!(await dedupe.claim(body.event_id))) {
       log.info({ eventId: body.event_id }, 'duplicate message event ignored');
       return;
@@ -73,20 +88,24 @@ export function registerQuestionEvents(bolt: BoltApp, deps: HandlerDeps, runner:
       return;
     }
     const dm = route.kind === 'dm';
-    await runner.ask(client, {
-      eventId: body.event_id,
-      channel: e.channel,
-      threadTs: route.threadTs,
-      inThread: dm ? route.inThread : true,
-      eventTs: e.ts,
-      user: e.user,
-      text: e.text ?? '',
-      botUserId: context.botUserId,
-      source: dm ? 'dm' : 'slack',
-      team: body.team_id,
-      // A file with a question: the question's text is answered; the file itself is not read.
-      notes: route.hasFiles ? [conversationText(detectLanguage(e.text ?? '')).attachmentsNotRead] : undefined,
-    }, { envelopeShared: envelopeShared(body) });
+    await runner.ask(
+      client,
+      {
+        eventId: body.event_id,
+        channel: e.channel,
+        threadTs: route.threadTs,
+        inThread: dm ? route.inThread : true,
+        eventTs: e.ts,
+        user: e.user,
+        text: e.text ?? '',
+        botUserId: context.botUserId,
+        source: dm ? 'dm' : 'slack',
+        team: body.team_id,
+        // A file with a question: the question's text is answered; the file itself is not read.
+        notes: route.hasFiles ? [conversationText(detectLanguage(e.text ?? '')).attachmentsNotRead] : undefined,
+      },
+      { envelopeShared: envelopeShared(body) },
+    );
   });
 }
 
@@ -95,22 +114,26 @@ export function registerAskShortcut(bolt: BoltApp, runner: QuestionRunner): void
   bolt.shortcut({ callback_id: ASK_SHORTCUT, type: 'message_action' }, async ({ ack, shortcut, client, respond, context }) => {
     await ack();
     const s = shortcut as MessageShortcut;
-    await runner.ask(client, {
-      eventId: `shortcut:${s.trigger_id}`,
-      channel: s.channel.id,
-      threadTs: (s.message.thread_ts as string | undefined) ?? s.message.ts,
-      inThread: s.message.thread_ts !== undefined && s.message.thread_ts !== s.message.ts,
-      eventTs: s.message.ts,
-      user: s.user.id,
-      text: s.message.text ?? '',
-      botUserId: context.botUserId,
-      source: 'slack',
-      team: s.team?.id,
-      // Where labbot cannot post (a DM between people, a channel it is not in), the asker still hears why.
-      undeliverable: async (msg) => {
-        await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });
+    await runner.ask(
+      client,
+      {
+        eventId: `shortcut:${s.trigger_id}`,
+        channel: s.channel.id,
+        threadTs: (s.message.thread_ts as string | undefined) ?? s.message.ts,
+        inThread: s.message.thread_ts !== undefined && s.message.thread_ts !== s.message.ts,
+        eventTs: s.message.ts,
+        user: s.user.id,
+        text: s.message.text ?? '',
+        botUserId: context.botUserId,
+        source: 'slack',
+        team: s.team?.id,
+        // Where labbot cannot post (a DM between people, a channel it is not in), the asker still hears why.
+        undeliverable: async (msg) => {
+          await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks: msg.blocks });
+        },
       },
-    }, { freshConnect: true });
+      { freshConnect: true },
+    );
   });
 }
 
@@ -139,7 +162,11 @@ export function registerActions(bolt: BoltApp, deps: HandlerDeps, runner: Questi
     if (action.type !== 'button') return;
     const refusedIn = (shared: SharedAnswer) => shareRefusal(deps, client, shared);
     const post = async (channel: string, m: SlackMessage, threadTs?: string) =>
-      (await pacer.run(channel, () => client.chat.postMessage({ channel, thread_ts: threadTs, text: m.text, blocks: m.blocks, unfurl_links: false }))).ts;
+      (
+        await pacer.run(channel, () =>
+          client.chat.postMessage({ channel, thread_ts: threadTs, text: m.text, blocks: m.blocks, unfurl_links: false }),
+        )
+      ).ts;
     await runner.track(shareAnswer({ store: deps.shares, log: deps.log, respond, refusedIn, post }, action.value ?? '', body.user.id));
   });
 }
@@ -160,7 +187,10 @@ function dmProgress(client: webApi.WebClient, user: string, intervalMs: number, 
 }
 
 /** `/labbot`: acknowledged at once (a question with its "Searching…"), then answered, in flight until done. */
-export function registerSlashCommand(bolt: BoltApp, ctx: { deps: HandlerDeps; runner: QuestionRunner; limit: Limiter; progressEditMs: number }): void {
+export function registerSlashCommand(
+  bolt: BoltApp,
+  ctx: { deps: HandlerDeps; runner: QuestionRunner; limit: Limiter; progressEditMs: number },
+): void {
   const { deps, runner, limit } = ctx;
   bolt.command('/labbot', async ({ ack, command, respond, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     // A question is acknowledged at once with a private "Searching…" (in the ack itself: shown at

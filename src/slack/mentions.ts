@@ -15,7 +15,6 @@ import { answerMessages, blocksAsMrkdwn, escapeMrkdwn, noticeMessage, resplitIfT
 import { slackText } from './messages.ts';
 import { slackToPlain, type UserNames } from './slack-text.ts';
 import { usersInfoLookup } from './user-names.ts';
-import { conversationText } from './conversation-texts.ts';
 import type { Progress } from './progress.ts';
 import { createAnswerStream } from './stream.ts';
 import { withDocLinks } from './source-links.ts';
@@ -56,10 +55,12 @@ export interface SlackQuestion {
 }
 
 /** The question text as asked, without the mention of labbot. */
-export const questionText = (q: Pick<SlackQuestion, 'text' | 'botUserId' | 'names'>) => slackToPlain(stripMention(q.text, q.botUserId), q.names);
+export const questionText = (q: Pick<SlackQuestion, 'text' | 'botUserId' | 'names'>) =>
+  slackToPlain(stripMention(q.text, q.botUserId), q.names);
 
 /** Names for the users mentioned in Slack texts, through the deps' cached users.info. */
-export const namesIn = (client: WebClient, deps: Pick<HandlerDeps, 'userNames'>) => (texts: string[]) => deps.userNames.namesFor(texts, usersInfoLookup(client));
+export const namesIn = (client: WebClient, deps: Pick<HandlerDeps, 'userNames'>) => (texts: string[]) =>
+  deps.userNames.namesFor(texts, usersInfoLookup(client));
 
 const MAX_HISTORY = 20;
 
@@ -67,7 +68,10 @@ const MAX_HISTORY = 20;
 function stripMention(text: string, botUserId: string | undefined): string {
   let t = text;
   if (botUserId) t = t.replace(new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, 'g'), ' ');
-  return t.replace(/^\s*<@[A-Z0-9]+(?:\|[^>]*)?>/, ' ').replace(/\s+/g, ' ').trim();
+  return t
+    .replace(/^\s*<@[A-Z0-9]+(?:\|[^>]*)?>/, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function slackError(err: unknown): string {
@@ -98,7 +102,12 @@ export async function threadHistory(
   let turns: { role: HistoryTurn['role']; slack: string }[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_REPLY_PAGES; page++) {
-    const res = await client.conversations.replies({ channel: q.channel, ts: q.threadTs, limit: REPLIES_PAGE, ...(cursor ? { cursor } : {}) });
+    const res = await client.conversations.replies({
+      channel: q.channel,
+      ts: q.threadTs,
+      limit: REPLIES_PAGE,
+      ...(cursor ? { cursor } : {}),
+    });
     for (const m of res.messages ?? []) {
       // The parent may come again on later pages; each message counts once.
       if (!m.ts || seen.has(m.ts)) continue;
@@ -149,7 +158,8 @@ async function rewrite(deps: HandlerDeps, question: string, history: HistoryTurn
 }
 
 /** A post that waits its turn in the channel (1 message per second; pacer.ts) when the deps have a pacer. */
-const paced = <T>(deps: Pick<HandlerDeps, 'pacer'>, channel: string, post: () => Promise<T>): Promise<T> => (deps.pacer ? deps.pacer.run(channel, post) : post());
+const paced = <T>(deps: Pick<HandlerDeps, 'pacer'>, channel: string, post: () => Promise<T>): Promise<T> =>
+  deps.pacer ? deps.pacer.run(channel, post) : post();
 
 /**
  * Posts the messages (the first replaces `placeholderTs` when given: a streamed preview or an
@@ -159,7 +169,13 @@ const paced = <T>(deps: Pick<HandlerDeps, 'pacer'>, channel: string, post: () =>
 export async function deliver(
   client: WebClient,
   deps: HandlerDeps,
-  where: { channel: string; threadTs: string | undefined; placeholderTs: string | undefined; eventId: string; undeliverable?: (msg: SlackMessage) => Promise<void> },
+  where: {
+    channel: string;
+    threadTs: string | undefined;
+    placeholderTs: string | undefined;
+    eventId: string;
+    undeliverable?: (msg: SlackMessage) => Promise<void>;
+  },
   msgs: SlackMessage[],
 ): Promise<string[]> {
   const shown: string[] = [];
@@ -171,13 +187,27 @@ export async function deliver(
         await client.chat.update({ channel: where.channel, ts: where.placeholderTs!, text: m.text, blocks: m.blocks });
         shown.push(where.placeholderTs!);
       } else {
-        const res = await paced(deps, where.channel, () => client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text: m.text, blocks: m.blocks, unfurl_links: false }));
+        const res = await paced(deps, where.channel, () =>
+          client.chat.postMessage({
+            channel: where.channel,
+            thread_ts: where.threadTs,
+            text: m.text,
+            blocks: m.blocks,
+            unfurl_links: false,
+          }),
+        );
         if (res.ts) shown.push(res.ts);
       }
     } catch (err) {
       const smaller = resplitIfTooLong(err, m); // Slack counted more than we did: post it in smaller parts, never truncated
-      if (smaller) { msgs.splice(i--, 1, ...smaller); continue; }
-      deps.log.error({ eventId: where.eventId, err: slackError(err), method: update ? 'chat.update' : 'chat.postMessage' }, 'Slack rejected a reply');
+      if (smaller) {
+        msgs.splice(i--, 1, ...smaller);
+        continue;
+      }
+      deps.log.error(
+        { eventId: where.eventId, err: slackError(err), method: update ? 'chat.update' : 'chat.postMessage' },
+        'Slack rejected a reply',
+      );
       shown.push(...(await postPlainText(client, deps, where, m)));
     }
   }
@@ -200,7 +230,11 @@ async function deliverReplacing(
   for (let i = 0; i < n; i++) shown.push(...(await deliver(client, deps, { ...where, placeholderTs: oldTs[i] }, [msgs[i]])));
   if (msgs.length > n) shown.push(...(await deliver(client, deps, { ...where, placeholderTs: undefined }, msgs.slice(n))));
   for (const ts of oldTs.slice(n)) {
-    await client.chat.delete({ channel: where.channel, ts }).catch((err: unknown) => deps.log.warn({ eventId: where.eventId, err: slackError(err) }, 'could not delete a message of the earlier answer'));
+    await client.chat
+      .delete({ channel: where.channel, ts })
+      .catch((err: unknown) =>
+        deps.log.warn({ eventId: where.eventId, err: slackError(err) }, 'could not delete a message of the earlier answer'),
+      );
   }
   return shown;
 }
@@ -209,17 +243,26 @@ async function deliverReplacing(
  * Never silent, never cut short: the blocks were refused (or the update failed), so the whole
  * message goes as text alone, in as many posts as it takes (each within Slack's `text` limit).
  */
-async function postPlainText(client: WebClient, deps: HandlerDeps, where: Parameters<typeof deliver>[2], m: SlackMessage): Promise<string[]> {
+async function postPlainText(
+  client: WebClient,
+  deps: HandlerDeps,
+  where: Parameters<typeof deliver>[2],
+  m: SlackMessage,
+): Promise<string[]> {
   const pieces = splitText(blocksAsMrkdwn(m.blocks) || m.text);
   const posted: string[] = [];
   try {
     for (const text of pieces) {
-      const res = await paced(deps, where.channel, () => client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text, unfurl_links: false }));
+      const res = await paced(deps, where.channel, () =>
+        client.chat.postMessage({ channel: where.channel, thread_ts: where.threadTs, text, unfurl_links: false }),
+      );
       if (res.ts) posted.push(res.ts);
     }
   } catch (err2) {
     deps.log.error({ eventId: where.eventId, err: slackError(err2), pieces: pieces.length }, 'could not post even a plain-text reply');
-    await where.undeliverable?.(m).catch((err3: Error) => deps.log.error({ eventId: where.eventId, err: err3.message }, 'no way left to reach the asker'));
+    await where
+      .undeliverable?.(m)
+      .catch((err3: Error) => deps.log.error({ eventId: where.eventId, err: err3.message }, 'no way left to reach the asker'));
   }
   return posted;
 }
@@ -228,7 +271,10 @@ async function postPlainText(client: WebClient, deps: HandlerDeps, where: Parame
 function withNotes(msgs: SlackMessage[], notes: string[] | undefined): SlackMessage[] {
   if (!notes?.length || msgs.length === 0) return msgs;
   const [first, ...rest] = msgs;
-  return [{ ...first, blocks: [{ type: 'context', elements: notes.map((text) => ({ type: 'mrkdwn' as const, text })) }, ...first.blocks] }, ...rest];
+  return [
+    { ...first, blocks: [{ type: 'context', elements: notes.map((text) => ({ type: 'mrkdwn' as const, text })) }, ...first.blocks] },
+    ...rest,
+  ];
 }
 
 /** Streamed where Slack streams: a model writes the answer, in a thread, to a known asker (and team outside DMs). */
@@ -248,9 +294,17 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
   if (!q.names) q = { ...q, names: await namesIn(client, deps)([stripMention(q.text, q.botUserId)]) };
   const question = questionText(q);
   let lang: Language = detectLanguage(question);
-  const where = { channel: q.channel, threadTs: q.threadTs, placeholderTs: undefined as string | undefined, eventId: q.eventId, undeliverable: q.undeliverable };
+  const where = {
+    channel: q.channel,
+    threadTs: q.threadTs,
+    placeholderTs: undefined as string | undefined,
+    eventId: q.eventId,
+    undeliverable: q.undeliverable,
+  };
   const send = async (msgs: SlackMessage[]): Promise<string[]> => {
-    const shown = q.replaceTs?.length ? await deliverReplacing(client, deps, where, q.replaceTs, msgs) : await deliver(client, deps, where, msgs);
+    const shown = q.replaceTs?.length
+      ? await deliverReplacing(client, deps, where, q.replaceTs, msgs)
+      : await deliver(client, deps, where, msgs);
     if (shown.some((ts) => !q.replaceTs?.includes(ts))) progress?.posted();
     return shown;
   };
@@ -273,16 +327,25 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
     // nor when it replaces an earlier answer); the checked answer replaces the preview when they differ.
     let streamTs: string | undefined;
     const stream = streamable(deps, q)
-      ? createAnswerStream(client, { channel: q.channel, threadTs: q.threadTs, user: q.user, team: q.team }, {
-          onError: (err) => log.warn({ eventId: q.eventId, err: slackError(err) }, 'streaming the answer failed; it will be posted when complete'),
-          onStarted: (ts) => {
-            streamTs = ts;
-            progress?.streaming(ts);
-            progress?.posted();
+      ? createAnswerStream(
+          client,
+          { channel: q.channel, threadTs: q.threadTs, user: q.user, team: q.team },
+          {
+            onError: (err) =>
+              log.warn({ eventId: q.eventId, err: slackError(err) }, 'streaming the answer failed; it will be posted when complete'),
+            onStarted: (ts) => {
+              streamTs = ts;
+              progress?.streaming(ts);
+              progress?.posted();
+            },
           },
-        })
+        )
       : undefined;
-    const result = withDocLinks(deps, await app.ask(rewritten.question, { ...q.access, history, onToken: stream ? (delta: string) => stream.push(delta) : undefined }), q.access);
+    const result = withDocLinks(
+      deps,
+      await app.ask(rewritten.question, { ...q.access, history, onToken: stream ? (delta: string) => stream.push(delta) : undefined }),
+      q.access,
+    );
     lang = result.language;
     let recordId: string | undefined;
     try {

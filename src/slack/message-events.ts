@@ -38,11 +38,13 @@ export function routeMessage(e: MessageEventFields, botUserId: string | undefine
     // Answered in a thread under the user's message, so each question keeps its own conversation.
     return { kind: 'dm', threadTs: e.thread_ts ?? e.ts, inThread, hasFiles };
   }
-  if (e.channel_type !== 'channel' && e.channel_type !== 'group' && e.channel_type !== 'mpim') return { kind: 'ignore', reason: `channel type ${e.channel_type}` };
+  if (e.channel_type !== 'channel' && e.channel_type !== 'group' && e.channel_type !== 'mpim')
+    return { kind: 'ignore', reason: `channel type ${e.channel_type}` };
   if (!THREAD_SUBTYPES.has(e.subtype)) return { kind: 'ignore', reason: `subtype ${e.subtype}` };
   if (!inThread) return { kind: 'ignore', reason: 'not a thread reply' };
   // A reply that mentions labbot is also delivered as app_mention, which answers it.
-  if (botUserId && new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`).test(e.text ?? '')) return { kind: 'ignore', reason: 'mention (app_mention answers it)' };
+  if (botUserId && new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`).test(e.text ?? ''))
+    return { kind: 'ignore', reason: 'mention (app_mention answers it)' };
   return { kind: 'thread-reply', threadTs: e.thread_ts!, hasFiles };
 }
 
@@ -61,7 +63,8 @@ export type MentionRoute = { kind: 'answer' } | { kind: 'ignore'; reason: string
  * labbot's own (its `botId`); when labbot's own bot id is not known, no bot's is.
  */
 export function routeMention(e: MentionAuthor, self: { botId?: string; botUserId?: string }, allowBots: readonly string[]): MentionRoute {
-  if ((self.botUserId && e.user === self.botUserId) || (self.botId && e.bot_id === self.botId)) return { kind: 'ignore', reason: 'own message' };
+  if ((self.botUserId && e.user === self.botUserId) || (self.botId && e.bot_id === self.botId))
+    return { kind: 'ignore', reason: 'own message' };
   if (e.bot_id) {
     if (!self.botId) return { kind: 'ignore', reason: 'from a bot, and labbot’s own bot id is not known' };
     return allowBots.includes(e.bot_id) ? { kind: 'answer' } : { kind: 'ignore', reason: 'from a bot not in slack.allowBots' };

@@ -10,7 +10,9 @@ type FetchFunction = webApi.FetchFunction;
 type FetchInit = NonNullable<Parameters<FetchFunction>[1]>;
 
 const contentType = (headers: FetchInit['headers']) =>
-  Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === 'content-type')?.[1]?.toLowerCase() ?? '';
+  Object.entries(headers ?? {})
+    .find(([k]) => k.toLowerCase() === 'content-type')?.[1]
+    ?.toLowerCase() ?? '';
 
 /** A JSON-encoded argument inside a form (the Web API client encodes blocks, views, chunks so). */
 function visibleValue(value: string): string {

@@ -26,10 +26,14 @@ export function createChannelPacer(intervalMs = 1000): ChannelPacer {
           c.lastDone = Date.now();
           c.pending -= 1;
           // A channel with nothing queued is forgotten once its interval has passed.
-          if (c.pending === 0) setTimeout(() => c.pending === 0 && channels.get(channel) === c && channels.delete(channel), intervalMs).unref();
+          if (c.pending === 0)
+            setTimeout(() => c.pending === 0 && channels.get(channel) === c && channels.delete(channel), intervalMs).unref();
         }
       });
-      c.tail = result.then(() => undefined, () => undefined);
+      c.tail = result.then(
+        () => undefined,
+        () => undefined,
+      );
       return result;
     },
   };

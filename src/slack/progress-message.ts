@@ -38,7 +38,10 @@ export function createProgressMessage(target: ProgressTarget, opts: { intervalMs
     } catch (err) {
       // Rather no progress than a stream of errors: the final summary also goes to response_url.
       broken = true;
-      opts.log.warn({ err: (err as { data?: { error?: string } }).data?.error ?? (err as Error).message }, 'could not post or edit the progress message');
+      opts.log.warn(
+        { err: (err as { data?: { error?: string } }).data?.error ?? (err as Error).message },
+        'could not post or edit the progress message',
+      );
     } finally {
       lastEdit = Date.now();
     }

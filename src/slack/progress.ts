@@ -57,7 +57,15 @@ export function createStatusSupport(now: () => number = Date.now): StatusSupport
 
 const slackError = (err: unknown) => (err as { data?: { error?: string } }).data?.error ?? (err as Error).message;
 /** Errors about this one conversation (labbot not in it, a thread gone): no reason to stop trying elsewhere. */
-const THIS_CONVERSATION_ONLY = new Set(['not_in_channel', 'channel_not_found', 'thread_not_found', 'invalid_thread_ts', 'message_not_found', 'is_archived', 'ratelimited']);
+const THIS_CONVERSATION_ONLY = new Set([
+  'not_in_channel',
+  'channel_not_found',
+  'thread_not_found',
+  'invalid_thread_ts',
+  'message_not_found',
+  'is_archived',
+  'ratelimited',
+]);
 
 export function createProgress(client: WebClient, where: Where, lang: Language, deps: { log: Logger; support: StatusSupport }): Progress {
   const kind = where.channel.startsWith('D') ? 'dm' : 'channel';
@@ -86,7 +94,10 @@ export function createProgress(client: WebClient, where: Where, lang: Language, 
       await client.reactions.add({ channel: where.channel, timestamp: where.questionTs, name: WORKING_REACTION });
       mode = 'reaction';
     } catch (err) {
-      deps.log.debug({ err: slackError(err), channel: where.channel }, 'no working reaction either; the answer will come without a sign of progress');
+      deps.log.debug(
+        { err: slackError(err), channel: where.channel },
+        'no working reaction either; the answer will come without a sign of progress',
+      );
     }
   };
   const unreact = async () => {

@@ -53,7 +53,11 @@ function better(a: PromptDoc, b: PromptDoc): number {
  * The prompts for someone who may read `readable` groups: the configured ones, else one per kind
  * of document among those they may read (none when nothing readable is indexed).
  */
-export function suggestedPrompts(configured: SuggestedPrompt[] | undefined, docs: Iterable<PromptDoc>, readable: string[]): SuggestedPrompt[] {
+export function suggestedPrompts(
+  configured: SuggestedPrompt[] | undefined,
+  docs: Iterable<PromptDoc>,
+  readable: string[],
+): SuggestedPrompt[] {
   if (configured?.length) return configured.slice(0, MAX_PROMPTS);
   const groups = new Set(readable);
   const best = new Map<Kind, PromptDoc>();

@@ -29,14 +29,14 @@ export interface FollowUpWindow {
 
 export type FollowUpReason = ReplyReason | 'no recent answer' | 'window closed' | 'someone else';
 
-const EMOJI = /:[a-z0-9_+'-]+:|[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\u200d\uFE0F]/gu;
+const EMOJI = /:[a-z0-9_+'-]+:|\p{Extended_Pictographic}|[\u{1F3FB}-\u{1F3FF}]|\u200d|\uFE0F/gu;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}']*/gu;
 
 // Words that make up a thanks or an acknowledgement, and nothing else.
 const ACK = new Set(
   (
     'thanks thank thankyou thx ty tysm ta cheers you so much many very really a lot lots for the help helps helped helpful ' +
-    'that that\'s thats this is was it great perfect awesome amazing brilliant excellent wonderful fab cool nice neat super wow ' +
+    "that that's thats this is was it great perfect awesome amazing brilliant excellent wonderful fab cool nice neat super wow " +
     'ok okay k kk got makes sense sounds good fine yes yeah yep yup no nope nah sure right lol haha hah ha ah oh i see understood ' +
     'noted will do done agreed appreciated appreciate exactly indeed true ' +
     'gracias muchas mil vale perfecto genial entendido claro sí si bien buenísimo estupendo de nada ya veo'
@@ -61,19 +61,23 @@ const INFO_VERBS = new Set(
   ).split(/\s+/),
 );
 
-const ASKS_A_PERSON = /\b(?:did|have|had|were|are|will|would|could|can|do)\s+(?:you|u|ya)\b(?:\s+(?:please|also|still|maybe|just|already|actually))?\s+([\p{L}'’]+)/iu;
+const ASKS_A_PERSON =
+  /\b(?:did|have|had|were|are|will|would|could|can|do)\s+(?:you|u|ya)\b(?:\s+(?:please|also|still|maybe|just|already|actually))?\s+([\p{L}'’]+)/iu;
 const PAST_OR_PLANS = /^(?:did|have|had|were|are|will)$/i;
 // "does anyone…", "can someone…", "you guys": the reply asks the people in the thread.
 const GROUP =
   /(?:^|\b(?:does|did|has|have|is|are|can|could|will|would|should)\s+)(?:anyone|anybody|someone|somebody|everyone|everybody)\b|\b(?:y'all|you guys|guys|folks|alguien)\b/iu;
-const OWN_PLANS = /\b(?:i'?ll|i will|i'm going to|i am going to|let me|let'?s|we'?ll|we will|shall we|we could|i can do|i can take|voy a|vamos a)\b/iu;
+const OWN_PLANS =
+  /\b(?:i'?ll|i will|i'm going to|i am going to|let me|let'?s|we'?ll|we will|shall we|we could|i can do|i can take|voy a|vamos a)\b/iu;
 const VOCATIVE_LEAD = /^\s*(?:(?:hey|hi|hello|oye|hola|ok|okay|so|thanks|and)[\s,!]+)?([\p{Lu}][\p{Ll}]+)\s*[,:]\s*\S/u;
 const GREETED = /^\s*(?:hey|hi|hello|oye|hola)\s+([\p{Lu}][\p{Ll}]+)\b/u;
 const VOCATIVE_TAIL = /,\s*([\p{Lu}][\p{Ll}]+)\s*[?!.]*\s*$/u;
-const FILLER = /^(?:and|also|so|ok|okay|thanks|thank you|but|then|please|now|y|e|pues|entonces|vale|gracias|por favor)(?![\p{L}\p{N}])[\s,!.]*/iu;
+const FILLER =
+  /^(?:and|also|so|ok|okay|thanks|thank you|but|then|please|now|y|e|pues|entonces|vale|gracias|por favor)(?![\p{L}\p{N}])[\s,!.]*/iu;
 const INTERROGATIVE =
   /^(?:what|what's|whats|which|who|whose|whom|when|where|why|how|is|are|was|were|do|does|did|can|could|should|would|will|shall|may|might|any|qué|cuál|cuáles|cómo|dónde|cuándo|quién|quiénes|cuánto|cuánta|cuántos|cuántas|hay)(?![\p{L}\p{N}])/iu;
-const FRAGMENT = /^(?:what about|how about|and for|and with|and in|and on|same for|same with|y para|y con|y en|y el|y la|qué tal|y si)(?![\p{L}\p{N}])/iu;
+const FRAGMENT =
+  /^(?:what about|how about|and for|and with|and in|and on|same for|same with|y para|y con|y en|y el|y la|qué tal|y si)(?![\p{L}\p{N}])/iu;
 const IMPERATIVE =
   /^(?:show|tell|list|explain|give|find|summarise|summarize|describe|compare|remind|define|quote|cite|check|look up|search|translate|dime|muestra|explica|busca|resume)(?![\p{L}\p{N}])/iu;
 
@@ -86,7 +90,8 @@ export function readReply(slackText: string, botUserId?: string): ReplyReading {
   const raw = slackText.trim();
   if (!raw) return { forLabbot: false, reason: 'empty' };
   // A colleague or a group is mentioned: the reply is for them (a mention of labbot is answered as one).
-  for (const m of raw.matchAll(/<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g)) if (m[1] !== botUserId) return { forLabbot: false, reason: 'addressed to someone else' };
+  for (const m of raw.matchAll(/<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g))
+    if (m[1] !== botUserId) return { forLabbot: false, reason: 'addressed to someone else' };
   if (/<!(?:here|channel|everyone|subteam\^)/.test(raw)) return { forLabbot: false, reason: 'addressed to someone else' };
   const withoutBot = botUserId ? raw.replace(new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, 'g'), ' ') : raw;
   const plain = slackToPlain(withoutBot).replace(/[’‘]/g, "'").replace(/\s+/g, ' ').trim();
@@ -94,7 +99,11 @@ export function readReply(slackText: string, botUserId?: string): ReplyReading {
   const text = plain.replace(EMOJI, ' ').replace(/\s+/g, ' ').trim();
   const words = text.toLowerCase().match(WORD) ?? [];
   if (words.length === 0) return { forLabbot: false, reason: 'emoji only' };
-  if (nameIsSomeoneElse(VOCATIVE_LEAD.exec(text)?.[1]) || nameIsSomeoneElse(GREETED.exec(text)?.[1]) || nameIsSomeoneElse(VOCATIVE_TAIL.exec(text)?.[1])) {
+  if (
+    nameIsSomeoneElse(VOCATIVE_LEAD.exec(text)?.[1]) ||
+    nameIsSomeoneElse(GREETED.exec(text)?.[1]) ||
+    nameIsSomeoneElse(VOCATIVE_TAIL.exec(text)?.[1])
+  ) {
     return { forLabbot: false, reason: 'addressed to someone else' };
   }
   if (words.every((w) => ACK.has(w))) return { forLabbot: false, reason: 'acknowledgement' };

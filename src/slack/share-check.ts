@@ -23,7 +23,8 @@ export async function shareRefusal(deps: ShareCheckDeps, client: webApi.WebClien
   if (policy.kind === 'refuse') return connectRefusal(policy, lang);
   // Answers kept before the groups were recorded count as restricted (unknown).
   const read = shared.groups ?? ['?'];
-  if (policy.kind === 'public-only' && !read.every((g) => g === deps.config.access.default)) return conversationText(lang).connectShareStale;
+  if (policy.kind === 'public-only' && !read.every((g) => g === deps.config.access.default))
+    return conversationText(lang).connectShareStale;
   // The asker is the one sharing (share.ts checks it first): their grants count only in their own DM with labbot.
   const here = await deps.audience.access(client, shared.channel, shared.asker);
   const readable = new Set(groupsForChannel(deps.config.access, here.channel, here.user));

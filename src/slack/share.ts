@@ -74,7 +74,8 @@ const TEXTS = {
     gone: 'That answer is too old to share; ask again.',
     notYours: 'Only the person who asked can share this answer.',
     restInThread: '_The rest of the answer is in the thread._',
-    needsMember: 'This answer is longer than one Slack message, and I can put the rest in a thread only in channels I am a member of. Invite me (`/invite @labbot`) and share again; your answer stays here meanwhile.',
+    needsMember:
+      'This answer is longer than one Slack message, and I can put the rest in a thread only in channels I am a member of. Invite me (`/invite @labbot`) and share again; your answer stays here meanwhile.',
     failed: 'I could not post the answer in the channel; it stays here. Try again in a minute.',
     partial: 'I could not post all of the answer in its thread; your full copy stays here.',
   },
@@ -84,7 +85,8 @@ const TEXTS = {
     gone: 'Esa respuesta es demasiado antigua para compartirla; vuelve a preguntar.',
     notYours: 'Solo quien preguntó puede compartir esta respuesta.',
     restInThread: '_El resto de la respuesta está en el hilo._',
-    needsMember: 'Esta respuesta no cabe en un mensaje de Slack, y solo puedo poner el resto en un hilo en los canales de los que soy miembro. Invítame (`/invite @labbot`) y compártela de nuevo; mientras tanto tu respuesta sigue aquí.',
+    needsMember:
+      'Esta respuesta no cabe en un mensaje de Slack, y solo puedo poner el resto en un hilo en los canales de los que soy miembro. Invítame (`/invite @labbot`) y compártela de nuevo; mientras tanto tu respuesta sigue aquí.',
     failed: 'No pude publicar la respuesta en el canal; sigue aquí. Inténtalo de nuevo en un minuto.',
     partial: 'No pude publicar toda la respuesta en su hilo; tu copia completa sigue aquí.',
   },
@@ -105,11 +107,18 @@ export function withShareButton(msgs: SlackMessage[], id: string, lang: Language
 /** The shared answer as posted: the attribution first, and on a long answer a pointer to its thread. */
 function sharedMessages(shared: SharedAnswer, id: string): SlackMessage[] {
   const lang: Language = shared.view.language;
-  const attribution: Block = { type: 'context', elements: [{ type: 'mrkdwn', text: TEXTS[lang].asked(shared.asker, escapeMrkdwn(shared.question)) }] };
+  const attribution: Block = {
+    type: 'context',
+    elements: [{ type: 'mrkdwn', text: TEXTS[lang].asked(shared.asker, escapeMrkdwn(shared.question)) }],
+  };
   const view: AnswerView = shared.view;
   const msgs = answerMessages(view, { recordId: id, lead: [attribution] });
   // Some 40 characters: within the margin packMessages keeps below Slack's per-message limit.
-  if (msgs.length > 1) msgs[0] = { ...msgs[0], blocks: [...msgs[0].blocks, { type: 'context', elements: [{ type: 'mrkdwn', text: TEXTS[lang].restInThread }] }] };
+  if (msgs.length > 1)
+    msgs[0] = {
+      ...msgs[0],
+      blocks: [...msgs[0].blocks, { type: 'context', elements: [{ type: 'mrkdwn', text: TEXTS[lang].restInThread }] }],
+    };
   return msgs;
 }
 
@@ -156,7 +165,9 @@ export async function shareAnswer(d: ShareDeps, id: string, clicker: string): Pr
   const shared = await store.load(id);
   const lang: Language = shared?.view.language ?? 'en';
   const tell = (mrkdwn: string) =>
-    respond({ response_type: 'ephemeral', replace_original: false, ...noticeMessage(mrkdwn) }).catch((err: Error) => log.warn({ err: err.message }, 'share notice failed'));
+    respond({ response_type: 'ephemeral', replace_original: false, ...noticeMessage(mrkdwn) }).catch((err: Error) =>
+      log.warn({ err: err.message }, 'share notice failed'),
+    );
   if (!shared) {
     await tell(TEXTS[lang].gone);
     return false;
@@ -179,7 +190,9 @@ export async function shareAnswer(d: ShareDeps, id: string, clicker: string): Pr
   if (posted === 0) {
     await store.release(id);
     log.warn({ id, channel: shared.channel, err: error }, 'could not share the answer in the channel');
-    await tell(msgs.length > 1 && (error === 'not_in_channel' || error === 'channel_not_found') ? TEXTS[lang].needsMember : TEXTS[lang].failed);
+    await tell(
+      msgs.length > 1 && (error === 'not_in_channel' || error === 'channel_not_found') ? TEXTS[lang].needsMember : TEXTS[lang].failed,
+    );
     return false;
   }
   await store.done(id);
@@ -190,6 +203,8 @@ export async function shareAnswer(d: ShareDeps, id: string, clicker: string): Pr
     return true;
   }
   // The answer is in the channel now: the private copy under the button goes.
-  await respond({ delete_original: true }).catch((err: Error) => log.warn({ id, err: err.message }, 'could not delete the private copy of a shared answer'));
+  await respond({ delete_original: true }).catch((err: Error) =>
+    log.warn({ id, err: err.message }, 'could not delete the private copy of a shared answer'),
+  );
   return true;
 }

@@ -50,9 +50,17 @@ const RESPONSE_URL_POSTS = 5;
  * Where that fails (labbot is not in the channel, a DM between people) the rest goes to the
  * asker's direct messages with labbot, and the fifth response_url post says so.
  */
-async function answerPrivately(deps: HandlerDeps, command: SlashCommand, reply: PrivateReplies, client: webApi.WebClient | undefined, msgs: SlackMessage[], lang: Language): Promise<void> {
+async function answerPrivately(
+  deps: HandlerDeps,
+  command: SlashCommand,
+  reply: PrivateReplies,
+  client: webApi.WebClient | undefined,
+  msgs: SlackMessage[],
+  lang: Language,
+): Promise<void> {
   if (msgs.length <= RESPONSE_URL_POSTS || !client) {
-    if (msgs.length > RESPONSE_URL_POSTS) deps.log.error({ messages: msgs.length }, 'no Web API client: a private answer longer than response_url takes loses its tail');
+    if (msgs.length > RESPONSE_URL_POSTS)
+      deps.log.error({ messages: msgs.length }, 'no Web API client: a private answer longer than response_url takes loses its tail');
     for (const m of msgs) await reply.send(m);
     return;
   }
@@ -69,7 +77,10 @@ async function answerPrivately(deps: HandlerDeps, command: SlashCommand, reply: 
         rest = [...smaller, ...rest.slice(1)];
         continue;
       }
-      deps.log.warn({ channel: command.channel_id, err: (err as { data?: { error?: string } }).data?.error ?? (err as Error).message }, 'chat.postEphemeral failed; the rest of the private answer goes by direct message');
+      deps.log.warn(
+        { channel: command.channel_id, err: (err as { data?: { error?: string } }).data?.error ?? (err as Error).message },
+        'chat.postEphemeral failed; the rest of the private answer goes by direct message',
+      );
       break;
     }
   }
@@ -82,7 +93,13 @@ async function answerPrivately(deps: HandlerDeps, command: SlashCommand, reply: 
   await notice(reply, escapeMrkdwn(lost ? conversationText(lang).restUndeliverable : conversationText(lang).restByDm));
 }
 
-async function ask(deps: HandlerDeps, command: SlashCommand, reply: PrivateReplies, question: string, client?: webApi.WebClient): Promise<void> {
+async function ask(
+  deps: HandlerDeps,
+  command: SlashCommand,
+  reply: PrivateReplies,
+  question: string,
+  client?: webApi.WebClient,
+): Promise<void> {
   const { app } = deps;
   let lang: Language = detectLanguage(question);
   if (!question) return notice(reply, escapeMrkdwn(messages(lang).emptyQuestion));
@@ -101,7 +118,13 @@ async function ask(deps: HandlerDeps, command: SlashCommand, reply: PrivateRepli
     let recordId: string | undefined;
     try {
       recordId = await deps.activity.recordQuestion(
-        entryFor(result, { source: 'slash', channel: command.channel_id, user: command.user_id, question, latencyMs: performance.now() - t0 }),
+        entryFor(result, {
+          source: 'slash',
+          channel: command.channel_id,
+          user: command.user_id,
+          question,
+          latencyMs: performance.now() - t0,
+        }),
       );
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'could not record the question');
@@ -109,7 +132,13 @@ async function ask(deps: HandlerDeps, command: SlashCommand, reply: PrivateRepli
     let msgs = answerMessages(result, { recordId });
     if (recordId) {
       try {
-        const view = { answer: result.answer, refused: result.refused, citations: result.citations, model: result.model, language: result.language };
+        const view = {
+          answer: result.answer,
+          refused: result.refused,
+          citations: result.citations,
+          model: result.model,
+          language: result.language,
+        };
         const groups = groupsForChannel(deps.config.access, access.channel, access.user);
         await deps.shares.save(recordId, { asker: command.user_id, channel: command.channel_id, question, view, groups });
         msgs = withShareButton(msgs, recordId, lang);
@@ -134,7 +163,7 @@ export interface SlashExtras {
 }
 
 /** The re-sync's lines, one per source in the order queued, under a heading. */
-function reindexMessage(lang: Language, heading: string, lines: Map<string, string>, seconds?: number): SlackMessage {
+function reindexMessage(_lang: Language, heading: string, lines: Map<string, string>, seconds?: number): SlackMessage {
   const head = `*${escapeMrkdwn(heading)}*${seconds === undefined ? '' : ` · ${seconds} s`}`;
   return noticeMessage([head, ...[...lines.values()].map((l) => `• ${escapeMrkdwn(l)}`)].join('\n'));
 }
@@ -146,7 +175,13 @@ function reindexMessage(lang: Language, heading: string, lines: Map<string, stri
  * move on (at most every few seconds) and ending as the same summary, which stays there when a
  * re-sync outlasts the response_url's 30 minutes.
  */
-async function reindex(deps: HandlerDeps, command: SlashCommand, reply: PrivateReplies, target: string, extras: SlashExtras): Promise<void> {
+async function reindex(
+  deps: HandlerDeps,
+  command: SlashCommand,
+  reply: PrivateReplies,
+  target: string,
+  extras: SlashExtras,
+): Promise<void> {
   const lang = detectLanguage(command.text);
   if (!deps.config.admins.includes(command.user_id)) {
     deps.log.warn({ user: command.user_id }, 'non-admin tried /labbot reindex');
@@ -199,7 +234,14 @@ export async function statusText(deps: HandlerDeps): Promise<string> {
     const last = st.lastSync[id] ? `last sync ${st.lastSync[id]}` : 'no sync since start';
     lines.push(`• *${escapeMrkdwn(id)}*: ${s?.documents ?? 0} documents, ${s?.chunks ?? 0} chunks (${last})`);
   }
-  if (st.queue) lines.push(`Queue: ${Object.entries(st.queue).map(([k, v]) => `${escapeMrkdwn(k)} ${v}`).join(', ') || 'empty'}`);
+  if (st.queue)
+    lines.push(
+      `Queue: ${
+        Object.entries(st.queue)
+          .map(([k, v]) => `${escapeMrkdwn(k)} ${v}`)
+          .join(', ') || 'empty'
+      }`,
+    );
   return lines.join('\n');
 }
 
@@ -227,8 +269,17 @@ export function routeSlashCommand(plain: string): SlashRoute {
 }
 
 /** A /labbot question cut short by a restart: its asker hears so privately, under their "Searching…". */
-export function restartingReply(question: string): { response_type: 'ephemeral'; replace_original: false; text: string; blocks: SlackMessage['blocks'] } {
-  return { response_type: 'ephemeral', replace_original: false, ...noticeMessage(escapeMrkdwn(conversationText(detectLanguage(question)).restarting)) };
+export function restartingReply(question: string): {
+  response_type: 'ephemeral';
+  replace_original: false;
+  text: string;
+  blocks: SlackMessage['blocks'];
+} {
+  return {
+    response_type: 'ephemeral',
+    replace_original: false,
+    ...noticeMessage(escapeMrkdwn(conversationText(detectLanguage(question)).restarting)),
+  };
 }
 
 /**
@@ -236,13 +287,21 @@ export function restartingReply(question: string): { response_type: 'ephemeral';
  * echoed anywhere else, and this message stays above the answer) and, in busy moments, the queue
  * position.
  */
-export function searchingAck(question: string, position: number): { response_type: 'ephemeral'; text: string; blocks: SlackMessage['blocks'] } {
+export function searchingAck(
+  question: string,
+  position: number,
+): { response_type: 'ephemeral'; text: string; blocks: SlackMessage['blocks'] } {
   const lang = detectLanguage(question);
   const working = escapeMrkdwn(messages(lang).working) + (position > 0 ? ` ${escapeMrkdwn(conversationText(lang).queued(position))}` : '');
   return { response_type: 'ephemeral', ...noticeMessage(`>${escapeMrkdwn(question.replace(/\s+/g, ' '))}\n${working}`) };
 }
 
-export async function handleSlashCommand(deps: HandlerDeps, command: SlashCommand, respond: RespondFn, extras: SlashExtras = {}): Promise<void> {
+export async function handleSlashCommand(
+  deps: HandlerDeps,
+  command: SlashCommand,
+  respond: RespondFn,
+  extras: SlashExtras = {},
+): Promise<void> {
   const names = extras.client ? await deps.userNames.namesFor([command.text], usersInfoLookup(extras.client)) : undefined;
   const text = slackToPlain(command.text, names).trim();
   const route = routeSlashCommand(text);

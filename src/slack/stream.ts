@@ -33,7 +33,11 @@ export interface AnswerStream {
  * (the preview links nothing; the finished answer links only cited documents, src/answer/links.ts).
  */
 export function escapeStreamText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/[\\[\]]/g, '\\$&');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\[\]]/g, '\\$&');
 }
 
 const MD_LINK = /\[([^\]\n]*)\]\(([^)\s]*)\)/g;

@@ -59,7 +59,11 @@ export async function publishHome(client: webApi.WebClient, deps: HandlerDeps, u
     examples: promptsFor(deps, user).map((p) => p.message),
     recent: recent
       .filter((r) => r.user === user)
-      .map((r) => ({ question: r.question, ts: r.ts, link: r.source === 'slash' ? undefined : permalink(base, r.channel, r.messageTs, r.threadTs) })),
+      .map((r) => ({
+        question: r.question,
+        ts: r.ts,
+        link: r.source === 'slash' ? undefined : permalink(base, r.channel, r.messageTs, r.threadTs),
+      })),
     ...(indexStatus !== undefined ? { admin: { indexStatus } } : {}),
   });
   try {

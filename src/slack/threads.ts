@@ -23,7 +23,10 @@ export function createThreadTracker(redis: Redis, prefix: string, opts: { log?: 
       try {
         await redis.set(key(channel, threadTs), JSON.stringify({ user, answeredAt: Date.now() } satisfies FollowUpWindow), 'PX', windowMs);
       } catch (err) {
-        opts.log?.warn({ err: (err as Error).message, channel, threadTs }, 'could not open the follow-up window; follow-ups there need a mention');
+        opts.log?.warn(
+          { err: (err as Error).message, channel, threadTs },
+          'could not open the follow-up window; follow-ups there need a mention',
+        );
       }
     },
     async followUp(channel, threadTs) {

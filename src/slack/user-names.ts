@@ -46,7 +46,11 @@ export function userIdsIn(texts: string[]): string[] {
 
 /** One line of plain text: user-controlled, so no line breaks or control characters, and clipped. */
 function cleanName(name: string | undefined): string | undefined {
-  const clean = (name ?? '').replace(/[\p{Cc}\p{Cf}\s]+/gu, ' ').trim().slice(0, MAX_NAME).trim();
+  const clean = (name ?? '')
+    .replace(/[\p{Cc}\p{Cf}\s]+/gu, ' ')
+    .trim()
+    .slice(0, MAX_NAME)
+    .trim();
   return clean || undefined;
 }
 
@@ -90,7 +94,11 @@ export function createUserDirectory(opts: UserDirectoryOptions): UserDirectory {
         // Remembered as unknown for a while, so one failure is one log line, not one per question.
         put(id, { name: undefined, expires: now() + failedTtlMs });
         if (code === 'missing_scope') {
-          if (!scopeMissingLogged) opts.log.warn({ user: id }, 'users.info needs the users:read scope (reinstall the app after adding it); mentions read as "@user"');
+          if (!scopeMissingLogged)
+            opts.log.warn(
+              { user: id },
+              'users.info needs the users:read scope (reinstall the app after adding it); mentions read as "@user"',
+            );
           scopeMissingLogged = true;
         } else {
           opts.log.warn({ user: id, err: code }, 'could not look up a mentioned user; reading the mention as "@user"');
@@ -126,7 +134,8 @@ export function createUserDirectory(opts: UserDirectoryOptions): UserDirectory {
         const found = Promise.all(misses.map(async (id) => [id, await fetchName(id, lookup)] as const));
         const outcome = await Promise.race([found, late]);
         clearTimeout(timer);
-        if (outcome === 'late') opts.log.warn({ users: misses.length, timeoutMs }, 'users.info too slow; mentions read as "@user" this time');
+        if (outcome === 'late')
+          opts.log.warn({ users: misses.length, timeoutMs }, 'users.info too slow; mentions read as "@user" this time');
         else for (const [id, name] of outcome) if (name) names.set(id, name);
       }
       return (id) => names.get(id);

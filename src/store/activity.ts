@@ -145,7 +145,13 @@ export function createActivityStore(redis: Redis, prefix: string, opts: Activity
       if (entry.messageTs) fields.messageTs = entry.messageTs;
       if (entry.threadTs) fields.threadTs = entry.threadTs;
       await execChecked(
-        redis.multi().hset(recordKey(id), fields).expire(recordKey(id), ttl).lpush(listKey, id).ltrim(listKey, 0, keep - 1).expire(listKey, ttl),
+        redis
+          .multi()
+          .hset(recordKey(id), fields)
+          .expire(recordKey(id), ttl)
+          .lpush(listKey, id)
+          .ltrim(listKey, 0, keep - 1)
+          .expire(listKey, ttl),
         'recording a question',
       );
       return id;

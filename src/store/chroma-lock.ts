@@ -68,7 +68,8 @@ export function readLock(dataDir: string): { lock?: ChromaLock; raw: string } | 
   try {
     const v = JSON.parse(raw) as Partial<ChromaLock> & { pid?: number };
     // Written by labbot before owners were recorded: { pid, url }.
-    if (typeof v.pid === 'number' && v.ownerPid === undefined) return { lock: { ownerPid: v.pid, state: 'up', url: v.url, dir: '', at: '' }, raw };
+    if (typeof v.pid === 'number' && v.ownerPid === undefined)
+      return { lock: { ownerPid: v.pid, state: 'up', url: v.url, dir: '', at: '' }, raw };
     if (typeof v.ownerPid !== 'number' || (v.state !== 'starting' && v.state !== 'up')) return { raw };
     return { lock: v as ChromaLock, raw };
   } catch {
@@ -78,7 +79,13 @@ export function readLock(dataDir: string): { lock?: ChromaLock; raw: string } | 
 
 /** Claims the data dir's Chroma for this process: false when a lock file exists. */
 export function claimLock(dataDir: string, dir: string): boolean {
-  const lock: ChromaLock = { ownerPid: process.pid, ownerStart: processStart(process.pid), state: 'starting', dir, at: new Date().toISOString() };
+  const lock: ChromaLock = {
+    ownerPid: process.pid,
+    ownerStart: processStart(process.pid),
+    state: 'starting',
+    dir,
+    at: new Date().toISOString(),
+  };
   try {
     writeFileSync(lockPath(dataDir), JSON.stringify(lock), { flag: 'wx' });
     return true;

@@ -18,7 +18,19 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { chromaServing, claimLock, isAlive, lockPath, ownerAlive, processStart, readLock, removeLock, stopProcess, writeLock, type ChromaLock } from './chroma-lock.ts';
+import {
+  chromaServing,
+  claimLock,
+  isAlive,
+  lockPath,
+  ownerAlive,
+  processStart,
+  readLock,
+  removeLock,
+  stopProcess,
+  writeLock,
+  type ChromaLock,
+} from './chroma-lock.ts';
 import { startChromaServer, waitForHeartbeat, type ChromaServer } from './chroma-server.ts';
 
 export type ChromaProcessState = 'up' | 'restarting' | 'stopped';
@@ -174,13 +186,18 @@ export async function connectChroma(config: { chromaUrl: string | undefined; dat
         return { url: lock.url, stop: async () => undefined };
       }
       if (Date.now() > deadline) {
-        throw new Error(`labbot process ${lock.ownerPid} owns the Chroma server of ${config.dataDir} (${lockPath(config.dataDir)}) but it does not answer${lock.url ? ` at ${lock.url}` : ''}; stop that process, or set CHROMA_URL.`);
+        throw new Error(
+          `labbot process ${lock.ownerPid} owns the Chroma server of ${config.dataDir} (${lockPath(config.dataDir)}) but it does not answer${lock.url ? ` at ${lock.url}` : ''}; stop that process, or set CHROMA_URL.`,
+        );
       }
       await sleep(200); // starting, or restarting after a crash
       continue;
     }
     // Stale: the owner is gone. Whatever it left serving the directory is dealt with once we own it.
-    log.warn({ ownerPid: lock?.ownerPid, chromaPid: lock?.chromaPid, file: lockPath(config.dataDir) }, 'chroma.json names a labbot process that is gone: removing it');
+    log.warn(
+      { ownerPid: lock?.ownerPid, chromaPid: lock?.chromaPid, file: lockPath(config.dataDir) },
+      'chroma.json names a labbot process that is gone: removing it',
+    );
     removeLock(config.dataDir, { raw });
     unreadableSince = undefined;
   }
@@ -191,7 +208,16 @@ async function startOwned(dataDir: string, dir: string, log: Logger): Promise<Ch
   const mine = { ownerPid: process.pid };
   let supervised: SupervisedChroma;
   const record = (server: ChromaServer) => {
-    const lock: ChromaLock = { ownerPid: process.pid, ownerStart: processStart(process.pid), state: 'up', url: server.url, chromaPid: server.pid, keeperPid: server.keeperPid, dir, at: new Date().toISOString() };
+    const lock: ChromaLock = {
+      ownerPid: process.pid,
+      ownerStart: processStart(process.pid),
+      state: 'up',
+      url: server.url,
+      chromaPid: server.pid,
+      keeperPid: server.keeperPid,
+      dir,
+      at: new Date().toISOString(),
+    };
     writeLock(dataDir, lock);
   };
   try {
@@ -212,7 +238,16 @@ async function startOwned(dataDir: string, dir: string, log: Logger): Promise<Ch
     throw err;
   }
   const first = supervised.pids();
-  writeLock(dataDir, { ownerPid: process.pid, ownerStart: processStart(process.pid), state: 'up', url: supervised.url, chromaPid: first.chroma, keeperPid: first.keeper, dir, at: new Date().toISOString() });
+  writeLock(dataDir, {
+    ownerPid: process.pid,
+    ownerStart: processStart(process.pid),
+    state: 'up',
+    url: supervised.url,
+    chromaPid: first.chroma,
+    keeperPid: first.keeper,
+    dir,
+    at: new Date().toISOString(),
+  });
   // process.exit (the forced exit at shutdown) and an uncaught exception end the process without
   // stop(): stop the server on the way out (synchronously: SIGTERM; its keeper SIGKILLs it 3 s
   // later if need be) and give up the file.

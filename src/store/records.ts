@@ -101,7 +101,8 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
 
   async function all(): Promise<DocRecord[]> {
     const out: DocRecord[] = [];
-    for (const s of await redis.smembers(k('sources'))) out.push(...Object.values(await redis.hgetall(srcKey(s))).map((j) => JSON.parse(j) as DocRecord));
+    for (const s of await redis.smembers(k('sources')))
+      out.push(...Object.values(await redis.hgetall(srcKey(s))).map((j) => JSON.parse(j) as DocRecord));
     return out;
   }
   async function revision(): Promise<string> {
@@ -168,7 +169,14 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
       if (patch.lastSyncAt !== undefined) fields.lastSyncAt = patch.lastSyncAt;
       if (patch.commit !== undefined) fields.commit = patch.commit;
       if (patch.lastError !== undefined) fields.lastError = patch.lastError;
-      if (Object.keys(fields).length) await execChecked(redis.multi().hset(k(`state:${source}`), fields).sadd(k('sources'), source), `state of ${source}`);
+      if (Object.keys(fields).length)
+        await execChecked(
+          redis
+            .multi()
+            .hset(k(`state:${source}`), fields)
+            .sadd(k('sources'), source),
+          `state of ${source}`,
+        );
     },
     async setProblem(source, p, problem) {
       if (problem) await redis.hset(k(`problems:${source}`), p, JSON.stringify({ ...problem, path: p, at: new Date().toISOString() }));
@@ -179,7 +187,16 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
     },
     async drop() {
       const sources = await redis.smembers(k('sources'));
-      const keys = [k('ids'), k('sources'), k('identity'), k('rev'), k('snapshot-key'), k('configured'), k('notes'), ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)])];
+      const keys = [
+        k('ids'),
+        k('sources'),
+        k('identity'),
+        k('rev'),
+        k('snapshot-key'),
+        k('configured'),
+        k('notes'),
+        ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)]),
+      ];
       await redis.del(...keys);
     },
     all,
@@ -210,10 +227,23 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
       if (sources.length) await redis.sadd(k('configured'), ...sources);
     },
     async forgetSource(source) {
-      await execChecked(redis.multi().del(k(`state:${source}`), k(`problems:${source}`), srcKey(source)).srem(k('sources'), source).srem(k('configured'), source), `forgetting ${source}`);
+      await execChecked(
+        redis
+          .multi()
+          .del(k(`state:${source}`), k(`problems:${source}`), srcKey(source))
+          .srem(k('sources'), source)
+          .srem(k('configured'), source),
+        `forgetting ${source}`,
+      );
     },
     async addNote(text) {
-      await execChecked(redis.multi().lpush(k('notes'), JSON.stringify({ at: new Date().toISOString(), text })).ltrim(k('notes'), 0, MAX_NOTES - 1), 'index note');
+      await execChecked(
+        redis
+          .multi()
+          .lpush(k('notes'), JSON.stringify({ at: new Date().toISOString(), text }))
+          .ltrim(k('notes'), 0, MAX_NOTES - 1),
+        'index note',
+      );
     },
     async notes() {
       return (await redis.lrange(k('notes'), 0, -1)).map((j) => JSON.parse(j) as IndexNote);

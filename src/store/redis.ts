@@ -25,7 +25,15 @@ export async function closeRedis(redis: Redis): Promise<void> {
 }
 
 /** BullMQ connection options from a redis:// URL (BullMQ opens and closes its own connections). */
-export function bullConnection(url: string): { host: string; port: number; username?: string; password?: string; db?: number; tls?: object; maxRetriesPerRequest: null } {
+export function bullConnection(url: string): {
+  host: string;
+  port: number;
+  username?: string;
+  password?: string;
+  db?: number;
+  tls?: object;
+  maxRetriesPerRequest: null;
+} {
   const u = new URL(url);
   return {
     host: u.hostname || '127.0.0.1',
@@ -43,7 +51,10 @@ export async function tryConnectRedis(url: string, timeoutMs = 2000): Promise<Re
   const redis = connectRedis(url);
   redis.on('error', () => undefined);
   const ok = await Promise.race([
-    redis.ping().then(() => true, () => false),
+    redis.ping().then(
+      () => true,
+      () => false,
+    ),
     new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref()),
   ]);
   if (ok) return redis;

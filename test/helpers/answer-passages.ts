@@ -1,9 +1,7 @@
 // Passages for the answer tests, shaped like the catalog's: text prefixed with "<title> — <section>".
 import type { Passage, PassageMeta } from '../../src/types.ts';
 
-export function passage(
-  over: { text: string; section?: string; docId?: string; chunk?: number } & Partial<PassageMeta>,
-): Passage {
+export function passage(over: { text: string; section?: string; docId?: string; chunk?: number } & Partial<PassageMeta>): Passage {
   const { text, section = '', docId = 'doc', chunk = 0, ...metaOver } = over;
   const meta: PassageMeta = {
     source: 'lab',

@@ -55,7 +55,10 @@ export async function openAppOwnRedis(
   opts: { log?: Logger; loadCatalog?: boolean } = {},
 ): Promise<{ app: App; redis: Redis; close: () => Promise<void> }> {
   const redis = connectRedis(TEST_REDIS_URL);
-  const app = await openApp(loadConfig(env), opts.log ?? createLogger('silent'), { redis, ...(opts.loadCatalog === undefined ? {} : { loadCatalog: opts.loadCatalog }) });
+  const app = await openApp(loadConfig(env), opts.log ?? createLogger('silent'), {
+    redis,
+    ...(opts.loadCatalog === undefined ? {} : { loadCatalog: opts.loadCatalog }),
+  });
   let closed = false;
   const close = async () => {
     if (closed) return;

@@ -51,7 +51,8 @@ export interface FakeCrossref {
 const LIMITS = { polite: { rate: 10, concurrency: 5 }, public: { rate: 5, concurrency: 1 } } as const;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
-const dateParts = (y?: number, m?: number, d?: number) => (y ? { 'date-parts': [[y, ...(m ? [m] : []), ...(m && d ? [d] : [])]] } : undefined);
+const dateParts = (y?: number, m?: number, d?: number) =>
+  y ? { 'date-parts': [[y, ...(m ? [m] : []), ...(m && d ? [d] : [])]] } : undefined;
 
 /** A work in the shape `works/{doi}` returns it (with the fields labbot ignores, as the real one has). */
 export function crossrefMessage(w: FakeWorkInput): Record<string, unknown> {
@@ -81,7 +82,11 @@ export function crossrefMessage(w: FakeWorkInput): Record<string, unknown> {
             type: u.type,
             label: u.label ?? u.type.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()),
             source: u.source ?? 'publisher',
-            updated: { 'date-parts': [u.date ?? [2024, 3, 1]], 'date-time': `${(u.date ?? [2024, 3, 1]).map((n, i) => (i ? String(n).padStart(2, '0') : n)).join('-')}T00:00:00Z`, timestamp: 0 },
+            updated: {
+              'date-parts': [u.date ?? [2024, 3, 1]],
+              'date-time': `${(u.date ?? [2024, 3, 1]).map((n, i) => (i ? String(n).padStart(2, '0') : n)).join('-')}T00:00:00Z`,
+              timestamp: 0,
+            },
             ...(u.source === 'retraction-watch' ? { 'record-id': '51234' } : {}),
           })),
         }
@@ -95,7 +100,13 @@ export function crossrefMessage(w: FakeWorkInput): Record<string, unknown> {
 export async function startFakeCrossref(): Promise<FakeCrossref> {
   const windows: Record<'polite' | 'public', number[]> = { polite: [], public: [] };
   const inFlight = { polite: 0, public: 0 };
-  const state: Omit<FakeCrossref, 'url' | 'close' | 'addWork'> = { requests: [], works: new Map(), failures: [], delayMs: 0, maxInFlight: { polite: 0, public: 0 } };
+  const state: Omit<FakeCrossref, 'url' | 'close' | 'addWork'> = {
+    requests: [],
+    works: new Map(),
+    failures: [],
+    delayMs: 0,
+    maxInFlight: { polite: 0, public: 0 },
+  };
   const server: Server = createServer(async (req, res) => {
     const u = new URL(req.url ?? '/', 'http://fake');
     const mailto = u.searchParams.get('mailto') ?? undefined;

@@ -37,7 +37,14 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 
 /** The environment that points labbot's chat model at this fake (hash embeddings, no retries). */
 export function chatEnv(openai: FakeOpenAI): Record<string, string> {
-  return { EMBEDDINGS: 'hash', LLM: 'openai', OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'fake-chat', MODEL_MAX_RETRIES: '0' };
+  return {
+    EMBEDDINGS: 'hash',
+    LLM: 'openai',
+    OPENAI_BASE_URL: openai.baseURL,
+    OPENAI_API_KEY: 'sk-test',
+    LLM_MODEL: 'fake-chat',
+    MODEL_MAX_RETRIES: '0',
+  };
 }
 
 export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promise<FakeOpenAI> {
@@ -140,7 +147,17 @@ function streamCompletion(res: ServerResponse, model: string, reply: string): vo
  * would restate when citing that passage (answers are checked against their cited passages).
  */
 export function passageLine(messages: ChatMessage[], label: string): string {
-  const user = messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  const user = messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
   const m = user.match(new RegExp(`<passage id="${label}">[\\s\\S]*?\\ntext:\\n([\\s\\S]*?)\\n</passage>`));
-  return m ? m[1].trim().split('\n').filter((l) => l.trim() !== '').at(-1)!.trim() : '';
+  return m
+    ? m[1]
+        .trim()
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .at(-1)!
+        .trim()
+    : '';
 }

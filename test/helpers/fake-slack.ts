@@ -26,7 +26,18 @@ import type { EnvelopeType } from './fake-slack/socket-mode.ts';
 
 export { blocksTextLength, validateBlocks, validateMessage } from './fake-slack/blocks.ts';
 export { findMentions } from './fake-slack/outgoing.ts';
-export type { Conversation, ConversationInfo, Failure, FakeMessage, FakeUser, ResponseUrlCall, SlackCall, StrayInvisible, StrayLink, StrayMention };
+export type {
+  Conversation,
+  ConversationInfo,
+  Failure,
+  FakeMessage,
+  FakeUser,
+  ResponseUrlCall,
+  SlackCall,
+  StrayInvisible,
+  StrayLink,
+  StrayMention,
+};
 
 export interface FakeSlack {
   /** Base URL for SLACK_API_URL, ending in /api/. */
@@ -105,7 +116,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const outgoing = createOutgoingChecks();
   const gate = responseUrlGate(now);
   const pacing = postPacing(now);
-  const workspace = { users: new Map<string, FakeUser>(), conversations: new Map<string, ConversationInfo>(), threads: new Map<string, HistoryMessage[]>() };
+  const workspace = {
+    users: new Map<string, FakeUser>(),
+    conversations: new Map<string, ConversationInfo>(),
+    threads: new Map<string, HistoryMessage[]>(),
+  };
   let port = 0;
   const methods = {
     ...workspaceMethods(workspace, () => `ws://127.0.0.1:${port}/ws?ticket=${randomUUID()}`),

@@ -189,7 +189,10 @@ export async function startFakeZotero(opts: { library?: string; apiKey?: string 
     key,
     version: it.version,
     library: { type: library.startsWith('groups') ? 'group' : 'user', id: Number(library.split('/')[1]), name: 'Lab library' },
-    links: { self: { href: `${fake.url}/${library}/items/${key}`, type: 'application/json' }, alternate: { href: `https://www.zotero.org/${library}/items/${key}`, type: 'text/html' } },
+    links: {
+      self: { href: `${fake.url}/${library}/items/${key}`, type: 'application/json' },
+      alternate: { href: `https://www.zotero.org/${library}/items/${key}`, type: 'text/html' },
+    },
     meta: {},
     data: { ...it.data, version: it.version },
   });
@@ -231,14 +234,27 @@ export async function startFakeZotero(opts: { library?: string; apiKey?: string 
       res.writeHead(200, { 'content-type': 'text/plain', 'last-modified-version': String(version) });
       return res.end(list.map(([k]) => k).join('\n'));
     }
-    return page(res, q, list.map(([k, it]) => apiItem(k, it)), forced);
+    return page(
+      res,
+      q,
+      list.map(([k, it]) => apiItem(k, it)),
+      forced,
+    );
   }
 
   function handleCollections(res: ServerResponse, q: Record<string, string>) {
     if (q.since !== undefined && !/^\d+$/.test(q.since)) return fail(res, 400, "Invalid value for 'since' parameter");
     const list = [...collections.entries()].filter(([, c]) => q.since === undefined || c.version > Number(q.since));
     if (q.format === 'versions') return json(res, 200, Object.fromEntries(list.map(([k, c]) => [k, c.version])));
-    return page(res, q, list.map(([key, c]) => ({ key, version: c.version, data: { key, version: c.version, name: c.name, parentCollection: c.parent ?? false } })));
+    return page(
+      res,
+      q,
+      list.map(([key, c]) => ({
+        key,
+        version: c.version,
+        data: { key, version: c.version, name: c.name, parentCollection: c.parent ?? false },
+      })),
+    );
   }
 
   function route(req: IncomingMessage, res: ServerResponse, url: URL) {
@@ -269,7 +285,12 @@ export async function startFakeZotero(opts: { library?: string; apiKey?: string 
       if (!f) return fail(res, 404, 'Not found');
       const token = createHash('sha1').update(`${m[1]}:${Math.random()}`).digest('hex');
       tokens.set(token, m[1]);
-      res.writeHead(302, { location: `${fake.storageUrl}/${token}?signature=abc`, 'zotero-file-md5': f.md5, 'zotero-file-size': String(f.bytes.length), 'zotero-file-compressed': 'No' });
+      res.writeHead(302, {
+        location: `${fake.storageUrl}/${token}?signature=abc`,
+        'zotero-file-md5': f.md5,
+        'zotero-file-size': String(f.bytes.length),
+        'zotero-file-compressed': 'No',
+      });
       return res.end();
     }
     return fail(res, 404, 'Not found');
@@ -327,7 +348,10 @@ export async function startFakeZotero(opts: { library?: string; apiKey?: string 
     res.end(Buffer.from(f.bytes));
   });
 
-  await Promise.all([new Promise<void>((r) => api.listen(0, '127.0.0.1', () => r())), new Promise<void>((r) => storage.listen(0, '127.0.0.1', () => r()))]);
+  await Promise.all([
+    new Promise<void>((r) => api.listen(0, '127.0.0.1', () => r())),
+    new Promise<void>((r) => storage.listen(0, '127.0.0.1', () => r())),
+  ]);
   fake.url = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
   // Another origin than the API's (another host name and port), as the real storage host is.
   fake.storageUrl = `http://localhost:${(storage.address() as AddressInfo).port}`;
@@ -335,7 +359,19 @@ export async function startFakeZotero(opts: { library?: string; apiKey?: string 
 }
 
 /** A journal article with authors, a date, a DOI and tags, as the Zotero web library holds one. */
-export function articleItem(key: string, o: { title: string; authors: [string, string][]; date: string; doi?: string; journal?: string; tags?: string[]; collections?: string[]; abstract?: string }): FakeItemData {
+export function articleItem(
+  key: string,
+  o: {
+    title: string;
+    authors: [string, string][];
+    date: string;
+    doi?: string;
+    journal?: string;
+    tags?: string[];
+    collections?: string[];
+    abstract?: string;
+  },
+): FakeItemData {
   return {
     key,
     itemType: 'journalArticle',
@@ -354,7 +390,11 @@ export function articleItem(key: string, o: { title: string; authors: [string, s
   };
 }
 
-export function pdfAttachment(key: string, parent: string | undefined, o: { title?: string; filename?: string; linkMode?: string; dateAdded?: string } = {}): FakeItemData {
+export function pdfAttachment(
+  key: string,
+  parent: string | undefined,
+  o: { title?: string; filename?: string; linkMode?: string; dateAdded?: string } = {},
+): FakeItemData {
   return {
     key,
     itemType: 'attachment',

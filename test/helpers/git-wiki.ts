@@ -16,7 +16,10 @@ export interface GitWiki {
 }
 
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.org', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' }).trim();
+  execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.org', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
 
 export function createGitWiki(pages: Record<string, string>): GitWiki {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-wiki-'));

@@ -31,7 +31,24 @@ export async function ownRedis(): Promise<OwnRedis> {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--logfile', path.join(dir, 'redis.log')]);
+      execFileSync('redis-server', [
+        '--daemonize',
+        'yes',
+        '--bind',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--dir',
+        dir,
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--save',
+        '',
+        '--logfile',
+        path.join(dir, 'redis.log'),
+      ]);
       await waitFor(async () => ping(), 10_000, `redis on ${port}`);
     },
     isUp: ping,

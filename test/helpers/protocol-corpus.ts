@@ -13,8 +13,14 @@ export const midiprepStep = (n: number) => `Add ${n * 10} µL of buffer QX${n} a
 
 export function protocolFolder(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-protocols-'));
-  const steps = Array.from({ length: STEPS }, (_, i) => `${i + 1}. ${midiprepStep(i + 1)}${i === 9 ? ' Label it `<script>alert(1)</script>` & date it.' : ''}`).join('\n');
-  writeFileSync(path.join(dir, 'midiprep.md'), `---\ntitle: Plasmid midiprep\nkind: protocol\nauthors: [Hannah Lee]\nyear: 2024\n---\n\n# Plasmid midiprep\n\n## Procedure\n\n${steps}\n`);
+  const steps = Array.from(
+    { length: STEPS },
+    (_, i) => `${i + 1}. ${midiprepStep(i + 1)}${i === 9 ? ' Label it `<script>alert(1)</script>` & date it.' : ''}`,
+  ).join('\n');
+  writeFileSync(
+    path.join(dir, 'midiprep.md'),
+    `---\ntitle: Plasmid midiprep\nkind: protocol\nauthors: [Hannah Lee]\nyear: 2024\n---\n\n# Plasmid midiprep\n\n## Procedure\n\n${steps}\n`,
+  );
   mkdirSync(path.join(dir, 'pi'));
   writeFileSync(
     path.join(dir, 'pi', 'embargoed-assay.md'),

@@ -10,7 +10,8 @@ const tracked = new Map<string, Set<string>>();
 
 /** Records `prefix` (it must end with its separator, e.g. "labbot:t-1-abc-2:") for deletion. */
 export function trackRedisPrefix(prefix: string, url = TEST_REDIS_URL): string {
-  if (!prefix.endsWith(':')) throw new Error(`a tracked Redis prefix must end with ":" (got ${prefix}), or it would also match longer names`);
+  if (!prefix.endsWith(':'))
+    throw new Error(`a tracked Redis prefix must end with ":" (got ${prefix}), or it would also match longer names`);
   let set = tracked.get(url);
   if (!set) tracked.set(url, (set = new Set()));
   set.add(prefix);

@@ -18,12 +18,17 @@ export interface LabbotProcess {
 }
 
 export function startLabbot(args: string[], env: Record<string, string | undefined>): LabbotProcess {
-  const child = spawn(process.execPath, [path.resolve('bin/labbot.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.resolve('bin/labbot.js'), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once('exit', (code, signal) => r({ code, signal })),
+  );
   const logs = () =>
     err
       .split('\n')
@@ -42,6 +47,7 @@ export function startLabbot(args: string[], env: Record<string, string | undefin
     stderr: () => err,
     stdout: () => out,
     exited,
-    waitForLog: (match, timeoutMs = 60_000) => waitFor(async () => logs().find((l) => match.test(String(l.msg ?? ''))), timeoutMs, `log ${match}`),
+    waitForLog: (match, timeoutMs = 60_000) =>
+      waitFor(async () => logs().find((l) => match.test(String(l.msg ?? ''))), timeoutMs, `log ${match}`),
   };
 }

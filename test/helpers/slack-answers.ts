@@ -44,5 +44,8 @@ export function shownTextOf(m: Pick<FakeMessage, 'text' | 'blocks'>): string {
 /** Waits for the message in a channel that carries the answer's feedback (a post, a streamed answer's stopStream, or the checked answer replacing a stream). */
 export function waitForAnswerWithRecord(fake: FakeSlack, channel: string, timeoutMs?: number): Promise<SlackCall> {
   const methods = ['chat.postMessage', 'chat.stopStream', 'chat.update'];
-  return fake.waitFor(() => fake.calls.find((c) => c.body.channel === channel && methods.includes(c.method) && feedbackRecordId(c.body.blocks)), timeoutMs);
+  return fake.waitFor(
+    () => fake.calls.find((c) => c.body.channel === channel && methods.includes(c.method) && feedbackRecordId(c.body.blocks)),
+    timeoutMs,
+  );
 }

@@ -50,7 +50,18 @@ export async function startTestBot(
   const redis = connectRedis(app.config.redisUrl, { name: 'labbot-slack-test' });
   const activity = createActivityStore(redis, prefix);
   const reindexer = opts.reindexer ?? createBackgroundReindexer(app);
-  const bot = await createSlackBot({ app, config: opts.config ?? app.config, redis, activity, reindexer, log: app.log, keyPrefix: prefix, concurrency: opts.concurrency, drainMs: opts.drainMs, progressEditMs: opts.progressEditMs });
+  const bot = await createSlackBot({
+    app,
+    config: opts.config ?? app.config,
+    redis,
+    activity,
+    reindexer,
+    log: app.log,
+    keyPrefix: prefix,
+    concurrency: opts.concurrency,
+    drainMs: opts.drainMs,
+    progressEditMs: opts.progressEditMs,
+  });
   let server: Server | undefined;
   let url = '';
   if (bot.router) {

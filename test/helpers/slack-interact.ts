@@ -15,7 +15,11 @@ export interface SlashRun {
   id: string;
 }
 
-export async function runSlash(fake: FakeSlack, botUrl: string, o: { text: string; channel?: string; user?: string; id?: string }): Promise<SlashRun> {
+export async function runSlash(
+  fake: FakeSlack,
+  botUrl: string,
+  o: { text: string; channel?: string; user?: string; id?: string },
+): Promise<SlashRun> {
   const id = o.id ?? `cmd-${randomUUID()}`;
   const channel = o.channel ?? 'CGENERAL';
   const user = o.user ?? 'UASKER';
@@ -37,7 +41,14 @@ export function buttonValue(m: Pick<FakeMessage, 'blocks'>, actionId: string): s
 }
 
 /** Clicks the button `actionId` on a message the fake holds, as `user`; returns the response_url id. */
-export async function clickButton(fake: FakeSlack, botUrl: string, m: FakeMessage, actionId: string, user: string, id = `click-${randomUUID()}`): Promise<{ status: number; id: string }> {
+export async function clickButton(
+  fake: FakeSlack,
+  botUrl: string,
+  m: FakeMessage,
+  actionId: string,
+  user: string,
+  id = `click-${randomUUID()}`,
+): Promise<{ status: number; id: string }> {
   const value = buttonValue(m, actionId);
   if (value === undefined) throw new Error(`no ${actionId} button on message ${m.ts}`);
   const responseUrl = fake.actionUrl(id, m, user);
@@ -52,7 +63,16 @@ export async function clickButton(fake: FakeSlack, botUrl: string, m: FakeMessag
     channel: { id: m.channel, name: 'general' },
     ...(m.ephemeralTo ? {} : { message: { type: 'message', ts: m.ts, text: m.text ?? '', bot_id: 'BBOT' } }),
     response_url: responseUrl,
-    actions: [{ type: 'button', action_id: actionId, block_id: 'x', value, text: { type: 'plain_text', text: 'x' }, action_ts: String(Date.now() / 1000) }],
+    actions: [
+      {
+        type: 'button',
+        action_id: actionId,
+        block_id: 'x',
+        value,
+        text: { type: 'plain_text', text: 'x' },
+        action_ts: String(Date.now() / 1000),
+      },
+    ],
   };
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const res = await post(botUrl, { body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(SIGNING_SECRET, body) } });
@@ -76,18 +96,26 @@ export function shownText(m: Pick<FakeMessage, 'blocks' | 'text'>): string {
 export function renderConversation(fake: FakeSlack, channel: string, opts: { user?: string; wrap?: number } = {}): string {
   const wrap = opts.wrap ?? 2000;
   const cut = (s: string) => (s.length > wrap ? `${s.slice(0, wrap)}… [${s.length - wrap} more characters]` : s);
-  const indent = (s: string, pad: string) => s.split('\n').map((l) => `${pad}${l}`).join('\n');
+  const indent = (s: string, pad: string) =>
+    s
+      .split('\n')
+      .map((l) => `${pad}${l}`)
+      .join('\n');
   const buttons = (m: FakeMessage) => {
-    const ids = ((m.blocks ?? []) as { type?: string; elements?: Element[] }[]).filter((b) => b.type === 'actions').flatMap((b) => (b.elements ?? []).map((e) => e.action_id));
+    const ids = ((m.blocks ?? []) as { type?: string; elements?: Element[] }[])
+      .filter((b) => b.type === 'actions')
+      .flatMap((b) => (b.elements ?? []).map((e) => e.action_id));
     return ids.length ? ` [buttons: ${ids.join(', ')}]` : '';
   };
-  const head = (m: FakeMessage) => `(${m.via}${m.versions.length > 1 ? `, edited ${m.versions.length - 1}×` : ''}, ${shownText(m).length} chars)${buttons(m)}`;
+  const head = (m: FakeMessage) =>
+    `(${m.via}${m.versions.length > 1 ? `, edited ${m.versions.length - 1}×` : ''}, ${shownText(m).length} chars)${buttons(m)}`;
   const out: string[] = [`#${channel}, as everyone sees it:`];
   const top = fake.conversation.visible(channel).filter((m) => !m.threadTs || m.threadTs === m.ts);
   if (!top.length) out.push('  (nothing)');
   for (const m of top) {
     out.push(`  ${head(m)}`, indent(cut(shownText(m)), '  | '));
-    for (const r of fake.conversation.visible(channel, { thread: m.ts }).filter((x) => x.ts !== m.ts)) out.push(`    ↳ in thread ${head(r)}`, indent(cut(shownText(r)), '    | '));
+    for (const r of fake.conversation.visible(channel, { thread: m.ts }).filter((x) => x.ts !== m.ts))
+      out.push(`    ↳ in thread ${head(r)}`, indent(cut(shownText(r)), '    | '));
   }
   if (opts.user) {
     out.push(`Only visible to ${opts.user}:`);

@@ -12,7 +12,11 @@ export function sign(secret: string, body: string, timestamp = Math.floor(Date.n
   return { 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': sig };
 }
 
-export function eventRequest(secret: string, envelope: Record<string, unknown>, opts: { timestamp?: number; retryNum?: number } = {}): SignedRequest {
+export function eventRequest(
+  secret: string,
+  envelope: Record<string, unknown>,
+  opts: { timestamp?: number; retryNum?: number } = {},
+): SignedRequest {
   const body = JSON.stringify(envelope);
   const headers: Record<string, string> = { 'content-type': 'application/json', ...sign(secret, body, opts.timestamp) };
   if (opts.retryNum !== undefined) {
@@ -69,7 +73,14 @@ export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
 }
 
 /** A direct message (message.im) envelope. */
-export function dmEnvelope(o: { text: string; user?: string; channel?: string; eventId?: string; botId?: string; subtype?: string }): Record<string, unknown> {
+export function dmEnvelope(o: {
+  text: string;
+  user?: string;
+  channel?: string;
+  eventId?: string;
+  botId?: string;
+  subtype?: string;
+}): Record<string, unknown> {
   seq += 1;
   const ts = `${Math.floor(Date.now() / 1000)}.${String(800000 + seq).padStart(6, '0')}`;
   return callbackEnvelope(
@@ -125,7 +136,14 @@ export function blockActionRequest(
     message: { type: 'message', ts: '1700000000.000100', text: 'answer', bot_id: 'BBOT' },
     response_url: o.responseUrl,
     actions: [
-      { type: 'button', action_id: o.actionId, block_id: 'labbot_feedback', value: o.value, text: { type: 'plain_text', text: 'x' }, action_ts: String(Date.now() / 1000) },
+      {
+        type: 'button',
+        action_id: o.actionId,
+        block_id: 'labbot_feedback',
+        value: o.value,
+        text: { type: 'plain_text', text: 'x' },
+        action_ts: String(Date.now() / 1000),
+      },
     ],
   };
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
@@ -201,7 +219,10 @@ export function messageShortcutRequest(
 
 /** app_home_opened for the Home tab. */
 export function appHomeOpenedEnvelope(o: { user: string; tab?: 'home' | 'messages' }): Record<string, unknown> {
-  return callbackEnvelope({ type: 'app_home_opened', user: o.user, channel: `D${o.user.slice(1)}`, tab: o.tab ?? 'home', event_ts: String(Date.now() / 1000) }, undefined);
+  return callbackEnvelope(
+    { type: 'app_home_opened', user: o.user, channel: `D${o.user.slice(1)}`, tab: o.tab ?? 'home', event_ts: String(Date.now() / 1000) },
+    undefined,
+  );
 }
 
 /** assistant_thread_started: a user opened a new thread with the app in Slack's AI-app surface. */
@@ -209,7 +230,12 @@ export function assistantThreadStartedEnvelope(o: { user: string; channel: strin
   return callbackEnvelope(
     {
       type: 'assistant_thread_started',
-      assistant_thread: { user_id: o.user, context: { channel_id: 'CGENERAL', team_id: 'T0LAB', enterprise_id: null }, channel_id: o.channel, thread_ts: o.threadTs },
+      assistant_thread: {
+        user_id: o.user,
+        context: { channel_id: 'CGENERAL', team_id: 'T0LAB', enterprise_id: null },
+        channel_id: o.channel,
+        thread_ts: o.threadTs,
+      },
       event_ts: String(Date.now() / 1000),
     },
     undefined,
@@ -278,7 +304,14 @@ export function messageChangedEnvelope(o: {
 }
 
 /** A person deleted a message (message_deleted). */
-export function messageDeletedEnvelope(o: { channel: string; ts: string; text?: string; user?: string; threadTs?: string; channelType?: 'channel' | 'group' | 'mpim' | 'im' }): Record<string, unknown> {
+export function messageDeletedEnvelope(o: {
+  channel: string;
+  ts: string;
+  text?: string;
+  user?: string;
+  threadTs?: string;
+  channelType?: 'channel' | 'group' | 'mpim' | 'im';
+}): Record<string, unknown> {
   const now = `${Math.floor(Date.now() / 1000)}.000${String(++seq).padStart(3, '0')}`;
   return callbackEnvelope(
     {
@@ -290,7 +323,13 @@ export function messageDeletedEnvelope(o: { channel: string; ts: string; text?: 
       ts: now,
       event_ts: now,
       deleted_ts: o.ts,
-      previous_message: { type: 'message', user: o.user ?? 'UASKER', text: o.text ?? '', ts: o.ts, ...(o.threadTs ? { thread_ts: o.threadTs } : {}) },
+      previous_message: {
+        type: 'message',
+        user: o.user ?? 'UASKER',
+        text: o.text ?? '',
+        ts: o.ts,
+        ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
+      },
     },
     undefined,
   );
@@ -311,7 +350,11 @@ export function appContextChangedEnvelope(o: { user: string; channel: string; vi
 }
 
 /** channel_shared / channel_unshared: a channel was shared with (or unshared from) another organisation. */
-export function channelSharingEnvelope(o: { type: 'channel_shared' | 'channel_unshared'; channel: string; team?: string }): Record<string, unknown> {
+export function channelSharingEnvelope(o: {
+  type: 'channel_shared' | 'channel_unshared';
+  channel: string;
+  team?: string;
+}): Record<string, unknown> {
   const event: Record<string, unknown> = { type: o.type, channel: o.channel, event_ts: String(Date.now() / 1000) };
   if (o.type === 'channel_shared') event.connected_team_id = o.team ?? 'TOTHERORG';
   else Object.assign(event, { previously_connected_team_id: o.team ?? 'TOTHERORG', is_ext_shared: false });

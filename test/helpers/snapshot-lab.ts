@@ -46,7 +46,13 @@ export function snapshotLab(): SnapshotLab {
         await reconcileWithConfig(app);
         const runtime = await startQueueRuntime(app, { worker: true });
         try {
-          const outcome = await followSync(runtime.queue, await requestSync(runtime.queue, { source: 'lab', reason: 'test' }), 'lab', undefined, { pollMs: 50, timeoutMs: 60_000 });
+          const outcome = await followSync(
+            runtime.queue,
+            await requestSync(runtime.queue, { source: 'lab', reason: 'test' }),
+            'lab',
+            undefined,
+            { pollMs: 50, timeoutMs: 60_000 },
+          );
           if (outcome.error || outcome.failed.length) throw new Error(`re-sync failed: ${JSON.stringify(outcome)}`);
         } finally {
           await runtime.close();

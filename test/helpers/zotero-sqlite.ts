@@ -74,7 +74,12 @@ export interface ZoteroDb {
 }
 
 /** A Zotero data folder: zotero.sqlite (left open in WAL mode like a running Zotero 10 when `keepOpen`) and storage/. */
-export function makeZoteroDataDir(dir: string, layout: Layout, items: LocalItem[], opts: { collections?: { key: string; name: string; parent?: string }[]; files?: Record<string, Uint8Array | string> } = {}): ZoteroDb {
+export function makeZoteroDataDir(
+  dir: string,
+  layout: Layout,
+  items: LocalItem[],
+  opts: { collections?: { key: string; name: string; parent?: string }[]; files?: Record<string, Uint8Array | string> } = {},
+): ZoteroDb {
   mkdirSync(dir, { recursive: true });
   for (const [rel, bytes] of Object.entries(opts.files ?? {})) {
     mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
@@ -95,16 +100,29 @@ export function makeZoteroDataDir(dir: string, layout: Layout, items: LocalItem[
   const ids = new Map<string, number>();
   if (layout === 'zotero4') {
     db.run("INSERT INTO libraries VALUES (1, 'user')");
-    items.forEach((it, i) => db.run('INSERT INTO items (itemID, itemTypeID, libraryID, key) VALUES (?, ?, 1, ?)', [i + 1, ITEM_TYPES.indexOf(it.itemType) + 1, it.key]));
+    items.forEach((it, i) =>
+      db.run('INSERT INTO items (itemID, itemTypeID, libraryID, key) VALUES (?, ?, 1, ?)', [
+        i + 1,
+        ITEM_TYPES.indexOf(it.itemType) + 1,
+        it.key,
+      ]),
+    );
     return { dir, db, itemId: () => 0, setField: () => undefined, trash: () => undefined, erase: () => undefined, close: () => db.close() };
   }
-  db.exec('INSERT INTO itemTypesCombined SELECT itemTypeID, typeName, 1, 0 FROM itemTypes; INSERT INTO fieldsCombined SELECT fieldID, fieldName, NULL, NULL, 0 FROM fields;');
+  db.exec(
+    'INSERT INTO itemTypesCombined SELECT itemTypeID, typeName, 1, 0 FROM itemTypes; INSERT INTO fieldsCombined SELECT fieldID, fieldName, NULL, NULL, 0 FROM fields;',
+  );
   CREATOR_TYPES.forEach((t, i) => db.run('INSERT INTO creatorTypes VALUES (?, ?)', [i + 1, t]));
   db.run("INSERT INTO libraries (libraryID, type, editable, filesEditable) VALUES (1, 'user', 1, 1)");
   const collectionIds = new Map<string, number>();
   (opts.collections ?? []).forEach((c, i) => collectionIds.set(c.key, i + 1));
   for (const c of opts.collections ?? []) {
-    db.run('INSERT INTO collections (collectionID, collectionName, parentCollectionID, libraryID, key) VALUES (?, ?, ?, 1, ?)', [collectionIds.get(c.key)!, c.name, c.parent ? collectionIds.get(c.parent)! : null, c.key]);
+    db.run('INSERT INTO collections (collectionID, collectionName, parentCollectionID, libraryID, key) VALUES (?, ?, ?, 1, ?)', [
+      collectionIds.get(c.key)!,
+      c.name,
+      c.parent ? collectionIds.get(c.parent)! : null,
+      c.key,
+    ]);
   }
   const value = (v: string) => {
     db.run('INSERT OR IGNORE INTO itemDataValues (value) VALUES (?)', [v]);
@@ -113,8 +131,15 @@ export function makeZoteroDataDir(dir: string, layout: Layout, items: LocalItem[
   items.forEach((it, i) => {
     const id = i + 1;
     ids.set(it.key, id);
-    db.run('INSERT INTO items (itemID, itemTypeID, dateAdded, clientDateModified, libraryID, key) VALUES (?, ?, ?, ?, 1, ?)', [id, ITEM_TYPES.indexOf(it.itemType) + 1, '2024-01-01 00:00:00', it.modified ?? '2024-01-01 00:00:00', it.key]);
-    for (const [f, v] of Object.entries(it.fields ?? {})) db.run('INSERT INTO itemData VALUES (?, ?, ?)', [id, FIELDS.indexOf(f) + 1, value(v)]);
+    db.run('INSERT INTO items (itemID, itemTypeID, dateAdded, clientDateModified, libraryID, key) VALUES (?, ?, ?, ?, 1, ?)', [
+      id,
+      ITEM_TYPES.indexOf(it.itemType) + 1,
+      '2024-01-01 00:00:00',
+      it.modified ?? '2024-01-01 00:00:00',
+      it.key,
+    ]);
+    for (const [f, v] of Object.entries(it.fields ?? {}))
+      db.run('INSERT INTO itemData VALUES (?, ?, ?)', [id, FIELDS.indexOf(f) + 1, value(v)]);
     (it.creators ?? []).forEach(([first, last], n) => {
       db.run('INSERT OR IGNORE INTO creators (firstName, lastName, fieldMode) VALUES (?, ?, 0)', [first, last]);
       const cid = Number(db.get('SELECT creatorID FROM creators WHERE firstName = ? AND lastName = ?', [first, last])!.creatorID);
@@ -129,10 +154,18 @@ export function makeZoteroDataDir(dir: string, layout: Layout, items: LocalItem[
   });
   for (const it of items) {
     const a = it.attachment;
-    if (a) db.run('INSERT INTO itemAttachments (itemID, parentItemID, linkMode, contentType, path) VALUES (?, ?, ?, ?, ?)', [ids.get(it.key)!, a.parent ? ids.get(a.parent)! : null, a.linkMode, a.contentType, a.path]);
+    if (a)
+      db.run('INSERT INTO itemAttachments (itemID, parentItemID, linkMode, contentType, path) VALUES (?, ?, ?, ?, ?)', [
+        ids.get(it.key)!,
+        a.parent ? ids.get(a.parent)! : null,
+        a.linkMode,
+        a.contentType,
+        a.path,
+      ]);
   }
   let tick = 0;
-  const touch = (id: number) => db.run('UPDATE items SET clientDateModified = ? WHERE itemID = ?', [`2025-01-01 00:00:${String(++tick).padStart(2, '0')}`, id]);
+  const touch = (id: number) =>
+    db.run('UPDATE items SET clientDateModified = ? WHERE itemID = ?', [`2025-01-01 00:00:${String(++tick).padStart(2, '0')}`, id]);
   return {
     dir,
     db,
@@ -148,7 +181,8 @@ export function makeZoteroDataDir(dir: string, layout: Layout, items: LocalItem[
     },
     erase(key) {
       const id = ids.get(key)!;
-      for (const t of ['itemData', 'itemCreators', 'itemTags', 'collectionItems', 'deletedItems', 'itemAttachments']) db.run(`DELETE FROM ${t} WHERE itemID = ?`, [id]);
+      for (const t of ['itemData', 'itemCreators', 'itemTags', 'collectionItems', 'deletedItems', 'itemAttachments'])
+        db.run(`DELETE FROM ${t} WHERE itemID = ?`, [id]);
       db.run('DELETE FROM items WHERE itemID = ?', [id]);
     },
     close: () => db.close(),

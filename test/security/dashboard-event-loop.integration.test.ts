@@ -69,10 +69,14 @@ describe('no dashboard view holds the event loop for a large document', () => {
     expect(delay.max / 1e6).toBeLessThan(first.ms / 2);
     expect(healthz).toBeGreaterThan(0);
     // The check finishes, and the planted line from the end of the document is listed.
-    const listed = await waitFor(async () => {
-      const page = await (await fetch(`${s.url}/admin`, { headers: bearer })).text();
-      return injectionsOf(page).includes(BIG_DOC_PLANTED) ? page : undefined;
-    }, 60_000, 'the planted line listed');
+    const listed = await waitFor(
+      async () => {
+        const page = await (await fetch(`${s.url}/admin`, { headers: bearer })).text();
+        return injectionsOf(page).includes(BIG_DOC_PLANTED) ? page : undefined;
+      },
+      60_000,
+      'the planted line listed',
+    );
     expect(injectionsOf(listed)).not.toContain('id="injections-pending"');
     expect(injectionsOf(listed)).toContain('Big lab manual');
   });
@@ -90,7 +94,7 @@ describe('no dashboard view holds the event loop for a large document', () => {
     expect(first.status).toBe(200);
     // What one request reads and renders is bounded by the part, not by the document.
     expect(page.match(/class="part"/g)?.length ?? 0).toBeLessThanOrEqual(VIEW_PART_CHUNKS);
-    expect(page.length).toBeLessThan(MB * 1024 * 1024 / 4);
+    expect(page.length).toBeLessThan((MB * 1024 * 1024) / 4);
     expect(page).toContain(`Part 1 of ${parts}`);
     expect(page).not.toContain(BIG_DOC_LAST_LINE);
     const next = /<a href="([^"]+)" rel="next">/.exec(page)?.[1]?.replace(/&amp;/g, '&');
@@ -100,7 +104,18 @@ describe('no dashboard view holds the event loop for a large document', () => {
 
     // A citation of the document's last chunk links to the part that holds it, at its anchor.
     const lastId = doc.chunkIds[doc.chunkIds.length - 1];
-    const citation: Citation = { label: '[Big lab manual]', doc_id: BIG_DOC_ID, title: doc.title, authors: [], year: null, section: '', url: null, link: null, refs: ['S1'], quotes: [] };
+    const citation: Citation = {
+      label: '[Big lab manual]',
+      doc_id: BIG_DOC_ID,
+      title: doc.title,
+      authors: [],
+      year: null,
+      section: '',
+      url: null,
+      link: null,
+      refs: ['S1'],
+      quotes: [],
+    };
     const [cited] = withViewLinks([citation], {
       settings: { baseUrl: PUBLIC_URL, secret: LINK_SECRET, ttlMs: 3_600_000 },
       who: 'public',

@@ -11,9 +11,18 @@ import { startPlainProxy, type PlainProxy } from '../helpers/plain-proxy.ts';
 import { startLabbot, type LabbotProcess } from '../helpers/serve-process.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-const DASHBOARD_PATHS = ['/admin', '/admin/', '/admin/api/status', '/admin/queues', '/admin/queues/api/queues', '/admin/gaps.csv', '/admin/doc?id=grant-budget'];
+const DASHBOARD_PATHS = [
+  '/admin',
+  '/admin/',
+  '/admin/api/status',
+  '/admin/queues',
+  '/admin/queues/api/queues',
+  '/admin/gaps.csv',
+  '/admin/doc?id=grant-budget',
+];
 
-const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { redirect: 'manual', headers: { accept: 'text/html', ...headers } });
+const get = (url: string, headers: Record<string, string> = {}) =>
+  fetch(url, { redirect: 'manual', headers: { accept: 'text/html', ...headers } });
 
 const tokenOf = (link: string) => new URL(link).searchParams.get('token') ?? '';
 
@@ -123,13 +132,21 @@ describe('with no LABBOT_ADMIN_TOKEN set, the dashboard needs the token serve ma
     const page = await (await get(`${s.url}/admin`, { cookie })).text();
     expect(page).toContain('value="CPI"');
     const csrf = /data-csrf="([^"]+)"/.exec(page)![1];
-    const box = await fetch(`${s.url}/admin/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf }, body: JSON.stringify(question) });
+    const box = await fetch(`${s.url}/admin/api/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf },
+      body: JSON.stringify(question),
+    });
     expect(box.status).toBe(200);
     expect(await box.text()).toContain('NIGHTJAR');
   });
 
   it("anonymous public questions on localhost still work (the README's first command)", async () => {
-    const res = await fetch(`${s.url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'How do I book the confocal microscope?' }) });
+    const res = await fetch(`${s.url}/api/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'How do I book the confocal microscope?' }),
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { answer: string; refused: boolean };
     expect(body.refused).toBe(false);
@@ -148,10 +165,17 @@ describe('labbot serve with no LABBOT_ADMIN_TOKEN set', () => {
 
   /** Starts `labbot serve` and returns the dashboard link it printed on a line of its own. */
   async function serveAndLink(): Promise<{ p: LabbotProcess; link: string }> {
-    const env = testEnv({ env: { LABBOT_PORT: '0', LABBOT_ADMIN_TOKEN: '', LABBOT_WORKER: 'off', LOG_LEVEL: 'info' }, fileConfig: { sources: [] } });
+    const env = testEnv({
+      env: { LABBOT_PORT: '0', LABBOT_ADMIN_TOKEN: '', LABBOT_WORKER: 'off', LOG_LEVEL: 'info' },
+      fileConfig: { sources: [] },
+    });
     const p = startLabbot(['serve'], env);
     started.push(p);
-    const link = await waitFor(async () => /^\s*(http:\/\/\S+\/admin\?token=\S+)\s*$/m.exec(p.stdout())?.[1], 90_000, 'the dashboard link on stdout');
+    const link = await waitFor(
+      async () => /^\s*(http:\/\/\S+\/admin\?token=\S+)\s*$/m.exec(p.stdout())?.[1],
+      90_000,
+      'the dashboard link on stdout',
+    );
     return { p, link };
   }
 

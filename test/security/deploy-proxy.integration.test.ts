@@ -17,8 +17,13 @@ import { freePort } from '../../src/store/chroma-server.ts';
 import { startAdminServer, TOKEN, type AdminServer } from '../admin-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: docker-compose.yml read as plain YAML, walked by the assertions
 type Service = Record<string, any>;
-const compose = parseYaml(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, Service>; networks?: Record<string, any> };
+const compose = parseYaml(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  networks?: Record<string, any>;
+};
 const svc = (name: string): Service => {
   const s = compose.services[name];
   if (!s) throw new Error(`docker-compose.yml has no service "${name}"`);
@@ -31,7 +36,9 @@ function published(entry: unknown): { hostIp: string; host: string; container: s
     const e = entry as { host_ip?: string; published?: string | number; target: number };
     return { hostIp: e.host_ip ?? '', host: String(e.published ?? ''), container: String(e.target) };
   }
-  const parts = String(entry).replace(/\/(tcp|udp)$/, '').split(':');
+  const parts = String(entry)
+    .replace(/\/(tcp|udp)$/, '')
+    .split(':');
   if (parts.length === 3) return { hostIp: parts[0], host: parts[1], container: parts[2] };
   if (parts.length === 2) return { hostIp: '', host: parts[0], container: parts[1] };
   return { hostIp: '', host: '', container: parts[0] };
@@ -48,18 +55,23 @@ describe('docker-compose.yml: what is published', () => {
     for (const p of ports) expect(p.hostIp, `labbot publishes ${p.host}:${p.container} on all interfaces`).toBe('127.0.0.1');
     for (const [name, s] of Object.entries(compose.services)) {
       if (profiles(s).length) continue;
-      for (const p of ((s.ports ?? []) as unknown[]).map(published)) expect(['127.0.0.1', '::1', '[::1]'], `${name} publishes ${p.host} on ${p.hostIp || 'every interface'}`).toContain(p.hostIp);
+      for (const p of ((s.ports ?? []) as unknown[]).map(published))
+        expect(['127.0.0.1', '::1', '[::1]'], `${name} publishes ${p.host} on ${p.hostIp || 'every interface'}`).toContain(p.hostIp);
     }
   });
 
   it('the only service reachable from other machines is the TLS proxy, behind the `tls` profile, on 80 and 443', () => {
-    const open = Object.entries(compose.services).filter(([, s]) => (s.ports ?? []).map(published).some((p: { hostIp: string }) => !['127.0.0.1', '::1', '[::1]'].includes(p.hostIp)));
+    const open = Object.entries(compose.services).filter(([, s]) =>
+      (s.ports ?? []).map(published).some((p: { hostIp: string }) => !['127.0.0.1', '::1', '[::1]'].includes(p.hostIp)),
+    );
     expect(open.map(([n]) => n)).toEqual(['caddy']);
     const caddy = svc('caddy');
     expect(profiles(caddy)).toEqual(['tls']);
     expect(caddy.image).toMatch(/^caddy:2(\.|$)/);
     expect(new Set((caddy.ports as unknown[]).map((p) => published(p).container))).toEqual(new Set(['80', '443']));
-    expect(caddy.volumes).toEqual(expect.arrayContaining(['./Caddyfile:/etc/caddy/Caddyfile:ro', expect.stringMatching(/^[a-z][\w-]*:\/data$/)]));
+    expect(caddy.volumes).toEqual(
+      expect.arrayContaining(['./Caddyfile:/etc/caddy/Caddyfile:ro', expect.stringMatching(/^[a-z][\w-]*:\/data$/)]),
+    );
     expect(existsSync('Caddyfile')).toBe(true);
     // The site it certifies is labbot's public URL, interpolated from .env.
     expect(String(caddy.environment?.LABBOT_PUBLIC_URL)).toMatch(/^\$\{LABBOT_PUBLIC_URL/);
@@ -129,9 +141,20 @@ async function startCaddy(upstreamPort: number, env: Record<string, string> = {}
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-caddy-'));
   const [https, http] = [await freePort(), await freePort()];
   const wrapper = path.join(dir, 'Caddyfile');
-  writeFileSync(wrapper, `{\n\tadmin off\n\tlocal_certs\n\tskip_install_trust\n\thttp_port ${http}\n\thttps_port ${https}\n}\n\nimport ${path.resolve('Caddyfile')}\n`);
+  writeFileSync(
+    wrapper,
+    `{\n\tadmin off\n\tlocal_certs\n\tskip_install_trust\n\thttp_port ${http}\n\thttps_port ${https}\n}\n\nimport ${path.resolve('Caddyfile')}\n`,
+  );
   const child = spawn('caddy', ['run', '--config', wrapper, '--adapter', 'caddyfile'], {
-    env: { PATH: process.env.PATH ?? '', HOME: dir, XDG_DATA_HOME: path.join(dir, 'data'), XDG_CONFIG_HOME: path.join(dir, 'config'), LABBOT_PUBLIC_URL: `https://localhost:${https}`, LABBOT_UPSTREAM: `127.0.0.1:${upstreamPort}`, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: dir,
+      XDG_DATA_HOME: path.join(dir, 'data'),
+      XDG_CONFIG_HOME: path.join(dir, 'config'),
+      LABBOT_PUBLIC_URL: `https://localhost:${https}`,
+      LABBOT_UPSTREAM: `127.0.0.1:${upstreamPort}`,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -150,15 +173,19 @@ async function startCaddy(upstreamPort: number, env: Record<string, string> = {}
       await exited;
     },
   };
-  await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`caddy exited (${child.exitCode}):\n${out}`);
-    if (!existsSync(ca)) return false;
-    running.ca = readFileSync(ca, 'utf8');
-    return call(running, 'GET', '/nothing-here').then(
-      () => true,
-      () => false,
-    );
-  }, 30_000, `caddy serving https on ${https}`);
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`caddy exited (${child.exitCode}):\n${out}`);
+      if (!existsSync(ca)) return false;
+      running.ca = readFileSync(ca, 'utf8');
+      return call(running, 'GET', '/nothing-here').then(
+        () => true,
+        () => false,
+      );
+    },
+    30_000,
+    `caddy serving https on ${https}`,
+  );
   return running;
 }
 
@@ -169,10 +196,23 @@ interface Reply {
 }
 
 /** One HTTPS request to the proxy, from 127.0.0.1, trusting only Caddy's local CA. */
-function call(c: RunningCaddy, method: string, pathname: string, opts: { headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
+function call(
+  c: RunningCaddy,
+  method: string,
+  pathname: string,
+  opts: { headers?: Record<string, string>; body?: string } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
-      { host: '127.0.0.1', port: c.port, servername: 'localhost', ca: c.ca, method, path: pathname, headers: { host: `localhost:${c.port}`, ...opts.headers } },
+      {
+        host: '127.0.0.1',
+        port: c.port,
+        servername: 'localhost',
+        ca: c.ca,
+        method,
+        path: pathname,
+        headers: { host: `localhost:${c.port}`, ...opts.headers },
+      },
       (res) => {
         let body = '';
         res.on('data', (d) => (body += d));
@@ -210,8 +250,18 @@ describe('Caddyfile: the TLS proxy forwards only what must be reachable from out
   it('forwards /slack/events, /hooks/, /doc and /admin to labbot with the body and signature headers intact', async () => {
     const slackBody = 'token=x&command=%2Flabbot&text=where+is+the+rotor';
     const cases: [string, string, Record<string, string>, string | undefined][] = [
-      ['POST', '/slack/events', { 'x-slack-signature': 'v0=abc', 'x-slack-request-timestamp': '1700000000', 'content-type': 'application/x-www-form-urlencoded' }, slackBody],
-      ['POST', '/hooks/wiki/lab', { 'x-hub-signature-256': 'sha256=def', 'x-github-delivery': 'd-1', 'content-type': 'application/json' }, '{"ref":"refs/heads/main"}'],
+      [
+        'POST',
+        '/slack/events',
+        { 'x-slack-signature': 'v0=abc', 'x-slack-request-timestamp': '1700000000', 'content-type': 'application/x-www-form-urlencoded' },
+        slackBody,
+      ],
+      [
+        'POST',
+        '/hooks/wiki/lab',
+        { 'x-hub-signature-256': 'sha256=def', 'x-github-delivery': 'd-1', 'content-type': 'application/json' },
+        '{"ref":"refs/heads/main"}',
+      ],
       ['GET', '/doc?d=abc&sig=xyz', {}, undefined],
       ['GET', '/admin', {}, undefined],
       ['GET', '/admin/queues/api/queues', {}, undefined],
@@ -233,8 +283,22 @@ describe('Caddyfile: the TLS proxy forwards only what must be reachable from out
 
   it('keeps /api/ask, /metrics, /readyz, /healthz and anything else on the machine (404 at the proxy)', async () => {
     const before = upstream.seen.length;
-    for (const [method, p] of [['POST', '/api/ask'], ['GET', '/metrics'], ['GET', '/readyz'], ['GET', '/healthz'], ['GET', '/'], ['GET', '/slack/events/../api/ask'], ['GET', '/administrator'], ['GET', '/docs']]) {
-      const res = await call(caddy, method, p, method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{"question":"x"}' } : {});
+    for (const [method, p] of [
+      ['POST', '/api/ask'],
+      ['GET', '/metrics'],
+      ['GET', '/readyz'],
+      ['GET', '/healthz'],
+      ['GET', '/'],
+      ['GET', '/slack/events/../api/ask'],
+      ['GET', '/administrator'],
+      ['GET', '/docs'],
+    ]) {
+      const res = await call(
+        caddy,
+        method,
+        p,
+        method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{"question":"x"}' } : {},
+      );
       expect(res.status, `${method} ${p}`).toBe(404);
     }
     expect(upstream.seen.slice(before).map((s) => s.url)).toEqual([]);
@@ -242,7 +306,10 @@ describe('Caddyfile: the TLS proxy forwards only what must be reachable from out
 
   it("tells labbot the client's own address, https and the public host, and drops forwarding headers the client forged", async () => {
     const before = upstream.seen.length;
-    await call(caddy, 'POST', '/slack/events', { headers: { 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'evil.example' }, body: 'x' });
+    await call(caddy, 'POST', '/slack/events', {
+      headers: { 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'evil.example' },
+      body: 'x',
+    });
     const got = upstream.seen[before];
     expect(got.headers['x-forwarded-for']).toBe('127.0.0.1');
     expect(got.headers['x-forwarded-proto']).toBe('https');
@@ -286,14 +353,22 @@ describe('labbot behind the proxy, trusting it as docker-compose.yml does', () =
 
   it('signs an admin in through the proxy with a Secure cookie (labbot sees https), and the dashboard still needs the token', async () => {
     expect((await call(caddy, 'GET', '/admin/api/status')).status).toBe(401);
-    const res = await call(caddy, 'POST', '/admin/login', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: TOKEN }).toString() });
+    const res = await call(caddy, 'POST', '/admin/login', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: TOKEN }).toString(),
+    });
     const set = String(res.headers['set-cookie'] ?? '');
     expect(set).toMatch(/labbot_admin=/);
     expect(set).toMatch(/;\s*Secure/i);
     const cookie = set.split(';')[0];
     expect((await call(caddy, 'GET', '/admin/api/status', { headers: { cookie } })).status).toBe(200);
     // The same sign-in straight to labbot's port is plain http: no Secure flag.
-    const direct = await fetch(`${server.url}/admin/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: TOKEN }).toString() });
+    const direct = await fetch(`${server.url}/admin/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: TOKEN }).toString(),
+    });
     expect(direct.headers.get('set-cookie') ?? '').not.toMatch(/Secure/i);
   });
 });

@@ -52,13 +52,23 @@ function captureText(): { stream: Writable; text: () => string } {
 /** Everything a person or another program could read off a running labbot, as one text. */
 async function everythingShown(running: Running, env: Record<string, string>): Promise<string> {
   const pages = await Promise.all(
-    ['/admin', '/admin/api/status', '/admin/queues/api/queues?activeQueue=labbot-index&status=failed&page=1'].map(async (p) => (await fetch(`${running.url}${p}`, { headers: { accept: p === '/admin' ? 'text/html' : 'application/json', authorization: `Bearer ${ADMIN}` } })).text()),
+    ['/admin', '/admin/api/status', '/admin/queues/api/queues?activeQueue=labbot-index&status=failed&page=1'].map(async (p) =>
+      (
+        await fetch(`${running.url}${p}`, {
+          headers: { accept: p === '/admin' ? 'text/html' : 'application/json', authorization: `Bearer ${ADMIN}` },
+        })
+      ).text(),
+    ),
   );
   // The dashboard really was shown (served to this machine without a token), with the source on it.
   expect(pages[0]).toContain('<html');
   expect(pages[0]).toMatch(/remote\.git|wiki\.example/);
   expect(pages[1]).toMatch(/"bySource"/);
-  const status = spawnSync(process.execPath, [BIN, 'status', '--json'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, encoding: 'utf8', timeout: 120_000 });
+  const status = spawnSync(process.execPath, [BIN, 'status', '--json'], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   expect(status.status).toBe(0);
   return [...pages, status.stdout, status.stderr, readFileSync(argvLog, 'utf8')].join('\n');
 }
@@ -87,7 +97,9 @@ describe('git credentials stay out of URLs, clones, arguments, logs and the dash
     const out = captureText();
     const env = testEnv({
       env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', WIKI_TOKEN: TOKEN, WIKI_HOOK_SECRET: HOOK, LABBOT_ADMIN_TOKEN: ADMIN },
-      fileConfig: { sources: [{ id: 'wiki', type: 'git', url: remote.url, branch: 'main', tokenEnv: 'WIKI_TOKEN', secretEnv: 'WIKI_HOOK_SECRET' }] },
+      fileConfig: {
+        sources: [{ id: 'wiki', type: 'git', url: remote.url, branch: 'main', tokenEnv: 'WIKI_TOKEN', secretEnv: 'WIKI_HOOK_SECRET' }],
+      },
     });
     const config = loadConfig(env);
     const running = await startServe(config, createLogger('info', 'labbot', out.stream, config.secrets));
@@ -111,10 +123,13 @@ describe('git credentials stay out of URLs, clones, arguments, logs and the dash
     expect(readFileSync(argvLog, 'utf8')).toMatch(/clone .*127\.0\.0\.1/);
   }, 120_000);
 
-  it('a token left in the config file\'s git URL still works, is warned about at start-up, and leaves an old clone\'s .git/config', async () => {
+  it("a token left in the config file's git URL still works, is warned about at start-up, and leaves an old clone's .git/config", async () => {
     const legacyUrl = remote.url.replace('http://', `http://x-access-token:${TOKEN}@`);
     const out = captureText();
-    const env = testEnv({ env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', LABBOT_ADMIN_TOKEN: ADMIN }, fileConfig: { sources: [{ id: 'old', type: 'git', url: legacyUrl, branch: 'main', secret: HOOK }] } });
+    const env = testEnv({
+      env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', LABBOT_ADMIN_TOKEN: ADMIN },
+      fileConfig: { sources: [{ id: 'old', type: 'git', url: legacyUrl, branch: 'main', secret: HOOK }] },
+    });
     // The clone an earlier labbot made: the token written into its origin URL.
     const clone = path.join(env.LABBOT_DATA_DIR, 'git', 'old');
     mkdirSync(path.dirname(clone), { recursive: true });
@@ -131,9 +146,16 @@ describe('git credentials stay out of URLs, clones, arguments, logs and the dash
     wiki.commitAndPush('second page');
     const push = githubPush(HOOK, { ref: 'refs/heads/main' }, 'legacy-1');
     expect((await fetch(`${running.url}/hooks/wiki/old`, { method: 'POST', headers: push.headers, body: push.body })).status).toBe(202);
-    await waitFor(async () => running.app.catalog.lexicalSearch(['public'], 'SECONDPAGE', 3).length > 0, 30_000, 'the push fetched with the token from the URL');
+    await waitFor(
+      async () => running.app.catalog.lexicalSearch(['public'], 'SECONDPAGE', 3).length > 0,
+      30_000,
+      'the push fetched with the token from the URL',
+    );
 
-    const warnings = out.text().split('\n').filter((l) => l.includes('"level":40'));
+    const warnings = out
+      .text()
+      .split('\n')
+      .filter((l) => l.includes('"level":40'));
     expect(warnings.some((l) => l.includes('source \\"old\\": credentials in its git URL') && l.includes('tokenEnv'))).toBe(true);
     expect(warnings.some((l) => l.includes('source \\"old\\": its webhook secret is written in') && l.includes('secretEnv'))).toBe(true);
     const gitConfig = readFileSync(path.join(clone, '.git', 'config'), 'utf8');
@@ -144,7 +166,13 @@ describe('git credentials stay out of URLs, clones, arguments, logs and the dash
 
   it('a fetch that the remote refuses (a revoked token) is reported everywhere without the token', async () => {
     const out = captureText();
-    const env = testEnv({ env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', WIKI_TOKEN: TOKEN, WIKI_HOOK_SECRET: HOOK, LABBOT_ADMIN_TOKEN: ADMIN }, fileConfig: { sources: [{ id: 'wiki', type: 'git', url: remote.url, branch: 'main', tokenEnv: 'WIKI_TOKEN', secretEnv: 'WIKI_HOOK_SECRET' }], queue: { attempts: 1 } } });
+    const env = testEnv({
+      env: { LABBOT_PORT: '0', LOG_LEVEL: 'info', WIKI_TOKEN: TOKEN, WIKI_HOOK_SECRET: HOOK, LABBOT_ADMIN_TOKEN: ADMIN },
+      fileConfig: {
+        sources: [{ id: 'wiki', type: 'git', url: remote.url, branch: 'main', tokenEnv: 'WIKI_TOKEN', secretEnv: 'WIKI_HOOK_SECRET' }],
+        queue: { attempts: 1 },
+      },
+    });
     const config = loadConfig(env);
     const running = await startServe(config, createLogger('info', 'labbot', out.stream, config.secrets));
     opened.push(running);
@@ -154,11 +182,20 @@ describe('git credentials stay out of URLs, clones, arguments, logs and the dash
       wiki.commitAndPush('third page');
       const push = githubPush(HOOK, { ref: 'refs/heads/main' }, 'revoked-1');
       expect((await fetch(`${running.url}/hooks/wiki/wiki`, { method: 'POST', headers: push.headers, body: push.body })).status).toBe(202);
-      const lastError = await waitFor(async () => (await running.app.records!.sourceState('wiki')).lastError, 30_000, 'the failed sync recorded');
+      const lastError = await waitFor(
+        async () => (await running.app.records!.sourceState('wiki')).lastError,
+        30_000,
+        'the failed sync recorded',
+      );
       expect(lastError).toMatch(/git fetch failed/);
       const failed = await running.queue!.queue.getJobs(['failed']);
       expect(failed.length).toBeGreaterThan(0);
-      const shown = [lastError, ...failed.map((j) => `${j.failedReason}\n${(j.stacktrace ?? []).join('\n')}`), out.text(), await everythingShown(running, env)].join('\n');
+      const shown = [
+        lastError,
+        ...failed.map((j) => `${j.failedReason}\n${(j.stacktrace ?? []).join('\n')}`),
+        out.text(),
+        await everythingShown(running, env),
+      ].join('\n');
       expect(shown).toContain('git fetch failed');
       for (const f of [...forms('x-access-token', TOKEN), HOOK]) expect(shown).not.toContain(f);
     } finally {
@@ -177,7 +214,21 @@ describe('git credentials stay out of URLs, clones, arguments, logs and the dash
     );
     chmodSync(path.join(bin, 'ssh'), 0o755);
     const sshWiki = createGitWiki({ 'ssh.md': '# Over ssh\n\nThis page came over SSHPAGE.\n' });
-    const env = testEnv({ env: { LABBOT_PORT: '0', WIKI_HOOK_SECRET: HOOK }, fileConfig: { sources: [{ id: 'sshwiki', type: 'git', url: `ssh://git@wiki.example${sshWiki.remote}`, branch: 'main', sshKeyPath: key, secretEnv: 'WIKI_HOOK_SECRET' }] } });
+    const env = testEnv({
+      env: { LABBOT_PORT: '0', WIKI_HOOK_SECRET: HOOK },
+      fileConfig: {
+        sources: [
+          {
+            id: 'sshwiki',
+            type: 'git',
+            url: `ssh://git@wiki.example${sshWiki.remote}`,
+            branch: 'main',
+            sshKeyPath: key,
+            secretEnv: 'WIKI_HOOK_SECRET',
+          },
+        ],
+      },
+    });
     const running = await startServe(loadConfig(env), createLogger('silent'));
     opened.push(running);
     expect(running.app.catalog.lexicalSearch(['public'], 'SSHPAGE', 3).length).toBeGreaterThan(0);

@@ -33,12 +33,18 @@ interface Outcome {
 }
 
 /** Writes `files` (the document first) into a folder of their own, ingests it, and asks about `marker`. */
-async function ingestAndAsk(files: Record<string, string>, marker: string, dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-shapes-')), sourceId = `shapes-${++sources}`): Promise<Outcome> {
+async function ingestAndAsk(
+  files: Record<string, string>,
+  marker: string,
+  dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-shapes-')),
+  sourceId = `shapes-${++sources}`,
+): Promise<Outcome> {
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
   const summary = await app.ingest({ sourceId, root: dir });
   const doc = [...app.catalog.docs()].find((d) => d.source === sourceId && d.path === Object.keys(files)[0]);
   const question = `What does the ${marker} note say?`;
-  const ofThisSource = (r: Awaited<ReturnType<App['ask']>>) => r.passages.filter((p) => p.doc_id.startsWith(`${sourceId}:`)).map((p) => p.text);
+  const ofThisSource = (r: Awaited<ReturnType<App['ask']>>) =>
+    r.passages.filter((p) => p.doc_id.startsWith(`${sourceId}:`)).map((p) => p.text);
   return {
     summary,
     indexedAs: doc?.access,
@@ -65,13 +71,19 @@ function expectRefused(o: Outcome, marker: string, reason: RegExp): void {
 
 describe('item 1: a YAML sidecar or front matter written as people write it keeps its access group', () => {
   it('a YAML sidecar opened with --- keeps its access group', async () => {
-    const o = await ingestAndAsk({ 'sec2.txt': 'The SECRETTWO assay code is 4411.\n', 'sec2.yaml': '---\ntitle: Secret two\naccess: pi-only\n' }, 'SECRETTWO');
+    const o = await ingestAndAsk(
+      { 'sec2.txt': 'The SECRETTWO assay code is 4411.\n', 'sec2.yaml': '---\ntitle: Secret two\naccess: pi-only\n' },
+      'SECRETTWO',
+    );
     expectRestricted(o, 'SECRETTWO');
     expect([...app.catalog.docs()].find((d) => d.path === 'sec2.txt' && d.access === 'pi-only')?.title).toBe('Secret two');
   });
 
   it('a .yml sidecar written between --- and ... keeps its access group', async () => {
-    const o = await ingestAndAsk({ 'sec5.md': 'The SECRETFIVE assay code is 5511.\n', 'sec5.yml': '---\ntitle: Secret five\naccess: pi-only\n...\n' }, 'SECRETFIVE');
+    const o = await ingestAndAsk(
+      { 'sec5.md': 'The SECRETFIVE assay code is 5511.\n', 'sec5.yml': '---\ntitle: Secret five\naccess: pi-only\n...\n' },
+      'SECRETFIVE',
+    );
     expectRestricted(o, 'SECRETFIVE');
   });
 
@@ -80,23 +92,37 @@ describe('item 1: a YAML sidecar or front matter written as people write it keep
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-shapes-'));
     const first = await ingestAndAsk({ 'sec3.txt': 'The SECRETTHREE assay code is 3311.\n' }, 'SECRETTHREE', dir, 'shapes-sec3');
     expect(first.indexedAs).toBe('public');
-    const o = await ingestAndAsk({ 'sec3.txt': 'The SECRETTHREE assay code is 3311.\n', 'sec3.yaml': 'title: Secret three\n---\naccess: pi-only\n' }, 'SECRETTHREE', dir, 'shapes-sec3');
+    const o = await ingestAndAsk(
+      { 'sec3.txt': 'The SECRETTHREE assay code is 3311.\n', 'sec3.yaml': 'title: Secret three\n---\naccess: pi-only\n' },
+      'SECRETTHREE',
+      dir,
+      'shapes-sec3',
+    );
     expectRefused(o, 'SECRETTHREE', /sec3\.yaml cannot be read .*more than one document.*the version indexed before was removed/);
     expect(o.summary.documents.removed).toBe(1);
   });
 
   it('a Markdown file with a blank line before its front matter keeps its access group', async () => {
-    const o = await ingestAndAsk({ 'sec6.md': '\n---\ntitle: Secret six\naccess: pi-only\n---\n\nThe SECRETSIX assay code is 6611.\n' }, 'SECRETSIX');
+    const o = await ingestAndAsk(
+      { 'sec6.md': '\n---\ntitle: Secret six\naccess: pi-only\n---\n\nThe SECRETSIX assay code is 6611.\n' },
+      'SECRETSIX',
+    );
     expectRestricted(o, 'SECRETSIX');
   });
 
   it('a plain-text note with blank lines and a BOM before its front matter keeps its access group', async () => {
-    const o = await ingestAndAsk({ 'sec7.txt': '\uFEFF\r\n  \r\n---\r\naccess: pi-only\r\n---\r\nThe SECRETSEVEN assay code is 7711.\r\n' }, 'SECRETSEVEN');
+    const o = await ingestAndAsk(
+      { 'sec7.txt': '\uFEFF\r\n  \r\n---\r\naccess: pi-only\r\n---\r\nThe SECRETSEVEN assay code is 7711.\r\n' },
+      'SECRETSEVEN',
+    );
     expectRestricted(o, 'SECRETSEVEN');
   });
 
   it('TOML front matter (+++) holding access = "pi-only" keeps its access group', async () => {
-    const o = await ingestAndAsk({ 'sec8.md': '+++\ntitle = "Secret eight"\naccess = "pi-only"\n+++\n\nThe SECRETEIGHT assay code is 8811.\n' }, 'SECRETEIGHT');
+    const o = await ingestAndAsk(
+      { 'sec8.md': '+++\ntitle = "Secret eight"\naccess = "pi-only"\n+++\n\nThe SECRETEIGHT assay code is 8811.\n' },
+      'SECRETEIGHT',
+    );
     expectRestricted(o, 'SECRETEIGHT');
     expect([...app.catalog.docs()].find((d) => d.path === 'sec8.md' && d.access === 'pi-only')?.title).toBe('Secret eight');
   });
@@ -110,18 +136,34 @@ describe('item 1: a YAML sidecar or front matter written as people write it keep
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-shapes-'));
     const first = await ingestAndAsk({ 'sec10.md': 'The SECRETTEN assay code is 1011.\n' }, 'SECRETTEN', dir, 'shapes-sec10');
     expect(first.indexedAs).toBe('public');
-    const o = await ingestAndAsk({ 'sec10.md': '+++\naccess = pi-only\n+++\n\nThe SECRETTEN assay code is 1011.\n' }, 'SECRETTEN', dir, 'shapes-sec10');
+    const o = await ingestAndAsk(
+      { 'sec10.md': '+++\naccess = pi-only\n+++\n\nThe SECRETTEN assay code is 1011.\n' },
+      'SECRETTEN',
+      dir,
+      'shapes-sec10',
+    );
     expectRefused(o, 'SECRETTEN', /front matter cannot be read .*TOML.*the version indexed before was removed/);
   });
 
   it('front matter opened but never closed is refused when it names an access group', async () => {
-    const o = await ingestAndAsk({ 'sec11.md': '---\ntitle: Secret eleven\naccess: pi-only\n\nThe SECRETELEVEN assay code is 1111.\n' }, 'SECRETELEVEN');
+    const o = await ingestAndAsk(
+      { 'sec11.md': '---\ntitle: Secret eleven\naccess: pi-only\n\nThe SECRETELEVEN assay code is 1111.\n' },
+      'SECRETELEVEN',
+    );
     expectRefused(o, 'SECRETELEVEN', /front matter cannot be read .*not closed/);
   });
 
   it('a sidecar restricts every document of its name (paper.md and paper.txt beside paper.yaml)', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-shapes-'));
-    const o = await ingestAndAsk({ 'sec13.txt': 'The SECRETTHIRTEEN assay code is 1311.\n', 'sec13.md': 'The SECRETTHIRTEEN gel is in freezer B.\n', 'sec13.yaml': 'access: pi-only\n' }, 'SECRETTHIRTEEN', dir);
+    const o = await ingestAndAsk(
+      {
+        'sec13.txt': 'The SECRETTHIRTEEN assay code is 1311.\n',
+        'sec13.md': 'The SECRETTHIRTEEN gel is in freezer B.\n',
+        'sec13.yaml': 'access: pi-only\n',
+      },
+      'SECRETTHIRTEEN',
+      dir,
+    );
     expect(o.summary.failed).toEqual([]);
     const both = [...app.catalog.docs()].filter((d) => d.path.startsWith('sec13.'));
     expect(both.map((d) => `${d.path} ${d.access}`).sort()).toEqual(['sec13.md pi-only', 'sec13.txt pi-only']);
@@ -130,17 +172,23 @@ describe('item 1: a YAML sidecar or front matter written as people write it keep
   });
 
   it('an HTML page with front matter (a Jekyll source) keeps its access group', async () => {
-    const o = await ingestAndAsk({ 'sec14.html': '---\nlayout: page\naccess: pi-only\n---\n<h1>Freezer</h1>\n<p>The SECRETFOURTEEN assay code is 1411.</p>\n' }, 'SECRETFOURTEEN');
+    const o = await ingestAndAsk(
+      { 'sec14.html': '---\nlayout: page\naccess: pi-only\n---\n<h1>Freezer</h1>\n<p>The SECRETFOURTEEN assay code is 1411.</p>\n' },
+      'SECRETFOURTEEN',
+    );
     expectRestricted(o, 'SECRETFOURTEEN');
   });
 
   it('a TOML sidecar (.toml) keeps its access group', async () => {
-    const o = await ingestAndAsk({ 'sec12.txt': 'The SECRETTWELVE assay code is 1211.\n', 'sec12.toml': 'title = "Secret twelve"\naccess = "pi-only"\n' }, 'SECRETTWELVE');
+    const o = await ingestAndAsk(
+      { 'sec12.txt': 'The SECRETTWELVE assay code is 1211.\n', 'sec12.toml': 'title = "Secret twelve"\naccess = "pi-only"\n' },
+      'SECRETTWELVE',
+    );
     expectRestricted(o, 'SECRETTWELVE');
   });
 });
 
-describe('item 2: a .bib sidecar\'s access field is read', () => {
+describe("item 2: a .bib sidecar's access field is read", () => {
   it('a well-formed access = {pi-only} in a .bib sidecar keeps its access group', async () => {
     const bib = '@article{sec4,\n  title = {Secret four},\n  author = {Okafor, Ada},\n  year = {2023},\n  access = {pi-only}\n}\n';
     const o = await ingestAndAsk({ 'sec4.txt': 'The SECRETFOUR assay code is 4411.\n', 'sec4.bib': bib }, 'SECRETFOUR');
@@ -149,7 +197,8 @@ describe('item 2: a .bib sidecar\'s access field is read', () => {
   });
 
   it('a .bib sidecar whose second entry restricts it, with no entry named after the document, is refused', async () => {
-    const bib = '@misc{intro,\n  title = {Secret fifteen, part one}\n}\n@misc{rest,\n  title = {Secret fifteen, part two},\n  access = {pi-only}\n}\n';
+    const bib =
+      '@misc{intro,\n  title = {Secret fifteen, part one}\n}\n@misc{rest,\n  title = {Secret fifteen, part two},\n  access = {pi-only}\n}\n';
     const o = await ingestAndAsk({ 'sec15.txt': 'The SECRETFIFTEEN assay code is 1511.\n', 'sec15.bib': bib }, 'SECRETFIFTEEN');
     expectRefused(o, 'SECRETFIFTEEN', /sec15\.bib cannot be read \(its entries name different access groups/);
   });

@@ -23,13 +23,17 @@ function botMention(o: { channel: string; botId: string; user?: string; threadTs
   const env = mentionEnvelope({ text: QUESTION, channel: o.channel, threadTs: o.threadTs });
   const event = env.event as Record<string, unknown>;
   delete event.user;
-  Object.assign(event, { bot_id: o.botId, bot_profile: { id: o.botId, app_id: `A${o.botId.slice(1)}`, name: 'otherbot', team_id: 'T0LAB' } });
+  Object.assign(event, {
+    bot_id: o.botId,
+    bot_profile: { id: o.botId, app_id: `A${o.botId.slice(1)}`, name: 'otherbot', team_id: 'T0LAB' },
+  });
   if (o.user) event.user = o.user;
   return env;
 }
 
 /** Everything labbot did in a channel: posts, status lines, reactions. */
-const touched = (fake: FakeSlack, channel: string) => fake.calls.filter((c) => (c.body.channel ?? c.body.channel_id) === channel && c.method !== 'conversations.info');
+const touched = (fake: FakeSlack, channel: string) =>
+  fake.calls.filter((c) => (c.body.channel ?? c.body.channel_id) === channel && c.method !== 'conversations.info');
 
 describe('bot-authored mentions are ignored unless slack.allowBots lists the bot', () => {
   let harness: SlackHarness | undefined;
@@ -54,7 +58,10 @@ describe('bot-authored mentions are ignored unless slack.allowBots lists the bot
    */
   async function barrier(through: RunningBot): Promise<void> {
     const channel = `CBARRIER${++barriers}`;
-    expect((await post(through.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel })))).status).toBe(200);
+    expect(
+      (await post(through.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long do we block the membrane?', channel }))))
+        .status,
+    ).toBe(200);
     await waitForPost(fake, channel, 0, 60_000);
   }
 
@@ -77,9 +84,18 @@ describe('bot-authored mentions are ignored unless slack.allowBots lists the bot
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: QUESTION, channel: 'CLOOP', ts: parent })));
     await waitForPost(fake, 'CLOOP', 0, 60_000);
     for (let i = 0; i < 3; i++) {
-      await post(bot.url, eventRequest(SIGNING_SECRET, botMention({ channel: 'CLOOP', botId: 'BOTHER', user: 'UOTHERBOT', threadTs: parent })));
+      await post(
+        bot.url,
+        eventRequest(SIGNING_SECRET, botMention({ channel: 'CLOOP', botId: 'BOTHER', user: 'UOTHERBOT', threadTs: parent })),
+      );
       // The same bot's plain replies in the thread (message events from bots were ignored already).
-      await post(bot.url, eventRequest(SIGNING_SECRET, channelMessageEnvelope({ text: `and ${QUESTION}`, channel: 'CLOOP', threadTs: parent, user: 'UOTHERBOT', botId: 'BOTHER' })));
+      await post(
+        bot.url,
+        eventRequest(
+          SIGNING_SECRET,
+          channelMessageEnvelope({ text: `and ${QUESTION}`, channel: 'CLOOP', threadTs: parent, user: 'UOTHERBOT', botId: 'BOTHER' }),
+        ),
+      );
     }
     await barrier(bot);
     // Each question labbot takes up shows its status line at once (posts in one channel are paced, 1 a second).
@@ -105,6 +121,8 @@ describe('bot-authored mentions are ignored unless slack.allowBots lists the bot
     expect(loadConfig(testEnv({ fileConfig: { slack: { allowBots: ['B0123ABCDEF'] } } })).allowBots).toEqual(['B0123ABCDEF']);
     expect(loadConfig(testEnv({ fileConfig: {} })).allowBots).toEqual([]);
     expect(() => loadConfig(testEnv({ fileConfig: { slack: { allowBots: ['U0123ABCDEF'] } } }))).toThrow(ConfigError);
-    expect(() => loadConfig(testEnv({ fileConfig: { slack: { allowBots: ['U0123ABCDEF'] } } }))).toThrow(/slack\.allowBots\.0: a Slack bot id looks like B0123ABCDEF/);
+    expect(() => loadConfig(testEnv({ fileConfig: { slack: { allowBots: ['U0123ABCDEF'] } } }))).toThrow(
+      /slack\.allowBots\.0: a Slack bot id looks like B0123ABCDEF/,
+    );
   });
 });

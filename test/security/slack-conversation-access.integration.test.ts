@@ -60,10 +60,17 @@ describe('personal grants apply only in labbot’s own DM with the asker, as Sla
     const from = fake.conversation.messages.length;
     const run = await runSlash(fake, through.url, { text: `ask ${QUESTION}`, channel, user });
     const last = await fake.waitFor(
-      () => fake.responses.find((r) => r.id === run.id && (buttonValue({ blocks: r.body.blocks as unknown[] }, 'labbot_share') || !JSON.stringify(r.body).includes('labbot_feedback'))),
+      () =>
+        fake.responses.find(
+          (r) =>
+            r.id === run.id &&
+            (buttonValue({ blocks: r.body.blocks as unknown[] }, 'labbot_share') || !JSON.stringify(r.body).includes('labbot_feedback')),
+        ),
       60_000,
     );
-    return fake.waitFor(() => fake.conversation.messages.slice(from).find((m) => m.via === 'response_url' && m.channel === channel && m.text === last.body.text));
+    return fake.waitFor(() =>
+      fake.conversation.messages.slice(from).find((m) => m.via === 'response_url' && m.channel === channel && m.text === last.body.text),
+    );
   };
 
   it('the PI’s own DM with labbot reads the PI’s grants (/labbot ask and a direct message)', async () => {
@@ -81,8 +88,20 @@ describe('personal grants apply only in labbot’s own DM with the asker, as Sla
     expect(JSON.stringify(dm.body)).not.toMatch(SECRET);
     // The message shortcut on a message there
     const ts = '1700024000.000100';
-    await post(bot.url, messageShortcutRequest(SIGNING_SECRET, { callbackId: 'labbot_ask_about_message', text: QUESTION, channel: STUDENT_DM, ts, user: 'UPI', responseUrl: fake.responseUrl('dm-sc') }));
-    const sc = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === STUDENT_DM && c.body.thread_ts === ts));
+    await post(
+      bot.url,
+      messageShortcutRequest(SIGNING_SECRET, {
+        callbackId: 'labbot_ask_about_message',
+        text: QUESTION,
+        channel: STUDENT_DM,
+        ts,
+        user: 'UPI',
+        responseUrl: fake.responseUrl('dm-sc'),
+      }),
+    );
+    const sc = await fake.waitFor(() =>
+      fake.callsOf('chat.postMessage').find((c) => c.body.channel === STUDENT_DM && c.body.thread_ts === ts),
+    );
     expect(JSON.stringify(sc.body)).not.toMatch(SECRET);
     // A mention
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: QUESTION, channel: STUDENT_DM, user: 'UPI' })));
@@ -127,7 +146,9 @@ describe('personal grants apply only in labbot’s own DM with the asker, as Sla
     const restarted = await startTestBot(app, { config, prefix: bot.prefix });
     extra.push(restarted);
     await clickButton(fake, restarted.url, priv, 'labbot_share', 'UPI');
-    const told = await fake.waitFor(() => fake.conversation.ephemeralFor('UPI', 'CPI').find((m) => m.via === 'response_url' && m !== priv && !buttonValue(m, 'labbot_share')));
+    const told = await fake.waitFor(() =>
+      fake.conversation.ephemeralFor('UPI', 'CPI').find((m) => m.via === 'response_url' && m !== priv && !buttonValue(m, 'labbot_share')),
+    );
     expect(shownText(told)).toMatch(/not everyone in this conversation may read/);
     expect(publicText('CPI')).not.toMatch(SECRET);
     expect(fake.conversation.visible('CPI')).toEqual([]);

@@ -42,7 +42,8 @@ describe('the lexical snapshot keeps every document in the access group the reco
     copyFileSync(`${snapshot}.checked`, `${snapshot}.checked.before`);
 
     // Swap the two access lines, text unchanged; a worker (no lexical index) re-syncs.
-    const swap = (f: string, from: string, to: string) => writeFileSync(path.join(lab.root, f), readFileSync(path.join(lab.root, f), 'utf8').replace(`access: ${from}`, `access: ${to}`));
+    const swap = (f: string, from: string, to: string) =>
+      writeFileSync(path.join(lab.root, f), readFileSync(path.join(lab.root, f), 'utf8').replace(`access: ${from}`, `access: ${to}`));
     swap('alpha.md', 'public', 'pi-only');
     swap('bravo.md', 'pi-only', 'public');
     await lab.resyncThroughWorker();

@@ -19,7 +19,10 @@ describe('a lexical snapshot is verified before anything is answered from it', (
   const running: Running[] = [];
   beforeAll(() => {
     lab = snapshotLab();
-    writeFileSync(path.join(lab.root, 'gel.md'), '---\ntitle: Gel buffer\n---\n\n# Gel buffer\n\nThe gel buffer base is BASE7, diluted tenfold before every run.\n');
+    writeFileSync(
+      path.join(lab.root, 'gel.md'),
+      '---\ntitle: Gel buffer\n---\n\n# Gel buffer\n\nThe gel buffer base is BASE7, diluted tenfold before every run.\n',
+    );
     writeFileSync(path.join(lab.root, 'pcr.md'), '---\ntitle: qPCR\n---\n\n# qPCR\n\nUse SYBR Green master mix and forty cycles.\n');
   });
   afterAll(async () => {

@@ -93,7 +93,12 @@ describe('a webhook during a Redis outage', () => {
   it('is answered 503, not 404, when Redis was unreachable when serve started', async () => {
     const nowhere = await freePort();
     const alone = await startServe(
-      loadConfig(testEnv({ env: { REDIS_URL: `redis://127.0.0.1:${nowhere}`, LABBOT_PORT: '0' }, fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder, secret: SECRET }] } })),
+      loadConfig(
+        testEnv({
+          env: { REDIS_URL: `redis://127.0.0.1:${nowhere}`, LABBOT_PORT: '0' },
+          fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder, secret: SECRET }] },
+        }),
+      ),
       captureLog('silent').log,
     );
     try {
@@ -101,7 +106,11 @@ describe('a webhook during a Redis outage', () => {
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
       // The signature is still checked first: an unsigned request learns nothing about the queue.
-      const unsigned = await fetch(`${alone.url}/hooks/wiki/docs`, { method: 'POST', body: '{"changed":[]}', headers: { 'content-type': 'application/json' } });
+      const unsigned = await fetch(`${alone.url}/hooks/wiki/docs`, {
+        method: 'POST',
+        body: '{"changed":[]}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(unsigned.status).toBe(401);
     } finally {
       await alone.close();

@@ -27,12 +27,16 @@ describe('a replayed webhook delivery', () => {
     expect(res.status).toBe(202);
     const { queued } = (await res.json()) as { queued: string };
     const queue = running.queue!.queue;
-    await waitFor(async () => {
-      const job = await queue.getJob(queued);
-      const state = job ? await job.getState() : 'gone';
-      const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-      return (state === 'completed' || state === 'gone') && Object.values(c).every((n) => n === 0);
-    }, 30_000, `job ${queued} and its document jobs done`);
+    await waitFor(
+      async () => {
+        const job = await queue.getJob(queued);
+        const state = job ? await job.getState() : 'gone';
+        const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        return (state === 'completed' || state === 'gone') && Object.values(c).every((n) => n === 0);
+      },
+      30_000,
+      `job ${queued} and its document jobs done`,
+    );
   };
 
   beforeAll(async () => {

@@ -32,7 +32,9 @@ export function barChart(series: Series[], opts: { title: string; labelEvery?: n
     }),
   );
   const ticks = (series[0]?.buckets ?? []).map((b, i) =>
-    i % every === 0 ? html`<text x="${(PAD.l + i * slot + slot / 2).toFixed(1)}" y="${H - 6}" text-anchor="middle">${label(b.start)}</text>` : html``,
+    i % every === 0
+      ? html`<text x="${(PAD.l + i * slot + slot / 2).toFixed(1)}" y="${H - 6}" text-anchor="middle">${label(b.start)}</text>`
+      : html``,
   );
   const totals = series.map((s) => `${s.name}: ${s.buckets.reduce((a, b) => a + b.count, 0)}`).join(', ');
   return html`<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${opts.title} (${totals})" xmlns="http://www.w3.org/2000/svg">

@@ -40,7 +40,7 @@ const FIELDS: [keyof LabDocument & string, string][] = [
 // Where a value the metadata layers did not give comes from (see ingest/pipeline.ts).
 const FALLBACK: Partial<Record<string, string>> = {
   title: 'file name',
-  kind: 'the source\'s kind, or the document\'s shape',
+  kind: "the source's kind, or the document's shape",
 };
 
 /** The view of a catalog document: each field's value and the layer it came from. */
@@ -52,7 +52,17 @@ export function documentView(doc: LabDocument & { chunkIds: string[] }): Documen
     if (!value) return { name, value };
     return { name, value, from: from[key] ?? FALLBACK[key] ?? 'unknown' };
   });
-  return { id: doc.id, source: doc.source, path: doc.path, title: doc.title, kind: doc.kind, access: doc.access, chunks: doc.chunkIds.length, fields, notes: doc.metaNotes ?? [] };
+  return {
+    id: doc.id,
+    source: doc.source,
+    path: doc.path,
+    title: doc.title,
+    kind: doc.kind,
+    access: doc.access,
+    chunks: doc.chunkIds.length,
+    fields,
+    notes: doc.metaNotes ?? [],
+  };
 }
 
 export function documentPage(v: DocumentView): string {

@@ -65,7 +65,8 @@ ${opts.js ? raw('<script src="/admin/static/admin.js" defer></script>') : ''}</h
 <body>${body}</body></html>`.value;
 }
 
-const when = (iso: string | undefined) => (iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)} UTC</time>` : html`<span class="muted">never</span>`);
+const when = (iso: string | undefined) =>
+  iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)} UTC</time>` : html`<span class="muted">never</span>`;
 
 export function loginPage(opts: { message?: string; next?: string; generated?: boolean }): string {
   return layout(
@@ -73,10 +74,12 @@ export function loginPage(opts: { message?: string; next?: string; generated?: b
     html`<main class="narrow"><h1>labbot admin</h1>
 ${opts.message ? html`<p class="error" role="alert">${opts.message}</p>` : ''}
 <form method="post" action="/admin/login">
-${opts.generated
-  ? html`<p id="token-help">No LABBOT_ADMIN_TOKEN is set, so <code>labbot serve</code> made a token for this start: open the dashboard link it printed (<code>…/admin?token=…</code>) or paste its token here. It changes at every start.</p>
+${
+  opts.generated
+    ? html`<p id="token-help">No LABBOT_ADMIN_TOKEN is set, so <code>labbot serve</code> made a token for this start: open the dashboard link it printed (<code>…/admin?token=…</code>) or paste its token here. It changes at every start.</p>
 <label for="token">Token printed by labbot serve</label>`
-  : html`<label for="token">Admin token (LABBOT_ADMIN_TOKEN)</label>`}
+    : html`<label for="token">Admin token (LABBOT_ADMIN_TOKEN)</label>`
+}
 <input id="token" name="token" type="password" autocomplete="current-password" required>
 <input type="hidden" name="next" value="${opts.next ?? '/admin'}">
 <button type="submit">Sign in</button></form></main>`,
@@ -104,7 +107,9 @@ function indexSection(v: DashboardView): Html {
 ${v.chromaProcess ? html`<p id="chroma-process">Embedded Chroma: <strong class="${v.chromaProcess.state === 'up' ? '' : 'error'}">${v.chromaProcess.state}</strong>; restarts ${v.chromaProcess.restarts}${v.chromaProcess.lastExit ? html`; last exit ${when(v.chromaProcess.lastExit.at)} (${v.chromaProcess.lastExit.signal ?? `code ${v.chromaProcess.lastExit.code}`})` : ''}.</p>` : ''}
 <table><thead><tr><th>Source</th><th>Type</th><th>Last sync</th><th>Commit</th><th>Documents</th><th>Chunks</th><th>By kind</th><th>Problems</th></tr></thead><tbody>
 ${v.sources.map(
-  (s) => html`<tr><td><strong>${s.id}</strong><br><small class="muted">${s.location}</small></td><td>${s.type}</td><td>${when(s.state?.lastSyncAt)}${s.state?.lastError ? html`<br><span class="error sync-failed">Last sync failed: ${s.state.lastError}</span>` : ''}</td>
+  (
+    s,
+  ) => html`<tr><td><strong>${s.id}</strong><br><small class="muted">${s.location}</small></td><td>${s.type}</td><td>${when(s.state?.lastSyncAt)}${s.state?.lastError ? html`<br><span class="error sync-failed">Last sync failed: ${s.state.lastError}</span>` : ''}</td>
 <td>${s.state?.commit ? html`<code>${s.state.commit.slice(0, 12)}</code>` : html`<span class="muted">-</span>`}</td><td class="num">${s.documents}</td><td class="num">${s.chunks}</td>
 <td>${s.byKind.length ? s.byKind.map((k) => html`<span class="pill">${k.kind}: ${k.documents} / ${k.chunks}</span> `) : html`<span class="muted">empty</span>`}</td>
 <td class="num">${s.problems.length}</td></tr>`,
@@ -119,7 +124,9 @@ ${s.problems.map((p) => html`<tr><td><code>${p.path}</code></td><td class="${p.s
     : '',
 )}
 ${v.sources.map(
-  (s) => html`<details><summary>${s.id}: documents (${s.documents})</summary><table class="docs"><thead><tr><th>Title</th><th>Kind</th><th>Path</th><th>Chunks</th></tr></thead><tbody>
+  (
+    s,
+  ) => html`<details><summary>${s.id}: documents (${s.documents})</summary><table class="docs"><thead><tr><th>Title</th><th>Kind</th><th>Path</th><th>Chunks</th></tr></thead><tbody>
 ${s.docs.map((d) => html`<tr><td><a href="/admin/doc?id=${encodeURIComponent(d.id)}">${d.title}</a>${d.notes ? html` <span class="pill error" title="see the document's metadata notes">${d.notes} note${d.notes > 1 ? 's' : ''}</span>` : ''}</td><td>${d.kind}</td><td><code>${d.path}</code></td><td class="num">${d.chunks}</td></tr>`)}</tbody></table>${s.moreDocs ? html`<p class="muted">and ${s.moreDocs} more</p>` : ''}</details>`,
 )}
 </section>`;
@@ -157,7 +164,9 @@ ${
       ? html`<p class="muted">No questions yet.</p>`
       : html`<table><thead><tr><th>When</th><th>Via</th><th>Channel</th><th>Question</th><th>Latency</th><th>Citations</th><th>Refused</th><th>Feedback</th></tr></thead><tbody>
 ${v.recent.map(
-  (q) => html`<tr><td>${when(q.ts)}</td><td>${q.source}</td><td>${q.channel ?? 'public'}</td><td>${q.question}</td><td class="num">${(q.latencyMs / 1000).toFixed(2)} s</td>
+  (
+    q,
+  ) => html`<tr><td>${when(q.ts)}</td><td>${q.source}</td><td>${q.channel ?? 'public'}</td><td>${q.question}</td><td class="num">${(q.latencyMs / 1000).toFixed(2)} s</td>
 <td class="num" title="${q.citations.map((c) => c.title).join('; ')}">${q.citations.length}</td><td>${q.refused ? html`<span class="error">refused</span>` : 'no'}</td><td>👍 ${q.feedback.up} 👎 ${q.feedback.down}</td></tr>`,
 )}</tbody></table>`
 }</section>`;
@@ -170,7 +179,9 @@ ${
   v.gaps.length
     ? html`<table><thead><tr><th>Topic</th><th>Questions</th><th>Refused</th><th>Weak</th><th>Channels</th><th>Examples</th></tr></thead><tbody>
 ${v.gaps.slice(0, 30).map(
-  (g) => html`<tr><td><strong>${g.topic}</strong></td><td class="num">${g.count}</td><td class="num">${g.refused}</td><td class="num">${g.weak}</td>
+  (
+    g,
+  ) => html`<tr><td><strong>${g.topic}</strong></td><td class="num">${g.count}</td><td class="num">${g.refused}</td><td class="num">${g.weak}</td>
 <td>${Object.entries(g.channels).map(([c, n]) => html`<span class="pill">${c}: ${n}</span> `)}</td><td><ul class="examples">${g.questions.slice(0, 3).map((q) => html`<li>${q.question} <small class="muted">(${q.reason})</small></li>`)}</ul></td></tr>`,
 )}</tbody></table>`
     : html`<p class="muted">No gaps in the recent questions.</p>`
@@ -184,9 +195,12 @@ function injectionsSection(v: DashboardView): Html {
 ${pending ? html`<p class="notice" id="injections-pending">Still checking ${pending} ${pending === 1 ? 'document' : 'documents'} for such sentences; reload the page for the full list.</p>` : ''}
 <p class="muted">These documents contain sentences addressed to an AI assistant (role switches, "ignore previous instructions", fake system prompts). They are never quoted as answers; check where they came from.</p>
 <table><thead><tr><th>Source</th><th>Document</th><th>Access</th><th>Sentences</th></tr></thead><tbody>
-${(v.injections ?? []).slice(0, 50).map(
-  (d) => html`<tr><td>${d.source}</td><td><strong>${d.title}</strong><br><small class="muted">${d.path}</small></td><td>${d.access}</td><td><ul class="examples">${d.lines.map((l) => html`<li>${l.length > 200 ? `${l.slice(0, 200)}…` : l}</li>`)}</ul></td></tr>`,
-)}</tbody></table></section>`;
+${(v.injections ?? [])
+  .slice(0, 50)
+  .map(
+    (d) =>
+      html`<tr><td>${d.source}</td><td><strong>${d.title}</strong><br><small class="muted">${d.path}</small></td><td>${d.access}</td><td><ul class="examples">${d.lines.map((l) => html`<li>${l.length > 200 ? `${l.slice(0, 200)}…` : l}</li>`)}</ul></td></tr>`,
+  )}</tbody></table></section>`;
 }
 
 function actionsSection(v: DashboardView): Html {
@@ -194,7 +208,9 @@ function actionsSection(v: DashboardView): Html {
 ${
   v.queueCounts
     ? html`<div class="actions">${v.sources.map(
-        (s) => html`<form method="post" action="/admin/actions/sync"><input type="hidden" name="_csrf" value="${v.csrf}"><input type="hidden" name="source" value="${s.id}">
+        (
+          s,
+        ) => html`<form method="post" action="/admin/actions/sync"><input type="hidden" name="_csrf" value="${v.csrf}"><input type="hidden" name="source" value="${s.id}">
 <button type="submit" data-action="sync">Re-sync ${s.id}</button> <label><input type="checkbox" name="full" value="1"> full</label></form>`,
       )}
 <form method="post" action="/admin/actions/rebuild"><input type="hidden" name="_csrf" value="${v.csrf}"><button type="submit" class="danger">Rebuild the index…</button></form></div>`

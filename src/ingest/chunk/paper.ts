@@ -31,9 +31,7 @@ function headinglessChunks(title: string, blocks: Block[], opts: ChunkOptions): 
   const { units } = blocksToUnits(blocks, opts);
   const paged = blocks.some((b) => b.type === 'page');
   return packUnits(units, opts).map((p, i) =>
-    paged && p.page !== undefined
-      ? makeChunk(title, `p. ${p.page}`, p.text, { page: p.page })
-      : makeChunk(title, `Part ${i + 1}`, p.text),
+    paged && p.page !== undefined ? makeChunk(title, `p. ${p.page}`, p.text, { page: p.page }) : makeChunk(title, `Part ${i + 1}`, p.text),
   );
 }
 
@@ -65,7 +63,9 @@ function mergeSmall(sections: Array<{ path: string[]; units: Unit[]; page?: numb
     const prev = groups[groups.length - 1];
     const label = s.path[s.path.length - 1] ?? '';
     const labelled = (units: Unit[], name: string): Unit[] =>
-      name ? [{ text: name, sep: '\n\n', page: units[0]?.page }, ...units.map((u, i) => (i === 0 ? { ...u, sep: '\n' as const } : u))] : units;
+      name
+        ? [{ text: name, sep: '\n\n', page: units[0]?.page }, ...units.map((u, i) => (i === 0 ? { ...u, sep: '\n' as const } : u))]
+        : units;
     if (prev) {
       const prevLabel = prev.paths.length === 1 ? (prev.paths[0][prev.paths[0].length - 1] ?? '') : '';
       const extra = label.length + 2 + (prev.paths.length === 1 ? prevLabel.length + 1 : 0);

@@ -13,7 +13,8 @@ const NOT_MATERIALS = /\bmaterials? (?:and|&) methods\b|\bmateriales y m[ée]tod
 const OTHER_HEADING =
   /\b(notes?|notas?|safety|seguridad|troubleshooting|problemas|background|introduction|introducci[óo]n|antecedentes|overview|purpose|objetivos?|references|referencias|anticipated results|expected results|resultados esperados|timing|cautions?|precauciones|waste|residuos|disposal|storage|almacenamiento|recipes?|recetas?|solutions|soluciones|buffers|tampones|acknowledg\w*)\b/i;
 /** Headings that only say "here come the steps": left out of a step's section path. */
-const GENERIC_PROCEDURE = /^(procedure|protocol|method|methods|steps|instructions|workflow|procedimiento|protocolo|m[ée]todo|pasos|instrucciones)$/i;
+const GENERIC_PROCEDURE =
+  /^(procedure|protocol|method|methods|steps|instructions|workflow|procedimiento|protocolo|m[ée]todo|pasos|instrucciones)$/i;
 
 export function isMaterialsLabel(text: string): boolean {
   const t = normalizeSpace(text);
@@ -68,7 +69,9 @@ export function chunkProtocol(doc: ParsedDoc, opts: ChunkOptions): ChunkDraft[] 
     pending.units.push(...units);
   };
   const labelled = (label: string, units: Unit[]): Unit[] =>
-    units.length === 0 ? units : [{ text: label, sep: '\n\n', page: units[0].page }, ...units.map((u, i) => (i === 0 ? { ...u, sep: '\n' as const } : u))];
+    units.length === 0
+      ? units
+      : [{ text: label, sep: '\n\n', page: units[0].page }, ...units.map((u, i) => (i === 0 ? { ...u, sep: '\n' as const } : u))];
 
   let lastRole: Role | undefined;
   for (const s of splitSections(doc.blocks, doc.title)) {
@@ -212,7 +215,8 @@ function procedureSection(
 
 /** A short title-like line, alone in its paragraph, right before a step. */
 function isGroupLabel(text: string, next: Block | undefined, startsStep: (line: string) => boolean): boolean {
-  if (text.length > 60 || text.includes('\n') || !/^\p{Lu}/u.test(text) || /[.:;,!?]$/.test(text) || text.split(/\s+/).length > 8) return false;
+  if (text.length > 60 || text.includes('\n') || !/^\p{Lu}/u.test(text) || /[.:;,!?]$/.test(text) || text.split(/\s+/).length > 8)
+    return false;
   if (startsStep(text)) return false;
   if (next?.type === 'list') return next.ordered;
   return next?.type === 'paragraph' && startsStep(normalizeSpace(next.text.split(/\r?\n/)[0]));

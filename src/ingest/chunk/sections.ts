@@ -37,7 +37,7 @@ const NUMBERING = /^\s*(?:(\d+(?:\.\d+)*)\.?|([IVXLC]+)\.|([A-Z])\.)\s+(?=\S)/;
 
 export function numberingDepth(heading: string): number {
   const m = NUMBERING.exec(heading);
-  if (!m || !m[1]) return 0;
+  if (!m?.[1]) return 0;
   return m[1].split('.').length;
 }
 

@@ -30,7 +30,8 @@ const LAB_QUANTITY = new RegExp(
 export const hasLabQuantity = (text: string): boolean => LAB_QUANTITY.test(text);
 
 /** Headings that only say "here come the steps". */
-export const PROCEDURE_HEADING = /^(?:procedure|protocol|method|steps|instructions|workflow|procedimiento|protocolo|m[ée]todo|pasos|instrucciones)$/i;
+export const PROCEDURE_HEADING =
+  /^(?:procedure|protocol|method|steps|instructions|workflow|procedimiento|protocolo|m[ée]todo|pasos|instrucciones)$/i;
 
 export interface ProcedureShape {
   /** Steps found (list items of ordered lists, "Step N" headings or lines, numbered lines). */

@@ -21,25 +21,90 @@ const SECTION_MAX = 120;
 /** Words that end with a period without ending the sentence (compared lower-cased, no dot). */
 const ABBREVIATIONS = new Set([
   // citations and cross-references
-  'al', 'fig', 'figs', 'eq', 'eqs', 'ref', 'refs', 'tab', 'suppl', 'vol', 'vols', 'pp', 'no', 'nos',
-  'ch', 'chap', 'sec', 'sect', 'ed', 'eds', 'cf', 'vs', 'viz', 'ibid', 'op', 'cit',
+  'al',
+  'fig',
+  'figs',
+  'eq',
+  'eqs',
+  'ref',
+  'refs',
+  'tab',
+  'suppl',
+  'vol',
+  'vols',
+  'pp',
+  'no',
+  'nos',
+  'ch',
+  'chap',
+  'sec',
+  'sect',
+  'ed',
+  'eds',
+  'cf',
+  'vs',
+  'viz',
+  'ibid',
+  'op',
+  'cit',
   // quantities; not "min", "h" or "ms", which end protocol sentences ("Incubate 5 min. Wash.")
-  'approx', 'ca', 'cat', 'resp', 'wt', 'conc',
+  'approx',
+  'ca',
+  'cat',
+  'resp',
+  'wt',
+  'conc',
   // taxonomy
-  'sp', 'spp', 'subsp', 'var', 'cv', 'nov',
+  'sp',
+  'spp',
+  'subsp',
+  'var',
+  'cv',
+  'nov',
   // titles and companies
-  'dr', 'mr', 'mrs', 'prof', 'st', 'inc', 'ltd', 'co', 'corp', 'jr', 'sr', 'sra', 'dra',
+  'dr',
+  'mr',
+  'mrs',
+  'prof',
+  'st',
+  'inc',
+  'ltd',
+  'co',
+  'corp',
+  'jr',
+  'sr',
+  'sra',
+  'dra',
   // months
-  'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
+  'jan',
+  'feb',
+  'mar',
+  'apr',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'sept',
+  'oct',
+  'nov',
+  'dec',
   // Spanish
-  'aprox', 'ej', 'núm', 'pág', 'págs', 'tabla',
+  'aprox',
+  'ej',
+  'núm',
+  'pág',
+  'págs',
+  'tabla',
 ]);
 
 const OPENERS = `"'“‘«([{¿¡`;
 
 /** Collapse runs of whitespace (PDF line wraps, indentation) and drop soft hyphens. */
 export function normalizeSpace(text: string): string {
-  return text.replace(/\u00ad/g, '').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/\u00ad/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function stripOpeners(word: string): string {

@@ -4,7 +4,7 @@
 import bibtex, { type BibValue } from 'bibtex-parse';
 import type { DocMeta } from '../../types.ts';
 import { ACCESS_KEYS, readAccessFields } from '../access.ts';
-import { describeValue } from './describe-value.ts';
+import { describeValue } from '../describe-value.ts';
 import { coerceKeywords, coerceYear, firstLine, normalizeAuthorName, normalizeDoi, type MetaResult } from './coerce.ts';
 import { extraFieldRecords } from './extra-field.ts';
 import { bibFileNames, entryDigest, entryLabel, type LibraryRead } from './library-entry.ts';
@@ -12,11 +12,36 @@ import { bibFileNames, entryDigest, entryLabel, type LibraryRead } from './libra
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 const ACCENTS: Record<string, string> = {
-  '`': '\u0300', "'": '\u0301', '^': '\u0302', '~': '\u0303', '=': '\u0304', u: '\u0306', '.': '\u0307',
-  '"': '\u0308', r: '\u030A', H: '\u030B', v: '\u030C', c: '\u0327', k: '\u0328', d: '\u0323', b: '\u0331',
+  '`': '\u0300',
+  "'": '\u0301',
+  '^': '\u0302',
+  '~': '\u0303',
+  '=': '\u0304',
+  u: '\u0306',
+  '.': '\u0307',
+  '"': '\u0308',
+  r: '\u030A',
+  H: '\u030B',
+  v: '\u030C',
+  c: '\u0327',
+  k: '\u0328',
+  d: '\u0323',
+  b: '\u0331',
 };
 const SYMBOLS: Record<string, string> = {
-  ss: 'ß', o: 'ø', O: 'Ø', ae: 'æ', AE: 'Æ', oe: 'œ', OE: 'Œ', aa: 'å', AA: 'Å', l: 'ł', L: 'Ł', i: 'ı', j: 'ȷ',
+  ss: 'ß',
+  o: 'ø',
+  O: 'Ø',
+  ae: 'æ',
+  AE: 'Æ',
+  oe: 'œ',
+  OE: 'Œ',
+  aa: 'å',
+  AA: 'Å',
+  l: 'ł',
+  L: 'Ł',
+  i: 'ı',
+  j: 'ȷ',
 };
 
 /** LaTeX as found in .bib files -> plain Unicode text. */
@@ -33,8 +58,18 @@ export function delatex(s: string): string {
 }
 
 const MONTHS: Record<string, string> = {
-  jan: 'January', feb: 'February', mar: 'March', apr: 'April', may: 'May', jun: 'June',
-  jul: 'July', aug: 'August', sep: 'September', oct: 'October', nov: 'November', dec: 'December',
+  jan: 'January',
+  feb: 'February',
+  mar: 'March',
+  apr: 'April',
+  may: 'May',
+  jun: 'June',
+  jul: 'July',
+  aug: 'August',
+  sep: 'September',
+  oct: 'October',
+  nov: 'November',
+  dec: 'December',
 };
 
 function bibValue(v: BibValue, strings: Record<string, string>, depth = 0): string {
@@ -83,10 +118,20 @@ function bibAuthor(raw: string): string {
 }
 
 const PAPER_TYPES = new Set([
-  'article', 'inproceedings', 'conference', 'incollection', 'inbook', 'book', 'phdthesis',
-  'mastersthesis', 'thesis', 'techreport', 'report', 'unpublished', 'preprint',
+  'article',
+  'inproceedings',
+  'conference',
+  'incollection',
+  'inbook',
+  'book',
+  'phdthesis',
+  'mastersthesis',
+  'thesis',
+  'techreport',
+  'report',
+  'unpublished',
+  'preprint',
 ]);
-
 
 export interface BibEntry {
   /** The citation key ("sharma2022kcnk5b"). */
@@ -192,8 +237,16 @@ export function bibEntryMeta(entry: BibEntry): MetaResult {
   if (keywords?.length) meta.keywords = keywords;
   if (PAPER_TYPES.has(entry.type)) meta.kind = 'paper';
   // Zotero's own BibTeX export keeps the Extra field as `note`: its "access: x" lines count too.
-  const own = Object.fromEntries(Object.entries(f).filter(([k]) => (ACCESS_KEYS as readonly string[]).includes(k)).map(([k, v]) => [k, delatex(v)]));
-  const access = readAccessFields([own, ...extraFieldRecords(f.note ? delatex(f.note) : undefined), ...extraFieldRecords(f.extra ? delatex(f.extra) : undefined)]);
+  const own = Object.fromEntries(
+    Object.entries(f)
+      .filter(([k]) => (ACCESS_KEYS as readonly string[]).includes(k))
+      .map(([k, v]) => [k, delatex(v)]),
+  );
+  const access = readAccessFields([
+    own,
+    ...extraFieldRecords(f.note ? delatex(f.note) : undefined),
+    ...extraFieldRecords(f.extra ? delatex(f.extra) : undefined),
+  ]);
   if (access.access) meta.access = access.access;
   if (access.invalidAccess !== undefined) {
     meta.invalidAccess = access.invalidAccess;

@@ -4,7 +4,7 @@
 // reported (not thrown) where it is not.
 import { KINDS, type DocMeta, type Kind } from '../../types.ts';
 import { readAccessField } from '../access.ts';
-import { describeValue } from './describe-value.ts';
+import { describeValue } from '../describe-value.ts';
 
 export interface MetaResult {
   meta: DocMeta;
@@ -14,8 +14,7 @@ export interface MetaResult {
 // ---------------------------------------------------------------------------------------------
 // Helpers shared by the readers
 
-export const firstLine = (err: unknown): string =>
-  (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200);
+export const firstLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200);
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
@@ -83,7 +82,10 @@ function trimDoi(doi: string): string {
     const before = d;
     d = d.replace(/[.,;:'"!?*]+$/, '');
     // A closing bracket at the end belongs to the DOI only if the DOI opened it.
-    for (const [open, close] of [['(', ')'], ['[', ']']] as const) {
+    for (const [open, close] of [
+      ['(', ')'],
+      ['[', ']'],
+    ] as const) {
       if (d.endsWith(close) && d.split(open).length - 1 < d.split(close).length - 1) d = d.slice(0, -1);
     }
     if (d === before) return d;
@@ -110,7 +112,10 @@ export function findDoi(text: string): string | undefined {
 /** "doi:10.1/x", "https://doi.org/10.1/x" or "10.1/x" -> "10.1/x"; undefined if not a DOI. */
 export function normalizeDoi(value: string): string | undefined {
   if (value.length > 400) return undefined;
-  let v = value.trim().replace(/^doi\s*:\s*/i, '').replace(/^(?:https?:\/\/)?(?:dx\.)?doi\.org\//i, '');
+  let v = value
+    .trim()
+    .replace(/^doi\s*:\s*/i, '')
+    .replace(/^(?:https?:\/\/)?(?:dx\.)?doi\.org\//i, '');
   if (/%[0-9a-f]{2}/i.test(v)) {
     try {
       v = decodeURIComponent(v);
@@ -133,16 +138,45 @@ export function doiUrl(doi: string): string {
 
 const SUFFIX = /^(jr|sr|ii|iii|iv|v|phd|md|dphil)\.?$/i;
 const PARTICLES = new Set([
-  'van', 'von', 'der', 'den', 'de', 'del', 'della', 'degli', 'di', 'da', 'du', 'des', 'le', 'la',
-  'dos', 'das', 'do', 'ten', 'ter', 'bin', 'ibn', 'al', 'el', 'st.', 'zu', 'af', 'av',
+  'van',
+  'von',
+  'der',
+  'den',
+  'de',
+  'del',
+  'della',
+  'degli',
+  'di',
+  'da',
+  'du',
+  'des',
+  'le',
+  'la',
+  'dos',
+  'das',
+  'do',
+  'ten',
+  'ter',
+  'bin',
+  'ibn',
+  'al',
+  'el',
+  'st.',
+  'zu',
+  'af',
+  'av',
 ]);
-const ORGANISATION = /\b(organi[sz]ation|consortium|group|institute|society|association|committee|council|collaboration|network|project|team|university|cent(er|re)|agency|foundation|laborator(y|ies)|lab|facility|core)\b/i;
+const ORGANISATION =
+  /\b(organi[sz]ation|consortium|group|institute|society|association|committee|council|collaboration|network|project|team|university|cent(er|re)|agency|foundation|laborator(y|ies)|lab|facility|core)\b/i;
 const INITIALS = /^(?:\p{Lu}\.?[\s-]*){1,4}$/u;
 
 /** "Smith, Jane" -> "Jane Smith"; "Smith, Jr., John" -> "John Smith Jr."; others unchanged. */
 export function normalizeAuthorName(name: string): string {
   const n = squash(name.replace(/^\{+|\}+$/g, ''));
-  const parts = n.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = n
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (parts.length === 2) {
     if (SUFFIX.test(parts[1])) return `${parts[0]} ${parts[1]}`;
     return `${parts[1]} ${parts[0]}`;
@@ -171,7 +205,10 @@ export function familyName(name: string): string {
 
 /** Split "A, B" where items may be whole names or "Last, First" / "Last, Initials" pairs. */
 function splitCommaList(s: string): string[] {
-  const tokens = s.split(',').map((t) => t.trim()).filter(Boolean);
+  const tokens = s
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (tokens.length < 2 || tokens.length % 2 !== 0) return tokens;
   const odd = tokens.filter((_, i) => i % 2 === 1);
   const even = tokens.filter((_, i) => i % 2 === 0);
@@ -194,7 +231,10 @@ export function splitAuthors(value: string): string[] {
   if (s.includes(';')) {
     names = s.split(';').map(normalizeAuthorName);
   } else {
-    const parts = s.split(/\s*,?\s+(?:and|&)\s+|\s*&\s*/i).map((p) => p.trim()).filter(Boolean);
+    const parts = s
+      .split(/\s*,?\s+(?:and|&)\s+|\s*&\s*/i)
+      .map((p) => p.trim())
+      .filter(Boolean);
     if (parts.length > 1 && parts.every((p) => (p.match(/,/g) ?? []).length === 1)) {
       names = parts.map(normalizeAuthorName);
     } else {
@@ -296,15 +336,13 @@ export function normalizeMeta(raw: Record<string, unknown>): MetaResult {
   if (title) {
     const t: unknown = title[1];
     const parts: unknown[] = Array.isArray(t) ? t : [];
-    meta.title = parts.length && parts.every((p) => typeof p === 'string')
-      ? squash(parts.join(' '))
-      : coerceString('title', t, warn);
+    meta.title = parts.length && parts.every((p) => typeof p === 'string') ? squash(parts.join(' ')) : coerceString('title', t, warn);
   }
 
   const authors = pick(lower, 'authors', 'author', 'creators', 'creator');
   if (authors) {
     const list = coerceAuthors(authors[1], warn);
-    if (list && list.length) meta.authors = list;
+    if (list?.length) meta.authors = list;
   }
 
   const year = pick(lower, 'year');

@@ -23,7 +23,10 @@ export interface CrossrefRecord {
 
 // Every field is optional and a malformed one is dropped, not the record: Crossref's metadata is
 // deposited by thousands of publishers and a stray shape in one field must not lose the rest.
-const strings = z.array(z.unknown()).catch([]).transform((a) => a.filter((v): v is string => typeof v === 'string'));
+const strings = z
+  .array(z.unknown())
+  .catch([])
+  .transform((a) => a.filter((v): v is string => typeof v === 'string'));
 const dateParts = z
   .object({ 'date-parts': z.array(z.array(z.unknown())).optional(), 'date-time': z.string().optional() })
   .loose()
@@ -107,7 +110,13 @@ function noticeOf(raw: unknown): EditorialNotice | undefined {
   const u = update.safeParse(raw);
   if (!u.success) return undefined;
   // Corrections, errata and addenda do not change whether the findings stand: not flagged.
-  const kind = NOTICE_KINDS[u.data.type.trim().toLowerCase().replace(/[\s-]+/g, '_')];
+  const kind =
+    NOTICE_KINDS[
+      u.data.type
+        .trim()
+        .toLowerCase()
+        .replace(/[\s-]+/g, '_')
+    ];
   if (!kind) return undefined;
   const notice: EditorialNotice = { kind };
   const doi = u.data.DOI ? normalizeDoi(u.data.DOI) : undefined;
@@ -131,7 +140,10 @@ export function parseCrossrefWork(message: unknown): CrossrefRecord | undefined 
   const subtitle = m.subtitle?.map((t) => plainText(t)).find(Boolean);
   const record: CrossrefRecord = {
     doi,
-    authors: (m.author ?? []).map(authorName).filter((a): a is string => Boolean(a)).slice(0, MAX_AUTHORS),
+    authors: (m.author ?? [])
+      .map(authorName)
+      .filter((a): a is string => Boolean(a))
+      .slice(0, MAX_AUTHORS),
     notices: (m['updated-by'] ?? []).map(noticeOf).filter((n): n is EditorialNotice => n !== undefined),
   };
   if (title) record.title = subtitle && !title.toLowerCase().includes(subtitle.toLowerCase()) ? `${title}: ${subtitle}` : title;
@@ -157,7 +169,9 @@ const SEVERITY: EditorialNotice['kind'][] = ['retraction', 'withdrawal', 'remova
  * Retraction Watch's entry for the same retraction) the one with a notice DOI.
  */
 export function mainNotice(notices: EditorialNotice[]): EditorialNotice | undefined {
-  return [...notices].sort((a, b) => SEVERITY.indexOf(a.kind) - SEVERITY.indexOf(b.kind) || Number(Boolean(b.doi)) - Number(Boolean(a.doi)))[0];
+  return [...notices].sort(
+    (a, b) => SEVERITY.indexOf(a.kind) - SEVERITY.indexOf(b.kind) || Number(Boolean(b.doi)) - Number(Boolean(a.doi)),
+  )[0];
 }
 
 /**
@@ -184,7 +198,31 @@ export function withCrossrefLayer(layers: MetaLayer[], crossref: MetaLayer, isFi
   return at < 0 ? [...layers, crossref] : [...layers.slice(0, at), crossref, ...layers.slice(at)];
 }
 
-const STOP = new Set(['the', 'and', 'for', 'with', 'from', 'into', 'that', 'this', 'are', 'was', 'were', 'its', 'not', 'but', 'via', 'del', 'der', 'die', 'und', 'les', 'des', 'los', 'las']);
+const STOP = new Set([
+  'the',
+  'and',
+  'for',
+  'with',
+  'from',
+  'into',
+  'that',
+  'this',
+  'are',
+  'was',
+  'were',
+  'its',
+  'not',
+  'but',
+  'via',
+  'del',
+  'der',
+  'die',
+  'und',
+  'les',
+  'des',
+  'los',
+  'las',
+]);
 const words = (text: string): string[] =>
   text
     .normalize('NFKD')

@@ -5,7 +5,7 @@
 import type { DocMeta } from '../../types.ts';
 import { readAccessFields } from '../access.ts';
 import { coerceKeywords, coerceYear, firstLine, isPlainObject, normalizeDoi, type MetaResult } from './coerce.ts';
-import { describeValue } from './describe-value.ts';
+import { describeValue } from '../describe-value.ts';
 import { extraFieldRecords } from './extra-field.ts';
 import { entryDigest, entryLabel, pathFileNames, type LibraryEntry, type LibraryRead } from './library-entry.ts';
 
@@ -19,8 +19,20 @@ const text = (v: unknown): string | undefined => {
 };
 
 const PAPER_TYPES = new Set([
-  'article', 'article-journal', 'article-magazine', 'article-newspaper', 'paper-conference', 'chapter',
-  'book', 'report', 'thesis', 'manuscript', 'preprint', 'review', 'review-book', 'dataset',
+  'article',
+  'article-journal',
+  'article-magazine',
+  'article-newspaper',
+  'paper-conference',
+  'chapter',
+  'book',
+  'report',
+  'thesis',
+  'manuscript',
+  'preprint',
+  'review',
+  'review-book',
+  'dataset',
 ]);
 
 /** The year of a CSL date: `date-parts` (numbers or strings), else `raw`, `literal` or a plain string. */
@@ -126,8 +138,17 @@ export function readCslLibrary(body: string): LibraryRead {
     }
     const r = cslItemMeta(item);
     const key = cslKey(item);
-    const files = [item.file, item.attachment, item.attachments].flatMap((v) => (typeof v === 'string' ? v.split(';') : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []));
-    entries.push({ label: entryLabel(key, r.meta, n), key, meta: r.meta, warnings: r.warnings, files: pathFileNames(files), digest: entryDigest(JSON.stringify(item)) });
+    const files = [item.file, item.attachment, item.attachments].flatMap((v) =>
+      typeof v === 'string' ? v.split(';') : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [],
+    );
+    entries.push({
+      label: entryLabel(key, r.meta, n),
+      key,
+      meta: r.meta,
+      warnings: r.warnings,
+      files: pathFileNames(files),
+      digest: entryDigest(JSON.stringify(item)),
+    });
   });
   return { entries, broken };
 }

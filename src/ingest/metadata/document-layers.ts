@@ -59,7 +59,8 @@ export function documentLayers(parsed: ParsedFile, sidecars: MetaLayer[], librar
   // Zotero names its PDF attachments this way; a wiki page "Safety - 2023 - update.md" is not a citation.
   const names = parsed.format === 'pdf' ? fileNameLayers(fileName, guessed[0]) : { before: [], after: [], text: guessed[0] };
   const inferred = [...names.before, ...(names.text ? [names.text, ...guessed.slice(1)] : guessed), ...names.after];
-  const head = parsed.format === 'markdown' || parsed.format === 'text' ? [own, ...sidecars, ...libraries] : [...sidecars, ...libraries, own];
+  const head =
+    parsed.format === 'markdown' || parsed.format === 'text' ? [own, ...sidecars, ...libraries] : [...sidecars, ...libraries, own];
   return [...head, ...found, ...inferred];
 }
 

@@ -50,15 +50,22 @@ export async function enrichFromDoi(
   const doi = meta.doi && normalizeDoi(meta.doi);
   if (!doi) return none;
   // An adapter that throws (a bug, a store gone) costs the document its enrichment, never its indexing.
-  const found = await enricher.lookup(doi).catch((err: Error): DoiLookup => ({ status: 'unavailable', reason: `lookup failed (${err.message})` }));
-  if (found.status === 'unavailable') return { ...none, pending: true, warnings: [`Crossref: ${found.reason}; indexed without it, tried again at the next sync`] };
+  const found = await enricher
+    .lookup(doi)
+    .catch((err: Error): DoiLookup => ({ status: 'unavailable', reason: `lookup failed (${err.message})` }));
+  if (found.status === 'unavailable')
+    return { ...none, pending: true, warnings: [`Crossref: ${found.reason}; indexed without it, tried again at the next sync`] };
   if (found.status === 'not-found') return none;
   const source = layers.find((l) => l.origin === from.doi);
   // A DOI the lab wrote down is the document's; one read from the file is checked against it.
   const fromFile = !source || source.inferred === true || isFilesOwn(source);
   const text = `${meta.title ?? ''}\n${openingText(blocks)}`;
   if (fromFile && found.record.title && !titleMatchesText(found.record.title, text)) {
-    return { ...none, foreignDoi: true, warnings: [`the DOI ${doi} in the file is Crossref's record of another work ("${found.record.title.slice(0, 120)}"); not used`] };
+    return {
+      ...none,
+      foreignDoi: true,
+      warnings: [`the DOI ${doi} in the file is Crossref's record of another work ("${found.record.title.slice(0, 120)}"); not used`],
+    };
   }
   return { ...none, layers: withCrossrefLayer(layers, crossrefLayer(found.record), isFilesOwn) };
 }

@@ -72,7 +72,7 @@ export function checkAccessRead(data: Record<string, unknown>, text?: string): F
  */
 export function parseYamlFields(text: string): FieldsRead {
   const body = text.replace(/^\uFEFF/, '');
-  let docs;
+  let docs: ReturnType<typeof parseAllDocuments>;
   try {
     // YAML 1.1, as most hand-written metadata assumes (dates, yes/no), like the reader used before.
     docs = parseAllDocuments(body, { schema: 'yaml-1.1', uniqueKeys: true, prettyErrors: false });

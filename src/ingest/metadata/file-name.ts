@@ -40,13 +40,20 @@ function creators(part: string): { authors: string[]; etAl: boolean } | undefine
 /** The author/year/title a Zotero-style file name carries, or undefined when it has none. */
 export function metaFromFileName(fileName: string): FileNameMeta | undefined {
   const base = fileName.split(/[\\/]/).pop() ?? fileName;
-  const stem = base.replace(/\.[A-Za-z0-9]{1,5}$/, '').normalize('NFC').trim();
+  const stem = base
+    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
+    .normalize('NFC')
+    .trim();
   for (const re of PATTERNS) {
     const m = re.exec(stem);
     if (!m) continue;
     const who = creators(m[1].replace(/_/g, ' '));
     if (!who) continue;
-    const title = m[3]?.replace(/_/g, ' ').replace(/(?:\u2026|\.\.\.)$/, '').replace(/\s+/g, ' ').trim();
+    const title = m[3]
+      ?.replace(/_/g, ' ')
+      .replace(/(?:\u2026|\.\.\.)$/, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     return { ...who, year: Number(m[2]), ...(title ? { title } : {}) };
   }
   return undefined;

@@ -25,7 +25,19 @@ export interface MetaLayer {
 }
 
 /** The bibliographic fields whose origin is recorded. */
-export const PROVENANCE_FIELDS = ['title', 'authors', 'year', 'journal', 'doi', 'url', 'kind', 'keywords', 'id', 'updated', 'language'] as const;
+export const PROVENANCE_FIELDS = [
+  'title',
+  'authors',
+  'year',
+  'journal',
+  'doi',
+  'url',
+  'kind',
+  'keywords',
+  'id',
+  'updated',
+  'language',
+] as const;
 export type ProvenanceField = (typeof PROVENANCE_FIELDS)[number];
 export type Provenance = Partial<Record<ProvenanceField, string>>;
 
@@ -38,7 +50,9 @@ export interface ResolvedMeta {
 const NOT_MERGED = new Set<string>(['access', 'invalidAccess', 'unreadableFrontMatter']);
 
 const hasValue = (v: unknown) =>
-  v !== undefined && v !== null && (typeof v === 'string' ? v.trim() !== '' : Array.isArray(v) ? v.length > 0 : typeof v === 'number' ? Number.isFinite(v) : true);
+  v !== undefined &&
+  v !== null &&
+  (typeof v === 'string' ? v.trim() !== '' : Array.isArray(v) ? v.length > 0 : typeof v === 'number' ? Number.isFinite(v) : true);
 
 /** Per field, the first layer with a non-empty value wins; `from` says which layer that was. */
 export function resolveMeta(layers: MetaLayer[]): ResolvedMeta {

@@ -63,7 +63,7 @@ function splitUnescaped(s: string, sep: string): string[] {
   return out;
 }
 
-const unescape = (s: string) => s.replace(/\\([\\:;{}])/g, '$1');
+const unescapeField = (s: string) => s.replace(/\\([\\:;{}])/g, '$1');
 
 const DOCUMENT_NAME = /\.(pdf|docx|pptx|md|markdown|txt|text|html?|epub|djvu)$/i;
 
@@ -76,7 +76,7 @@ const DOCUMENT_NAME = /\.(pdf|docx|pptx|md|markdown|txt|text|html?|epub|djvu)$/i
 export function bibFileNames(field: string): string[] {
   const out: string[] = [];
   for (const item of splitUnescaped(field.replace(/[{}]/g, ''), ';')) {
-    const parts = splitUnescaped(item.trim(), ':').map(unescape);
+    const parts = splitUnescaped(item.trim(), ':').map(unescapeField);
     let candidate: string | undefined;
     if (parts.length >= 3) {
       // description:path:type; a Windows drive letter left unescaped splits the path in two.
@@ -93,7 +93,14 @@ export function bibFileNames(field: string): string[] {
 
 /** File names from path or URL values (RIS `L1`, a CSL `file`). */
 export function pathFileNames(values: string[]): string[] {
-  return [...new Set(values.map((v) => baseName(fromUrl(v.trim()))).filter(Boolean).map(fileKey))];
+  return [
+    ...new Set(
+      values
+        .map((v) => baseName(fromUrl(v.trim())))
+        .filter(Boolean)
+        .map(fileKey),
+    ),
+  ];
 }
 
 /** A label for messages: the key, else the first words of the title. */

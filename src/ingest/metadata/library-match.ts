@@ -95,7 +95,8 @@ function matchOne(lib: ParsedLibrary, target: MatchTarget): { entry: number; how
   return out;
 }
 
-const describeFound = (libs: ScopedLibrary[], f: Found) => `${libs[f.lib].origin} (${libs[f.lib].library!.entries[f.entry].label}, by ${f.how})`;
+const describeFound = (libs: ScopedLibrary[], f: Found) =>
+  `${libs[f.lib].origin} (${libs[f.lib].library!.entries[f.entry].label}, by ${f.how})`;
 
 /** The library layers of one document, from the libraries in its scope (nearest first). */
 export function matchLibraries(target: MatchTarget, libs: ScopedLibrary[]): LibraryMatch {
@@ -123,7 +124,9 @@ export function matchLibraries(target: MatchTarget, libs: ScopedLibrary[]): Libr
     else layers.push({ origin, meta: ACCESS_ONLY(e.meta) });
   });
   if (ranked.length > 1) {
-    notes.push(`matched by ${ranked.length} library entries: ${ranked.map((f) => describeFound(libs, f)).join('; ')}; metadata from the first`);
+    notes.push(
+      `matched by ${ranked.length} library entries: ${ranked.map((f) => describeFound(libs, f)).join('; ')}; metadata from the first`,
+    );
   }
   for (const l of libs) {
     const lib = l.library;
@@ -135,7 +138,8 @@ export function matchLibraries(target: MatchTarget, libs: ScopedLibrary[]): Libr
       continue;
     }
     if (!lib || ranked.length > 0) continue;
-    const lost = lib.unreadable ?? (lib.broken.length ? `${lib.broken.length} part(s) could not be read (${lib.broken[0].reason})` : undefined);
+    const lost =
+      lib.unreadable ?? (lib.broken.length ? `${lib.broken.length} part(s) could not be read (${lib.broken[0].reason})` : undefined);
     if (lost) {
       const note = `${l.origin}: ${lost}; if it describes this document, its metadata is missing`;
       notes.push(note);

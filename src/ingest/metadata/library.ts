@@ -60,7 +60,13 @@ export function mayCarryAccess(format: LibraryFormat, text: string): boolean {
 }
 
 function index(entries: LibraryEntry[]): Pick<ParsedLibrary, 'byFile' | 'byDoi' | 'byKey' | 'byTitle' | 'byTitlePrefix'> {
-  const maps = { byFile: new Map<string, number[]>(), byDoi: new Map<string, number[]>(), byKey: new Map<string, number[]>(), byTitle: new Map<string, number[]>(), byTitlePrefix: new Map<string, number[]>() };
+  const maps = {
+    byFile: new Map<string, number[]>(),
+    byDoi: new Map<string, number[]>(),
+    byKey: new Map<string, number[]>(),
+    byTitle: new Map<string, number[]>(),
+    byTitlePrefix: new Map<string, number[]>(),
+  };
   const add = (m: Map<string, number[]>, k: string | undefined, i: number) => {
     if (!k) return;
     const list = m.get(k);

@@ -6,7 +6,7 @@
 import type { DocMeta } from '../../types.ts';
 import { readAccessFields } from '../access.ts';
 import { coerceKeywords, coerceYear, normalizeAuthorName, normalizeDoi, type MetaResult } from './coerce.ts';
-import { describeValue } from './describe-value.ts';
+import { describeValue } from '../describe-value.ts';
 import { extraFieldRecords } from './extra-field.ts';
 import { entryDigest, entryLabel, pathFileNames, type LibraryEntry, type LibraryRead } from './library-entry.ts';
 
@@ -55,7 +55,8 @@ export function parseRis(text: string): { records: RisRecord[]; broken: LibraryR
     cur.tags.set(tag, list);
     cur.last = tag;
   }
-  if (cur) broken.push({ reason: `record ${records.length + broken.length + 1} has no "ER" line (file cut off?)`, text: cur.lines.join('\n') });
+  if (cur)
+    broken.push({ reason: `record ${records.length + broken.length + 1} has no "ER" line (file cut off?)`, text: cur.lines.join('\n') });
   return { records, broken };
 }
 
@@ -110,8 +111,16 @@ export function readRisLibrary(text: string): LibraryRead {
   const entries: LibraryEntry[] = records.map((r, n) => {
     const m = risRecordMeta(r);
     const key = first(r, 'ID');
-    return { label: entryLabel(key, m.meta, n), key, meta: m.meta, warnings: m.warnings, files: pathFileNames(all(r, 'L1', 'L4')), digest: entryDigest(r.raw) };
+    return {
+      label: entryLabel(key, m.meta, n),
+      key,
+      meta: m.meta,
+      warnings: m.warnings,
+      files: pathFileNames(all(r, 'L1', 'L4')),
+      digest: entryDigest(r.raw),
+    };
   });
-  if (entries.length === 0 && broken.length === 0 && text.trim() !== '') return { entries, broken, unreadable: 'RIS file has no records (no "TY  - " line)' };
+  if (entries.length === 0 && broken.length === 0 && text.trim() !== '')
+    return { entries, broken, unreadable: 'RIS file has no records (no "TY  - " line)' };
   return { entries, broken };
 }

@@ -27,7 +27,10 @@ const NO_ENTRIES = 'BibTeX file has no entries';
 function unmatchedGroups(metas: DocMeta[]): string | undefined {
   const claim = (m: DocMeta) => m.access ?? (m.invalidAccess !== undefined ? m.invalidAccess : undefined);
   const first = claim(metas[0]);
-  const other = metas.slice(1).map(claim).find((c) => c !== undefined && c !== first);
+  const other = metas
+    .slice(1)
+    .map(claim)
+    .find((c) => c !== undefined && c !== first);
   if (other === undefined) return undefined;
   return `its entries name different access groups (${first === undefined ? 'none' : `"${first}"`} in the first, "${other}" in another) and none is named after the document`;
 }
@@ -51,7 +54,8 @@ function bibSidecar(text: string, docName: string | undefined): SidecarResult {
     const reason = `invalid BibTeX: ${file.broken[0]}`;
     return { meta: entry ? bibEntryMeta(entry).meta : {}, warnings: [reason], unreadable: reason };
   }
-  if (!entry) return text.trim() === '' ? { meta: {}, warnings: [NO_ENTRIES] } : { meta: {}, warnings: [NO_ENTRIES], unreadable: NO_ENTRIES };
+  if (!entry)
+    return text.trim() === '' ? { meta: {}, warnings: [NO_ENTRIES] } : { meta: {}, warnings: [NO_ENTRIES], unreadable: NO_ENTRIES };
   const r = bibEntryMeta(entry);
   const unmatched = file.entries.length > 1 && chosen === undefined;
   const mixed = unmatched ? unmatchedGroups(file.entries.map((e) => bibEntryMeta(e).meta)) : undefined;
@@ -108,7 +112,9 @@ export function parseSidecar(fileName: string, text: string, docName?: string): 
       const data: unknown = JSON.parse(body);
       if (isCslLibrary(data)) return cslSidecar(data as Record<string, unknown>[], body, docName);
       if (!isPlainObject(data)) {
-        const reason = Array.isArray(data) ? 'JSON array holds values that are not CSL-JSON items' : 'JSON is neither an object nor a CSL-JSON array';
+        const reason = Array.isArray(data)
+          ? 'JSON array holds values that are not CSL-JSON items'
+          : 'JSON is neither an object nor a CSL-JSON array';
         return { meta: {}, warnings: [`${fileName}: ${reason}`], unreadable: reason };
       }
       const fields = checkJsonFields(data, body);

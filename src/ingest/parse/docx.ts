@@ -14,11 +14,7 @@ export interface DocxOptions {
   maxUncompressedBytes: number;
 }
 
-const STYLE_MAP = [
-  "p[style-name='Title'] => h1:fresh",
-  "p[style-name='Subtitle'] => p:fresh",
-  "p[style-name='Caption'] => p:fresh",
-];
+const STYLE_MAP = ["p[style-name='Title'] => h1:fresh", "p[style-name='Subtitle'] => p:fresh", "p[style-name='Caption'] => p:fresh"];
 
 // Images are dropped: reading them would inflate every picture in the document for nothing.
 const NO_IMAGES = mammoth.images.imgElement(() => Promise.resolve({ src: '' }));
@@ -47,7 +43,7 @@ export async function parseDocx(bytes: Uint8Array, opts: DocxOptions): Promise<P
     }
   }
 
-  let result;
+  let result: Awaited<ReturnType<typeof mammoth.convertToHtml>>;
   try {
     result = await mammoth.convertToHtml(
       { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },

@@ -51,7 +51,8 @@ function fenceOf(line: string): Fence | undefined {
 }
 
 /** A block written as fields ("key: value", "key = value"), not a thematic break around prose. */
-const looksLikeFields = (block: string) => /^[ \t]*["']?[A-Za-z_][\w .-]*["']?[ \t]*(:(\s|$)|=)/m.test(block) || accessLine(block) !== undefined;
+const looksLikeFields = (block: string) =>
+  /^[ \t]*["']?[A-Za-z_][\w .-]*["']?[ \t]*(:(\s|$)|=)/m.test(block) || accessLine(block) !== undefined;
 
 interface Split {
   data: Record<string, unknown>;
@@ -79,7 +80,12 @@ function split(text: string): Split {
   const block = lines.slice(open + 1, close).join('\n');
   const body = lines.slice(close + 1).join('\n');
   if (typeof fence.language !== 'string') {
-    return { data: {}, body, present: true, broken: `front matter in "${fence.language.other}" is not read (write it in YAML, TOML or JSON)` };
+    return {
+      data: {},
+      body,
+      present: true,
+      broken: `front matter in "${fence.language.other}" is not read (write it in YAML, TOML or JSON)`,
+    };
   }
   const read = READERS[fence.language](block);
   if (read.data) return { data: read.data, body, present: true };

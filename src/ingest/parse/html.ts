@@ -25,7 +25,28 @@ export const MAX_HTML_DEPTH = 500;
 
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
 // Elements whose end tag may be omitted: the parser closes them implicitly, so they do not nest.
-const OPTIONAL_END = new Set(['p', 'li', 'td', 'th', 'tr', 'dt', 'dd', 'option', 'optgroup', 'thead', 'tbody', 'tfoot', 'colgroup', 'rb', 'rt', 'rp', 'rtc', 'html', 'head', 'body']);
+const OPTIONAL_END = new Set([
+  'p',
+  'li',
+  'td',
+  'th',
+  'tr',
+  'dt',
+  'dd',
+  'option',
+  'optgroup',
+  'thead',
+  'tbody',
+  'tfoot',
+  'colgroup',
+  'rb',
+  'rt',
+  'rp',
+  'rtc',
+  'html',
+  'head',
+  'body',
+]);
 const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'plaintext']);
 
 /** Deepest element nesting, estimated in one pass without building a tree. */
@@ -71,10 +92,30 @@ export function estimateHtmlDepth(html: string): number {
 }
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', ndash: '\u2013', mdash: '\u2014',
-  hellip: '\u2026', deg: '\u00B0', micro: '\u00B5', plusmn: '\u00B1', times: '\u00D7', copy: '\u00A9',
-  reg: '\u00AE', lsquo: '\u2018', rsquo: '\u2019', ldquo: '\u201C', rdquo: '\u201D', alpha: '\u03B1',
-  beta: '\u03B2', gamma: '\u03B3', delta: '\u03B4', mu: '\u03BC',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  ndash: '\u2013',
+  mdash: '\u2014',
+  hellip: '\u2026',
+  deg: '\u00B0',
+  micro: '\u00B5',
+  plusmn: '\u00B1',
+  times: '\u00D7',
+  copy: '\u00A9',
+  reg: '\u00AE',
+  lsquo: '\u2018',
+  rsquo: '\u2019',
+  ldquo: '\u201C',
+  rdquo: '\u201D',
+  alpha: '\u03B1',
+  beta: '\u03B2',
+  gamma: '\u03B3',
+  delta: '\u03B4',
+  mu: '\u03BC',
 };
 
 /** Decode character references in text that did not go through an HTML parser. */
@@ -88,7 +129,8 @@ export function decodeEntities(s: string): string {
   });
 }
 
-const BREAKING_TAG = /^<\/?(p|div|section|article|h[1-6]|li|ul|ol|table|tr|td|th|pre|blockquote|br|hr|dt|dd|main|header|footer|figure|figcaption)\b/i;
+const BREAKING_TAG =
+  /^<\/?(p|div|section|article|h[1-6]|li|ul|ol|table|tr|td|th|pre|blockquote|br|hr|dt|dd|main|header|footer|figure|figcaption)\b/i;
 
 /**
  * What is left when the markup cannot be trusted to parse: the text, with paragraph breaks at
@@ -137,12 +179,67 @@ const tagOf = (n: HNode): string => (n.name ?? '').toLowerCase();
 const squash = (s: string) => s.replace(/[\s\u200B\uFEFF]+/g, ' ').trim();
 
 const BLOCK_TAGS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'caption', 'center', 'dd', 'details', 'dialog', 'div', 'dl',
-  'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup',
-  'hr', 'html', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th',
-  'thead', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'caption',
+  'center',
+  'dd',
+  'details',
+  'dialog',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'html',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
 ]);
-const SKIP_ALWAYS = new Set(['script', 'style', 'noscript', 'template', 'iframe', 'svg', 'object', 'embed', 'canvas', 'head', 'select', 'button', 'input', 'textarea']);
+const SKIP_ALWAYS = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'svg',
+  'object',
+  'embed',
+  'canvas',
+  'head',
+  'select',
+  'button',
+  'input',
+  'textarea',
+]);
 
 interface TextOptions {
   /** Leave nested lists out (a list item's own text). */
@@ -341,9 +438,35 @@ function walkBlocks(root: HNode): Block[] {
 // Pages: boilerplate and metadata
 
 const BOILERPLATE_WORDS = new Set([
-  'cookie', 'cookies', 'consent', 'gdpr', 'breadcrumb', 'breadcrumbs', 'navbar', 'navigation', 'nav', 'menu',
-  'menubar', 'sidebar', 'skip', 'share', 'sharing', 'social', 'newsletter', 'subscribe', 'advert', 'advertisement',
-  'ads', 'ad', 'promo', 'masthead', 'footer', 'toolbar', 'pagination', 'related', 'banner',
+  'cookie',
+  'cookies',
+  'consent',
+  'gdpr',
+  'breadcrumb',
+  'breadcrumbs',
+  'navbar',
+  'navigation',
+  'nav',
+  'menu',
+  'menubar',
+  'sidebar',
+  'skip',
+  'share',
+  'sharing',
+  'social',
+  'newsletter',
+  'subscribe',
+  'advert',
+  'advertisement',
+  'ads',
+  'ad',
+  'promo',
+  'masthead',
+  'footer',
+  'toolbar',
+  'pagination',
+  'related',
+  'banner',
 ]);
 
 function looksLikeBoilerplate(el: HNode): boolean {
@@ -379,7 +502,10 @@ function textLengths(root: HNode): Map<HNode, number> {
       stack.push({ node, done: true });
       for (const k of kids) stack.push({ node: k, done: false });
     } else {
-      lengths.set(node, kids.reduce((n, k) => n + (lengths.get(k) ?? 0), 0));
+      lengths.set(
+        node,
+        kids.reduce((n, k) => n + (lengths.get(k) ?? 0), 0),
+      );
     }
   }
   return lengths;
@@ -413,7 +539,16 @@ function readMeta($: cheerio.CheerioAPI): DocMeta {
   }
 
   const year = coerceYear(
-    first('citation_publication_date', 'citation_date', 'citation_online_date', 'citation_year', 'dc.date', 'dcterms.issued', 'dcterms.date', 'article:published_time'),
+    first(
+      'citation_publication_date',
+      'citation_date',
+      'citation_online_date',
+      'citation_year',
+      'dc.date',
+      'dcterms.issued',
+      'dcterms.date',
+      'article:published_time',
+    ),
   );
   if (year !== undefined) meta.year = year;
 
@@ -444,9 +579,24 @@ function readMeta($: cheerio.CheerioAPI): DocMeta {
 }
 
 const DROP_SELECTOR = [
-  'script', 'style', 'noscript', 'template', 'iframe', 'svg', 'nav', 'footer', 'aside', 'form', 'dialog',
-  '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="search"]', '[role="complementary"]',
-  '[hidden]', '[aria-hidden="true"]',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'svg',
+  'nav',
+  'footer',
+  'aside',
+  'form',
+  'dialog',
+  '[role="navigation"]',
+  '[role="banner"]',
+  '[role="contentinfo"]',
+  '[role="search"]',
+  '[role="complementary"]',
+  '[hidden]',
+  '[aria-hidden="true"]',
 ].join(', ');
 
 function loadHtml(html: string): cheerio.CheerioAPI {
@@ -456,9 +606,13 @@ function loadHtml(html: string): cheerio.CheerioAPI {
 
 function removeBoilerplate($: cheerio.CheerioAPI): void {
   $(DROP_SELECTOR).remove();
-  $('[style]').filter((_, el) => /display\s*:\s*none|visibility\s*:\s*hidden/i.test($(el).attr('style') ?? '')).remove();
+  $('[style]')
+    .filter((_, el) => /display\s*:\s*none|visibility\s*:\s*hidden/i.test($(el).attr('style') ?? ''))
+    .remove();
   // A page's own <header> is site chrome; an article's <header> holds its title and byline.
-  $('header').filter((_, el) => $(el).closest('article, main, [role="main"]').length === 0).remove();
+  $('header')
+    .filter((_, el) => $(el).closest('article, main, [role="main"]').length === 0)
+    .remove();
 
   const candidates = $('[class], [id]')
     .toArray()
@@ -499,7 +653,11 @@ export function parseHtml(text: string): ParsedFile {
   const fm = readFrontMatter(text);
   if (!fm.present) return parsePage(text);
   const page = parsePage(fm.body);
-  return { ...page, warnings: [...fm.warnings, ...page.warnings], textLayers: [{ origin: 'front matter', meta: fm.meta }, ...(page.textLayers ?? [])] };
+  return {
+    ...page,
+    warnings: [...fm.warnings, ...page.warnings],
+    textLayers: [{ origin: 'front matter', meta: fm.meta }, ...(page.textLayers ?? [])],
+  };
 }
 
 function parsePage(html: string): ParsedFile {

@@ -29,7 +29,8 @@ export async function readXml(zip: ZipReader, path: string): Promise<cheerio.Che
 }
 
 // Titles and authors that tools fill in by themselves: worse than no value at all.
-const JUNK_TITLE = /^(powerpoint presentation|presentation\d*|pptxgenjs presentation|slide \d+|document\d*|untitled.*|title|microsoft word - .*)$|\.(pptx?|docx?)$/i;
+const JUNK_TITLE =
+  /^(powerpoint presentation|presentation\d*|pptxgenjs presentation|slide \d+|document\d*|untitled.*|title|microsoft word - .*)$|\.(pptx?|docx?)$/i;
 const JUNK_AUTHOR = /^(administrator|admin|user|owner|unknown|author|un-named|unnamed|microsoft office user|python-docx|pptxgenjs)$/i;
 
 export const usefulTitle = (t: string | undefined): string | undefined =>

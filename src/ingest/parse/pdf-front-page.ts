@@ -14,13 +14,18 @@ import type { LayoutLine, PageLayout } from './pdf-layout.ts';
 
 const MIN_YEAR = 1800;
 // Words of a line that is about the article, the journal or the page, not the title.
-const CHROME = /(https?:\/\/|www\.|\bdoi\b|@|©|\(c\)|copyright|\bvol\.?\s*\d|\bvolume\b|\bissue\b|\bpp\.?\s*\d|\bissn\b|\bpages?\s+\d|\breceived\b|\baccepted\b|\bpublished\b|\brevised\b|\bonline\b|\bcorrespond|\bpreprint\b|\bposted\b|\blicen[cs]e\b|\bcitation\b|\bcite\b|\barxiv\b|\bbiorxiv\b|\bmedrxiv\b|\bdownloaded\b|\bopen access\b|\bpeer[- ]review)/i;
+const CHROME =
+  /(https?:\/\/|www\.|\bdoi\b|@|©|\(c\)|copyright|\bvol\.?\s*\d|\bvolume\b|\bissue\b|\bpp\.?\s*\d|\bissn\b|\bpages?\s+\d|\breceived\b|\baccepted\b|\bpublished\b|\brevised\b|\bonline\b|\bcorrespond|\bpreprint\b|\bposted\b|\blicen[cs]e\b|\bcitation\b|\bcite\b|\barxiv\b|\bbiorxiv\b|\bmedrxiv\b|\bdownloaded\b|\bopen access\b|\bpeer[- ]review)/i;
 // Article-type labels printed above titles ("Research Article", "ORIGINAL PAPER", "Brief Communication").
-const LABEL = /^(?:(?:research|original|review|short|brief|rapid|full|technical|methods?|resource|perspective|commentary|editorial|letter|report|communication|articles?|papers?|reports?|reviews?|letters?|new|results?|tools?|and|&|-|–|\/|·|\||open|access|cell|biology|sciences?|research)\s*)+$/i;
+const LABEL =
+  /^(?:(?:research|original|review|short|brief|rapid|full|technical|methods?|resource|perspective|commentary|editorial|letter|report|communication|articles?|papers?|reports?|reviews?|letters?|new|results?|tools?|and|&|-|–|\/|·|\||open|access|cell|biology|sciences?|research)\s*)+$/i;
 // A journal's name printed as a masthead: "Journal of Statistical Software", "Proceedings of …".
-const JOURNAL_NAME = /^(?:the\s+)?(?:international\s+)?(?:journal|proceedings|annals|transactions|bulletin|archives|acta|reviews?|letters|reports|advances|frontiers|trends)\s+(?:of|in|on|for)\b/i;
-const KNOWN_HEADINGS = /^(abstract|summary|introduction|background|keywords?|key words|highlights|significance|graphical abstract|in brief|main|results|methods)\b/i;
-const INSTITUTION = /\b(universit|institut|department|dept\b|laborator|hospital|cent(?:er|re)\b|school|college|faculty|academy|inc\b|ltd\b|gmbh|foundation|museum|division|program|unit\b|road\b|street\b|avenue\b|usa\b|u\.s\.a|uk\b|united|china|germany|france|japan|india|spain|italy|canada|australia|netherlands|switzerland|sweden|brazil|korea)/i;
+const JOURNAL_NAME =
+  /^(?:the\s+)?(?:international\s+)?(?:journal|proceedings|annals|transactions|bulletin|archives|acta|reviews?|letters|reports|advances|frontiers|trends)\s+(?:of|in|on|for)\b/i;
+const KNOWN_HEADINGS =
+  /^(abstract|summary|introduction|background|keywords?|key words|highlights|significance|graphical abstract|in brief|main|results|methods)\b/i;
+const INSTITUTION =
+  /\b(universit|institut|department|dept\b|laborator|hospital|cent(?:er|re)\b|school|college|faculty|academy|inc\b|ltd\b|gmbh|foundation|museum|division|program|unit\b|road\b|street\b|avenue\b|usa\b|u\.s\.a|uk\b|united|china|germany|france|japan|india|spain|italy|canada|australia|netherlands|switzerland|sweden|brazil|korea)/i;
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
 const letters = (s: string) => (s.match(/\p{L}/gu) ?? []).length;
@@ -59,7 +64,11 @@ function blockFrom(page: PageLayout, first: LayoutLine): TitleBlock {
   return { lines: block, text: joinTitle(block.map((l) => l.text)) };
 }
 
-const squashKey = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+const squashKey = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 /**
  * The title and the authors under it. Candidates are the lines in the upper two thirds of the
@@ -74,7 +83,9 @@ export function findTitle(page: PageLayout): { title: TitleBlock; authors?: stri
   const sizable = candidates.filter((l) => words(l.text).length >= 3 || l.text.length >= 20);
   const pool = sizable.length ? sizable : candidates.filter((l) => words(l.text).length >= 2);
   const bodySize = medianSize(page.lines);
-  const chromeText = page.lines.filter((l) => CHROME.test(l.text) || /\b(1[89]|20)\d\d\b/.test(l.text)).map((l) => ` ${squashKey(l.text)} `);
+  const chromeText = page.lines
+    .filter((l) => CHROME.test(l.text) || /\b(1[89]|20)\d\d\b/.test(l.text))
+    .map((l) => ` ${squashKey(l.text)} `);
   const blocks: { block: TitleBlock; size: number; authors?: string[] }[] = [];
   const used = new Set<LayoutLine>();
   for (const l of [...pool].sort((a, b) => b.size - a.size || a.top - b.top)) {
@@ -106,7 +117,10 @@ export function joinTitle(parts: string[]): string {
     else if (/\p{L}-$/u.test(out)) out += t;
     else out += ` ${t}`;
   }
-  return out.replace(/\s+/g, ' ').replace(/[.\s]+$/, '').trim();
+  return out
+    .replace(/\s+/g, ' ')
+    .replace(/[.\s]+$/, '')
+    .trim();
 }
 
 // Affiliation and footnote markers glued to names: "Sharma1,2*", "Lee2†", "Wu a,b" are removed.
@@ -120,7 +134,9 @@ const PARTICLE = /^(?:van|von|der|den|de|del|della|di|da|du|des|le|la|dos|das|te
 
 /** A word printed in capitals, in the case names are written in: "O'BRIEN" -> "O'Brien", "JEAN-PIERRE" -> "Jean-Pierre". */
 const titleCase = (w: string) =>
-  w.length > 1 && w === w.toUpperCase() && /\p{L}{2}/u.test(w) ? w.toLowerCase().replace(/(^|['’-])(\p{L})/gu, (_m, a: string, b: string) => a + b.toUpperCase()) : w;
+  w.length > 1 && w === w.toUpperCase() && /\p{L}{2}/u.test(w)
+    ? w.toLowerCase().replace(/(^|['’-])(\p{L})/gu, (_m, a: string, b: string) => a + b.toUpperCase())
+    : w;
 
 /** One name as printed: 2 to 5 words, each a capitalised word, an initial or a particle; no digits. */
 function looksLikeName(n: string): boolean {
@@ -144,7 +160,14 @@ function looksLikeName(n: string): boolean {
 /** The names of an author line, or undefined when the line is not one. */
 export function parseAuthorLine(text: string): string[] | undefined {
   // A marker glued to the next word ("Silva2and Wei", the space lost to kerning) still ends a name.
-  let t = text.replace(/(?<=\p{L})([\d*†‡§¶#✉]+)(and|&)(?=\s)/gu, '$1 $2').replace(MARKERS, '').replace(SYMBOLS, ' ').replace(DEGREES, '').replace(/\s+/g, ' ').replace(/\s+,/g, ',').trim();
+  let t = text
+    .replace(/(?<=\p{L})([\d*†‡§¶#✉]+)(and|&)(?=\s)/gu, '$1 $2')
+    .replace(MARKERS, '')
+    .replace(SYMBOLS, ' ')
+    .replace(DEGREES, '')
+    .replace(/\s+/g, ' ')
+    .replace(/\s+,/g, ',')
+    .trim();
   // "Yu.A.Pusep, L.Fernandes": initials set without spaces; "Dr. Saeed Murtaza": an honorific.
   t = t.replace(/(\p{L})\.(?=\p{Lu})/gu, '$1. ').replace(/(^|,\s*|\s(?:and|&)\s)(?:Dr|Prof|Professor|Mr|Mrs|Ms)\.?\s+/g, '$1');
   t = t.replace(/^(?:by|authors?:)\s+/i, '').replace(/[,;\s]+$/, '');
@@ -184,9 +207,16 @@ const INITIALS_ONLY = /^(?:\p{Lu}\.?-?){1,3}$/u;
  * Printed lines never use BibTeX's "Family, Given and Family, Given", so no name is inverted.
  */
 function splitNames(t: string): string[] {
-  const tokens = t.split(/\s*[,;]\s*(?:(?:and|&)\s+)?|\s+(?:and|&)\s+/).map((x) => x.trim()).filter(Boolean);
+  const tokens = t
+    .split(/\s*[,;]\s*(?:(?:and|&)\s+)?|\s+(?:and|&)\s+/)
+    .map((x) => x.trim())
+    .filter(Boolean);
   // "Sharma, A., Lee, B.": every other token is initials.
-  if (tokens.length >= 2 && tokens.length % 2 === 0 && tokens.every((x, i) => (i % 2 === 1) === INITIALS_ONLY.test(x.replace(/\s+/g, '')))) {
+  if (
+    tokens.length >= 2 &&
+    tokens.length % 2 === 0 &&
+    tokens.every((x, i) => (i % 2 === 1) === INITIALS_ONLY.test(x.replace(/\s+/g, '')))
+  ) {
     const out: string[] = [];
     for (let i = 0; i < tokens.length; i += 2) out.push(`${tokens[i + 1]} ${tokens[i]}`);
     return out;
@@ -194,7 +224,9 @@ function splitNames(t: string): string[] {
   return tokens.map((n) => {
     const ws = n.split(' ');
     const last = ws[ws.length - 1];
-    return ws.length >= 2 && INITIALS_ONLY.test(last) && !last.includes('.') && !INITIALS_ONLY.test(ws[0]) ? `${last} ${ws.slice(0, -1).join(' ')}` : n;
+    return ws.length >= 2 && INITIALS_ONLY.test(last) && !last.includes('.') && !INITIALS_ONLY.test(ws[0])
+      ? `${last} ${ws.slice(0, -1).join(' ')}`
+      : n;
   });
 }
 
@@ -254,7 +286,9 @@ export function findYear(page: PageLayout, title: TitleBlock | undefined): numbe
     /\(\s*((?:1[89]|20)\d\d)\s*\)/.exec(s)?.[1] ??
     /\b((?:1[89]|20)\d\d)\s*[;:]\s*\d/.exec(s)?.[1] ??
     // Not an article number that looks like a year: "Vol 39 | Article 2013".
-    /\b(?:vol\.?|volume)\s*\d+[^\n]{0,30}?(?<!\b(?:article|art\.|no\.?|number|nr\.?|e|pp?\.?)\s*:?\s*)\b((?:1[89]|20)\d\d)\b/i.exec(s)?.[1] ??
+    /\b(?:vol\.?|volume)\s*\d+[^\n]{0,30}?(?<!\b(?:article|art\.|no\.?|number|nr\.?|e|pp?\.?)\s*:?\s*)\b((?:1[89]|20)\d\d)\b/i.exec(
+      s,
+    )?.[1] ??
     /\b((?:1[89]|20)\d\d)\s*,\s*(?:vol\.?|volume)\s*\d/i.exec(s)?.[1] ??
     /\b\d{1,3}\s*,\s*\w+\s*,\s*(?:\w+\s+\d{1,2},\s*)?((?:1[89]|20)\d\d)\b/.exec(s)?.[1];
   const fromBands = (fn: (s: string) => string | undefined) => {
@@ -272,7 +306,9 @@ export function findYear(page: PageLayout, title: TitleBlock | undefined): numbe
     if (!m) return undefined;
     return /((?:1[89]|20)\d\d)/.exec(s.slice(m.index, m.index + m[0].length + 40))?.[1];
   };
-  const published = dated(/\b(?:published(?:\s+online)?|first published|posted|this version posted|available online|e-?pub(?:lished)?(?:\s+ahead of print)?|issue date)\b/i);
+  const published = dated(
+    /\b(?:published(?:\s+online)?|first published|posted|this version posted|available online|e-?pub(?:lished)?(?:\s+ahead of print)?|issue date)\b/i,
+  );
   const accepted = dated(/\baccepted\b/i);
   const received = dated(/\b(?:received|submitted)\b/i);
   // A citation of this paper anywhere on the page: "54 a, 272-273 (1999)", "(2021) 12, 345-360",
@@ -281,7 +317,8 @@ export function findYear(page: PageLayout, title: TitleBlock | undefined): numbe
     /\b\d{1,4}\s*[a-z]?\s*[,:]\s*[a-z]?\d{1,6}\s*[-–]\s*[a-z]?\d{1,6}\s*\(\s*((?:1[89]|20)\d\d)\s*\)/i.exec(s)?.[1] ??
     /\(\s*((?:1[89]|20)\d\d)\s*\)\s*\d{1,4}\s*[,:(]\s*\d/.exec(s)?.[1] ??
     /\b((?:1[89]|20)\d\d)\s*;\s*\d{1,4}(?:\s*\(\d+\))?\s*:\s*[a-z]?\d/i.exec(s)?.[1];
-  const doiDate = (s: string) => /\b10\.\d{4,9}\/(?:[a-z]+[.-])*((?:19|20)\d\d)\.\d/i.exec(s)?.[1] ?? /\b10\.1101\/((?:19|20)\d\d)\./.exec(s)?.[1];
+  const doiDate = (s: string) =>
+    /\b10\.\d{4,9}\/(?:[a-z]+[.-])*((?:19|20)\d\d)\.\d/i.exec(s)?.[1] ?? /\b10\.1101\/((?:19|20)\d\d)\./.exec(s)?.[1];
   const inBands = fromBands(journalLine);
   if (inBands) return inBands;
   // 2. Then, anywhere on the page, in this order.

@@ -38,13 +38,25 @@ const clean = (s: string) => s.replace(/[\u0000-\u001F\u007F\u00AD]/g, '').repla
 
 // TeX fonts set accents as glyphs of their own: pdf.js gives "Gr ´egory", "Franc¸ois". Spacing
 // accents before a letter, and a cedilla or ogonek after one, are put back on their letter.
-const BEFORE: Record<string, string> = { '\u00B4': '\u0301', '`': '\u0300', '\u00A8': '\u0308', '\u02C6': '\u0302', '\u02DC': '\u0303', '\u02C7': '\u030C', '\u02D8': '\u0306', '\u02DA': '\u030A', '\u02DD': '\u030B' };
+const BEFORE: Record<string, string> = {
+  '\u00B4': '\u0301',
+  '`': '\u0300',
+  '\u00A8': '\u0308',
+  '\u02C6': '\u0302',
+  '\u02DC': '\u0303',
+  '\u02C7': '\u030C',
+  '\u02D8': '\u0306',
+  '\u02DA': '\u030A',
+  '\u02DD': '\u030B',
+};
 const AFTER: Record<string, string> = { '\u00B8': '\u0327', '\u02DB': '\u0328' };
 
 /** Line text with TeX's detached accents joined to their letters. */
 export function joinAccents(s: string): string {
   return s
-    .replace(/\s?([\u00B4`\u00A8\u02C6\u02DC\u02C7\u02D8\u02DA\u02DD])\s?(\p{L})/gu, (_m, acc: string, l: string) => `${l}${BEFORE[acc]}`.normalize('NFC'))
+    .replace(/\s?([\u00B4`\u00A8\u02C6\u02DC\u02C7\u02D8\u02DA\u02DD])\s?(\p{L})/gu, (_m, acc: string, l: string) =>
+      `${l}${BEFORE[acc]}`.normalize('NFC'),
+    )
     .replace(/(\p{L})\s?([\u00B8\u02DB])/gu, (_m, l: string, acc: string) => `${l}${AFTER[acc]}`.normalize('NFC'));
 }
 
@@ -93,7 +105,14 @@ function attachRaised(rows: Item[][]): void {
     const size = sizeOf(r);
     const chars = r.reduce((n, x) => n + x.str.trim().length, 0);
     if (chars > 12) continue;
-    const below = rows.find((s) => s !== r && sizeOf(s) * 0.8 > size && s[0].y > r[0].y && s[0].y - r[0].y <= sizeOf(s) * 0.75 && r.every((x) => x.x >= Math.min(...s.map((y) => y.x)) - size && x.x <= Math.max(...s.map((y) => y.x + y.width)) + size));
+    const below = rows.find(
+      (s) =>
+        s !== r &&
+        sizeOf(s) * 0.8 > size &&
+        s[0].y > r[0].y &&
+        s[0].y - r[0].y <= sizeOf(s) * 0.75 &&
+        r.every((x) => x.x >= Math.min(...s.map((y) => y.x)) - size && x.x <= Math.max(...s.map((y) => y.x + y.width)) + size),
+    );
     if (below) {
       below.push(...r);
       rows.splice(i, 1);
@@ -131,10 +150,18 @@ function segmentLine(seg: Item[]): LayoutLine {
     marked += s;
     lastEnd = it.x + it.width;
   }
-  const tidy = (t: string) => joinAccents(t.replace(/\s+/g, ' ').replace(/\s+([,;.])/g, '$1').trim());
+  const tidy = (t: string) =>
+    joinAccents(
+      t
+        .replace(/\s+/g, ' ')
+        .replace(/\s+([,;.])/g, '$1')
+        .trim(),
+    );
   return {
     text: tidy(text),
-    marked: tidy(marked).replace(/,(?:\s*,)+/g, ',').replace(/^,\s*|,\s*$/g, ''),
+    marked: tidy(marked)
+      .replace(/,(?:\s*,)+/g, ',')
+      .replace(/^,\s*|,\s*$/g, ''),
     size,
     top: baseline,
     x0: seg[0].x,

@@ -22,31 +22,114 @@ export interface PdfOptions {
 }
 
 const KNOWN_SECTIONS = new Set([
-  'abstract', 'summary', 'graphical abstract', 'highlights', 'significance', 'significance statement',
-  'introduction', 'background', 'materials and methods', 'material and methods', 'methods and materials',
-  'methods', 'method', 'methodology', 'experimental procedures', 'experimental section', 'experimental',
-  'star methods', 'star★methods', 'method details', 'key resources table', 'resource availability',
-  'quantification and statistical analysis', 'statistical analysis', 'results', 'results and discussion',
-  'discussion', 'conclusion', 'conclusions', 'concluding remarks', 'limitations', 'outlook',
-  'references', 'bibliography', 'literature cited', 'references and notes', 'works cited',
-  'acknowledgements', 'acknowledgments', 'acknowledgement', 'acknowledgment',
-  'supplementary material', 'supplementary materials', 'supplementary information', 'supplementary data',
-  'supplemental information', 'supplementary figures', 'supplementary tables', 'supporting information',
-  'appendix', 'appendices', 'author contributions', 'funding', 'data availability',
-  'data availability statement', 'code availability', 'competing interests', 'conflict of interest',
-  'conflicts of interest', 'declaration of interests', 'declaration of competing interest',
-  'ethics statement', 'abbreviations', 'figure legends', 'glossary',
+  'abstract',
+  'summary',
+  'graphical abstract',
+  'highlights',
+  'significance',
+  'significance statement',
+  'introduction',
+  'background',
+  'materials and methods',
+  'material and methods',
+  'methods and materials',
+  'methods',
+  'method',
+  'methodology',
+  'experimental procedures',
+  'experimental section',
+  'experimental',
+  'star methods',
+  'star★methods',
+  'method details',
+  'key resources table',
+  'resource availability',
+  'quantification and statistical analysis',
+  'statistical analysis',
+  'results',
+  'results and discussion',
+  'discussion',
+  'conclusion',
+  'conclusions',
+  'concluding remarks',
+  'limitations',
+  'outlook',
+  'references',
+  'bibliography',
+  'literature cited',
+  'references and notes',
+  'works cited',
+  'acknowledgements',
+  'acknowledgments',
+  'acknowledgement',
+  'acknowledgment',
+  'supplementary material',
+  'supplementary materials',
+  'supplementary information',
+  'supplementary data',
+  'supplemental information',
+  'supplementary figures',
+  'supplementary tables',
+  'supporting information',
+  'appendix',
+  'appendices',
+  'author contributions',
+  'funding',
+  'data availability',
+  'data availability statement',
+  'code availability',
+  'competing interests',
+  'conflict of interest',
+  'conflicts of interest',
+  'declaration of interests',
+  'declaration of competing interest',
+  'ethics statement',
+  'abbreviations',
+  'figure legends',
+  'glossary',
 ]);
 // The named sections of a protocol. Only a line that is exactly one of these is a heading.
 const PROTOCOL_SECTIONS = new Set([
-  'materials', 'reagents', 'equipment', 'materials and reagents', 'reagents and equipment', 'materials and equipment',
-  'reagent setup', 'equipment setup', 'you will need', 'procedure', 'steps', 'notes', 'troubleshooting', 'safety',
-  'timing', 'anticipated results', 'expected results', 'before start', 'before you begin', 'guidelines',
-  'materiales', 'reactivos', 'equipos', 'procedimiento', 'pasos', 'notas', 'seguridad',
+  'materials',
+  'reagents',
+  'equipment',
+  'materials and reagents',
+  'reagents and equipment',
+  'materials and equipment',
+  'reagent setup',
+  'equipment setup',
+  'you will need',
+  'procedure',
+  'steps',
+  'notes',
+  'troubleshooting',
+  'safety',
+  'timing',
+  'anticipated results',
+  'expected results',
+  'before start',
+  'before you begin',
+  'guidelines',
+  'materiales',
+  'reactivos',
+  'equipos',
+  'procedimiento',
+  'pasos',
+  'notas',
+  'seguridad',
 ]);
 const METHODS_SECTIONS = new Set([
-  'materials and methods', 'material and methods', 'methods and materials', 'methods', 'method', 'methodology',
-  'experimental procedures', 'experimental section', 'experimental', 'star methods', 'method details',
+  'materials and methods',
+  'material and methods',
+  'methods and materials',
+  'methods',
+  'method',
+  'methodology',
+  'experimental procedures',
+  'experimental section',
+  'experimental',
+  'star methods',
+  'method details',
 ]);
 const REFERENCE_SECTIONS = new Set(['references', 'bibliography', 'literature cited', 'references and notes', 'works cited']);
 
@@ -61,7 +144,13 @@ const JUNK_AUTHOR = /^(administrator|admin|user|owner|unknown|author|default|mic
 
 /** Lower-case text without trailing ":" or "." (long lines are never section names). */
 const sectionKey = (text: string) =>
-  text.length > 100 ? '' : text.toLowerCase().replace(/[:.\s]+$/, '').replace(/\s+/g, ' ').trim();
+  text.length > 100
+    ? ''
+    : text
+        .toLowerCase()
+        .replace(/[:.\s]+$/, '')
+        .replace(/\s+/g, ' ')
+        .trim();
 
 interface Heading {
   level: number;
@@ -90,7 +179,8 @@ function detectHeading(line: string, inReferences: boolean, continuesSentence: b
   if (line.length > 80) return undefined;
   const key = sectionKey(line);
   // Inside a paper's Methods, "Procedure" or "Reagents" name a part of the methods: kept as text.
-  if ((KNOWN_SECTIONS.has(key) || (PROTOCOL_SECTIONS.has(key) && !inMethods)) && !/[.,;]$/.test(line.replace(/:$/, ''))) return { level: 1, text: line.replace(/[:\s]+$/, '') };
+  if ((KNOWN_SECTIONS.has(key) || (PROTOCOL_SECTIONS.has(key) && !inMethods)) && !/[.,;]$/.test(line.replace(/:$/, '')))
+    return { level: 1, text: line.replace(/[:\s]+$/, '') };
 
   const inline = /^(abstract)\s*[:.\u2014\u2013]\s*(\S.*)$/i.exec(line);
   if (inline) return { level: 1, text: inline[1], rest: inline[2] };
@@ -100,7 +190,11 @@ function detectHeading(line: string, inReferences: boolean, continuesSentence: b
     const parts = numbered[1].split('.');
     const rest = numbered[2].trim();
     const restKey = sectionKey(rest);
-    if (Number(parts[0]) >= 1 && Number(parts[0]) <= 30 && (KNOWN_SECTIONS.has(restKey) || (!inReferences && !continuesSentence && titleish(rest)))) {
+    if (
+      Number(parts[0]) >= 1 &&
+      Number(parts[0]) <= 30 &&
+      (KNOWN_SECTIONS.has(restKey) || (!inReferences && !continuesSentence && titleish(rest)))
+    ) {
       return { level: Math.min(parts.length, 6), text: `${numbered[1]}${parts.length === 1 ? '.' : ''} ${rest}` };
     }
   }
@@ -213,7 +307,14 @@ interface BuildResult {
 }
 
 /** The length of a full line of body text (lines fill the column except where paragraphs end). */
-const fullLineLength = (pages: string[][]) => percentile(pages.flat().map((l) => l.length).filter((n) => n >= 20), 0.8) || 80;
+const fullLineLength = (pages: string[][]) =>
+  percentile(
+    pages
+      .flat()
+      .map((l) => l.length)
+      .filter((n) => n >= 20),
+    0.8,
+  ) || 80;
 
 function buildBlocks(pages: string[][], title: string | undefined): BuildResult {
   const vocab = buildVocabulary(pages);
@@ -276,9 +377,10 @@ function buildBlocks(pages: string[][], title: string | undefined): BuildResult 
       }
       const continuesSentence = para !== '' && !SENTENCE_END.test(lastLine) && !shortLine(lastLine);
       const next = lines[i + 1] ?? '';
-      const heading = /^\p{Ll}/u.test(next) && next !== '' && !KNOWN_SECTIONS.has(sectionKey(line))
-        ? undefined
-        : detectHeading(line, inReferences, continuesSentence, inMethods);
+      const heading =
+        /^\p{Ll}/u.test(next) && next !== '' && !KNOWN_SECTIONS.has(sectionKey(line))
+          ? undefined
+          : detectHeading(line, inReferences, continuesSentence, inMethods);
       if (heading) {
         flush();
         blocks.push({ type: 'heading', level: heading.level, text: heading.text });
@@ -299,7 +401,14 @@ function buildBlocks(pages: string[][], title: string | undefined): BuildResult 
       // An unnumbered subheading ("Cell culture and hypoxia") is a line far shorter than the
       // column between two sentences. It is kept as a paragraph of its own, not promoted to a
       // heading: figure labels look the same and would pollute the section path.
-      if ((!para || SENTENCE_END.test(lastLine)) && line.length < full * 0.6 && wordCount(line) <= 10 && /^\p{Lu}/u.test(line) && !SENTENCE_END.test(line) && /^[\p{Lu}\d]/u.test(next)) {
+      if (
+        (!para || SENTENCE_END.test(lastLine)) &&
+        line.length < full * 0.6 &&
+        wordCount(line) <= 10 &&
+        /^\p{Lu}/u.test(line) &&
+        !SENTENCE_END.test(line) &&
+        /^[\p{Lu}\d]/u.test(next)
+      ) {
         flush();
         blocks.push({ type: 'paragraph', text: line });
         lastLine = line;
@@ -343,8 +452,8 @@ function metaFromInfo(info: unknown): DocMeta {
     if (authors.length && !(authors.length === 1 && !/\s/.test(authors[0]))) meta.authors = authors;
   }
   const doi = [infoString(info, 'doi'), infoString(info, 'DOI'), infoString(info, 'Subject'), infoString(info, 'Keywords')]
-      .map((v) => (v ? (normalizeDoi(v) ?? findDoi(v)) : undefined))
-      .find(Boolean);
+    .map((v) => (v ? (normalizeDoi(v) ?? findDoi(v)) : undefined))
+    .find(Boolean);
   if (doi) meta.doi = doi;
   const keywords = coerceKeywords(infoString(info, 'Keywords')?.replace(DOI_LIKE, '') ?? []);
   if (keywords?.length) meta.keywords = keywords;
@@ -403,7 +512,10 @@ function pdfError(err: unknown, bytes: Uint8Array): ParseError {
 }
 
 const cleanLine = (l: string) =>
-  l.replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, ' ').replace(/[\s\u00A0]+/g, ' ').trim();
+  l
+    .replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, ' ')
+    .replace(/[\s\u00A0]+/g, ' ')
+    .trim();
 
 /** Parse PDF bytes into page, heading and paragraph blocks plus info-dictionary metadata. */
 export async function parsePdf(bytes: Uint8Array, opts: PdfOptions = {}): Promise<ParsedFile> {

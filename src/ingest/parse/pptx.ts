@@ -59,7 +59,15 @@ function shapes($: CheerioAPI): ShapeText[] {
       shape.find('a\\:tbl a\\:tr').each((_, tr) => {
         const cells = $(tr)
           .children('a\\:tc')
-          .map((_, tc) => squash($(tc).find('a\\:p').map((_, p) => paragraphText($, $(p))).get().join(' ')))
+          .map((_, tc) =>
+            squash(
+              $(tc)
+                .find('a\\:p')
+                .map((_, p) => paragraphText($, $(p)))
+                .get()
+                .join(' '),
+            ),
+          )
           .get();
         if (cells.some(Boolean)) rows.push(cells.join(' | '));
       });

@@ -84,8 +84,7 @@ export class CorruptEntryError extends ParseError {
   }
 }
 
-const bombError = (limit: number) =>
-  new ParseError(`archive expands beyond ${formatMb(limit)} MB (zip bomb?)`);
+const bombError = (limit: number) => new ParseError(`archive expands beyond ${formatMb(limit)} MB (zip bomb?)`);
 
 function inflateBounded(file: JSZip.JSZipObject, budget: { left: number }, limit: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {

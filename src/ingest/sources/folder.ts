@@ -41,7 +41,8 @@ export type PathCheck =
 
 const isMissing = (err: unknown) => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
 
-const inside = (realRoot: string, real: string) => real === realRoot || real.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep);
+const inside = (realRoot: string, real: string) =>
+  real === realRoot || real.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep);
 
 /**
  * Checks `abs` (a path inside `root`) without following any link below the root: every
@@ -165,7 +166,13 @@ export async function listFolder(root: string, target: string = root): Promise<L
   // one it skipped would be indexed without the access group it gives.
   const docStems = new Map<string, SourceFile[]>();
   const files: SourceFile[] = docs.map((f) => {
-    const sf: SourceFile = { path: f.path, rel: path.relative(root, f.path).split(path.sep).join('/'), size: f.size, sidecars: [], libraries: [] };
+    const sf: SourceFile = {
+      path: f.path,
+      rel: path.relative(root, f.path).split(path.sep).join('/'),
+      size: f.size,
+      sidecars: [],
+      libraries: [],
+    };
     docStems.set(stem(f.path), [...(docStems.get(stem(f.path)) ?? []), sf]);
     return sf;
   });

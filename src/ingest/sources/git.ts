@@ -1,6 +1,7 @@
 // A Git-backed wiki as a source (GitHub/GitLab/Gitea wikis are git repositories; Wiki.js, MkDocs
 // and Obsidian vaults often sync to one). We drive the git CLI with execFile: five plumbing
 // commands need no library, and argument arrays keep remote names and paths out of a shell.
+import type { GitAuth } from '../../types.ts';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,14 +12,6 @@ import { redactUrls } from '../../log.ts';
 const run = promisify(execFile);
 
 export class GitError extends Error {}
-
-/** How a private remote is reached. Neither form ever appears in a URL, an argument or .git/config. */
-export interface GitAuth {
-  /** HTTP Basic credentials (a token as the password), sent as an Authorization header. */
-  basic?: { user: string; password: string };
-  /** A private (deploy) key for an ssh remote. */
-  sshKeyPath?: string;
-}
 
 export interface GitSource {
   path: string;
@@ -42,7 +35,11 @@ function gitAuthEnv(src: GitSource): Record<string, string> {
   const auth = src.gitAuth;
   if (auth?.basic && src.url) {
     const value = Buffer.from(`${auth.basic.user}:${auth.basic.password}`).toString('base64');
-    Object.assign(env, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `http.${src.url}.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${value}` });
+    Object.assign(env, {
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: `http.${src.url}.extraHeader`,
+      GIT_CONFIG_VALUE_0: `Authorization: Basic ${value}`,
+    });
   }
   if (auth?.sshKeyPath) {
     // accept-new: the first connection records the host's key, a changed key is refused later
@@ -58,7 +55,8 @@ function scrub(text: string, src: GitSource | undefined): string {
   const basic = src?.gitAuth?.basic;
   if (basic) {
     const header = Buffer.from(`${basic.user}:${basic.password}`).toString('base64');
-    for (const secret of [basic.password, header, basic.password === '' ? basic.user : '']) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+    for (const secret of [basic.password, header, basic.password === '' ? basic.user : ''])
+      if (secret.length >= 4) out = out.split(secret).join('[redacted]');
   }
   return out;
 }

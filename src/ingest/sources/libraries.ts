@@ -54,7 +54,11 @@ export async function scopedLibraries(paths: string[], load: LibraryLoader): Pro
 }
 
 /** The library layers of a listed file: its libraries read and matched against it. */
-export async function matchInScope(file: Pick<SourceFile, 'rel' | 'libraries'>, fileDoi: string | undefined, load: LibraryLoader): Promise<LibraryMatch> {
+export async function matchInScope(
+  file: Pick<SourceFile, 'rel' | 'libraries'>,
+  fileDoi: string | undefined,
+  load: LibraryLoader,
+): Promise<LibraryMatch> {
   if (file.libraries.length === 0) return { layers: [], notes: [], signature: '' };
   return matchLibraries({ rel: file.rel, fileDoi }, await scopedLibraries(file.libraries, load));
 }

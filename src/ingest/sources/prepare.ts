@@ -2,7 +2,7 @@
 // Zotero library's mirror brought up to date. Every whole-source ingest (serve's first start, the
 // CLI, a blue/green rebuild) goes through here, so none reads a stale clone or mirror.
 import type { SourceConfig } from '../../config.ts';
-import type { IngestTarget } from '../pipeline.ts';
+import type { IngestTarget } from '../../types.ts';
 import { updateClone } from './git.ts';
 import { syncZoteroSource, type ZoteroSyncOptions } from './zotero/index.ts';
 
@@ -24,5 +24,12 @@ export async function prepareSource(source: SourceConfig, opts: ZoteroSyncOption
 
 /** The ingest target of a configured source. */
 export function sourceTarget(source: SourceConfig, paths?: string[]): IngestTarget {
-  return { sourceId: source.id, root: source.path, paths, kind: source.kind, access: source.access, library: source.type === 'zotero' ? 'Zotero' : undefined };
+  return {
+    sourceId: source.id,
+    root: source.path,
+    paths,
+    kind: source.kind,
+    access: source.access,
+    library: source.type === 'zotero' ? 'Zotero' : undefined,
+  };
 }

@@ -53,7 +53,10 @@ export async function setIndexId(cols: Collections, id: string): Promise<void> {
   cols.forget();
 }
 
-export async function applySearchSetting(cols: Collections, efSearch: number): Promise<{ group: string; from: number | undefined; to: number }[]> {
+export async function applySearchSetting(
+  cols: Collections,
+  efSearch: number,
+): Promise<{ group: string; from: number | undefined; to: number }[]> {
   const changed: { group: string; from: number | undefined; to: number }[] = [];
   for (const c of await cols.listOwn()) {
     const from = hnswOf(c)?.ef_search;

@@ -45,7 +45,12 @@ export async function deleteRecords(cols: Collections, group: string, ids: strin
   for (let i = 0; i < ids.length; i += MAX_UPSERT) await col.delete({ ids: ids.slice(i, i + MAX_UPSERT) });
 }
 
-export async function queryNearest(cols: Collections, group: string, vector: number[], n: number): Promise<{ id: string; score: number }[]> {
+export async function queryNearest(
+  cols: Collections,
+  group: string,
+  vector: number[],
+  n: number,
+): Promise<{ id: string; score: number }[]> {
   const col = await cols.get(group, false, 'query');
   if (!col) return [];
   const res = await col.query({ queryEmbeddings: [vector], nResults: n, include: ['distances'] });
@@ -90,7 +95,12 @@ async function scanCollection(col: Collection, onBatch: (records: StoredRecord[]
   }
 }
 
-export async function scanRecords(cols: Collections, group: string, onBatch: (records: StoredRecord[]) => void, batchSize = 2000): Promise<void> {
+export async function scanRecords(
+  cols: Collections,
+  group: string,
+  onBatch: (records: StoredRecord[]) => void,
+  batchSize = 2000,
+): Promise<void> {
   const col = await cols.get(group, false, false);
   if (col) await scanCollection(col, onBatch, batchSize);
 }
@@ -100,12 +110,14 @@ export async function documentChunks(cols: Collections, group: string, docId: st
   if (!col) return [];
   const out: StoredRecord[] = [];
   for (let offset = 0; ; offset += MAX_UPSERT) {
-    const res = await col.get({ where: { doc_id: docId }, limit: MAX_UPSERT, offset, include: ['documents', 'metadatas'] }).catch((err: Error) => {
-      // The collection was dropped since it was cached (an emptied Chroma): it holds nothing.
-      if (err.name !== 'ChromaNotFoundError') throw err;
-      cols.forget(group);
-      return undefined;
-    });
+    const res = await col
+      .get({ where: { doc_id: docId }, limit: MAX_UPSERT, offset, include: ['documents', 'metadatas'] })
+      .catch((err: Error) => {
+        // The collection was dropped since it was cached (an emptied Chroma): it holds nothing.
+        if (err.name !== 'ChromaNotFoundError') throw err;
+        cols.forget(group);
+        return undefined;
+      });
     if (!res) return out;
     out.push(...storedRecords(res));
     if (res.ids.length < MAX_UPSERT) return out;

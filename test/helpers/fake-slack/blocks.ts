@@ -24,7 +24,8 @@ export function blocksTextLength(blocks: unknown): number {
   if (Array.isArray(blocks)) return blocks.reduce((n: number, b) => n + blocksTextLength(b), 0);
   if (!blocks || typeof blocks !== 'object') return 0;
   let n = 0;
-  for (const [k, v] of Object.entries(blocks as Record<string, unknown>)) n += k === 'text' && typeof v === 'string' ? v.length : blocksTextLength(v);
+  for (const [k, v] of Object.entries(blocks as Record<string, unknown>))
+    n += k === 'text' && typeof v === 'string' ? v.length : blocksTextLength(v);
   return n;
 }
 
@@ -59,7 +60,8 @@ export function validateBlocks(blocks: unknown): string | undefined {
       const els = b.elements as { text?: { text?: string }; value?: string; action_id?: string }[];
       if (!Array.isArray(els) || els.length === 0 || els.length > LIMITS.actionElements) return 'invalid_blocks';
       for (const e of els) {
-        if ((e.text?.text ?? '').length > LIMITS.buttonText || (e.value ?? '').length > LIMITS.buttonValue || !e.action_id) return 'invalid_blocks';
+        if ((e.text?.text ?? '').length > LIMITS.buttonText || (e.value ?? '').length > LIMITS.buttonValue || !e.action_id)
+          return 'invalid_blocks';
       }
     } else if (type === 'context_actions') {
       if (contextActionsError(b)) return 'invalid_blocks';
@@ -68,7 +70,6 @@ export function validateBlocks(blocks: unknown): string | undefined {
   return undefined;
 }
 
-
 const BLOCK_ID_MAX = 255;
 
 /** block_id: at most 255 characters and unique within one message or view (Slack: invalid_blocks). */
@@ -76,7 +77,8 @@ function validateBlockIds(blocks: unknown[]): string | undefined {
   const seen = new Set<string>();
   for (const b of blocks as { block_id?: unknown }[]) {
     if (b?.block_id === undefined) continue;
-    if (typeof b.block_id !== 'string' || b.block_id.length === 0 || b.block_id.length > BLOCK_ID_MAX || seen.has(b.block_id)) return 'invalid_blocks';
+    if (typeof b.block_id !== 'string' || b.block_id.length === 0 || b.block_id.length > BLOCK_ID_MAX || seen.has(b.block_id))
+      return 'invalid_blocks';
     seen.add(b.block_id);
   }
   return undefined;
@@ -143,7 +145,11 @@ function contextActionsError(b: Record<string, unknown>): string | undefined {
         const btn = e[side] as { text?: unknown; value?: unknown; accessibility_label?: unknown } | undefined;
         if (!btn || !plain(btn.text, LIMITS.buttonText)) return side;
         if (typeof btn.value !== 'string' || btn.value.length === 0 || btn.value.length > LIMITS.buttonValue) return `${side}.value`;
-        if (btn.accessibility_label !== undefined && (typeof btn.accessibility_label !== 'string' || btn.accessibility_label.length > LIMITS.buttonText)) return `${side}.accessibility_label`;
+        if (
+          btn.accessibility_label !== undefined &&
+          (typeof btn.accessibility_label !== 'string' || btn.accessibility_label.length > LIMITS.buttonText)
+        )
+          return `${side}.accessibility_label`;
       }
     } else if (e.type === 'icon_button') {
       if (!str(e.icon) || !plain(e.text, LIMITS.buttonText)) return 'icon_button';

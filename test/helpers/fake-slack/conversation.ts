@@ -69,7 +69,9 @@ export interface Conversation {
 }
 
 /** Who a response_url was issued to: a slash command (who ran it where) or a click on a message. */
-type UrlContext = { kind: 'command'; channel: string; user: string } | { kind: 'action'; channel: string; user: string; original: FakeMessage };
+type UrlContext =
+  | { kind: 'command'; channel: string; user: string }
+  | { kind: 'action'; channel: string; user: string; original: FakeMessage };
 
 type NewMessage = Omit<FakeMessage, 'deleted' | 'versions'>;
 
@@ -92,7 +94,13 @@ export function createConversation(clock: { now: () => number; nextTs: () => str
     messages,
     message: (ts) => messages.find((m) => m.ts === ts),
     visible: (channel, opts = {}) =>
-      messages.filter((m) => m.channel === channel && !m.deleted && !m.ephemeralTo && (opts.thread === undefined || m.threadTs === opts.thread || m.ts === opts.thread)),
+      messages.filter(
+        (m) =>
+          m.channel === channel &&
+          !m.deleted &&
+          !m.ephemeralTo &&
+          (opts.thread === undefined || m.threadTs === opts.thread || m.ts === opts.thread),
+      ),
     ephemeralFor: (user, channel) => messages.filter((m) => m.channel === channel && !m.deleted && m.ephemeralTo === user),
     statuses,
     statusLog: [],
@@ -102,7 +110,8 @@ export function createConversation(clock: { now: () => number; nextTs: () => str
   const add = (m: NewMessage): FakeMessage => {
     const msg: FakeMessage = { ...m, deleted: false, versions: [{ text: m.text, blocks: m.blocks, at: clock.now() }] };
     messages.push(msg);
-    if (msg.threadTs && (msg.via === 'chat.postMessage' || msg.via === 'chat.startStream')) statuses.delete(`${msg.channel}:${msg.threadTs}`);
+    if (msg.threadTs && (msg.via === 'chat.postMessage' || msg.via === 'chat.startStream'))
+      statuses.delete(`${msg.channel}:${msg.threadTs}`);
     return msg;
   };
   const edit = (m: FakeMessage, body: Body) => {
@@ -141,7 +150,7 @@ export function createConversation(clock: { now: () => number; nextTs: () => str
     /** A slash command's acknowledgement with a message: shown to who ran it (or to everyone, in_channel). */
     ack(id: string, body: Body) {
       const ctx = urls.get(id);
-      if (!ctx || ctx.kind !== 'command' || (!body.text && !body.blocks)) return;
+      if (ctx?.kind !== 'command' || (!body.text && !body.blocks)) return;
       const inChannel = body.response_type === 'in_channel';
       add({ channel: ctx.channel, ts: clock.nextTs(), ...fromBody(body), ephemeralTo: inChannel ? undefined : ctx.user, via: 'ack' });
     },
@@ -163,7 +172,14 @@ export function createConversation(clock: { now: () => number; nextTs: () => str
       }
       if (!body.text && !body.blocks) return 'no_text';
       const inChannel = body.response_type === 'in_channel';
-      add({ channel: ctx.channel, ts: clock.nextTs(), threadTs: threadOf(body), ...fromBody(body), ephemeralTo: inChannel ? undefined : ctx.user, via: 'response_url' });
+      add({
+        channel: ctx.channel,
+        ts: clock.nextTs(),
+        threadTs: threadOf(body),
+        ...fromBody(body),
+        ephemeralTo: inChannel ? undefined : ctx.user,
+        via: 'response_url',
+      });
       return undefined;
     },
   };

@@ -32,7 +32,8 @@ export function findMentions(body: unknown): string[] {
   // A rich-text `text` element is shown as written: Slack pings only through user/broadcast elements.
   const literal = (body as { type?: unknown }).type === 'text';
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
-    if ((k === 'text' || k === 'markdown_text') && typeof v === 'string') out.push(...(literal && k === 'text' ? [] : (v.match(MENTION) ?? [])));
+    if ((k === 'text' || k === 'markdown_text') && typeof v === 'string')
+      out.push(...(literal && k === 'text' ? [] : (v.match(MENTION) ?? [])));
     else if (typeof v === 'object') out.push(...findMentions(v));
   }
   return out;
@@ -53,7 +54,8 @@ function findMaskedLinks(body: unknown): { url: string; text: string }[] {
   if (!body || typeof body !== 'object') return [];
   const o = body as Record<string, unknown>;
   const out: { url: string; text: string }[] = [];
-  if (o.type === 'link' && typeof o.url === 'string' && typeof o.text === 'string' && o.text !== o.url) out.push({ url: o.url, text: o.text });
+  if (o.type === 'link' && typeof o.url === 'string' && typeof o.text === 'string' && o.text !== o.url)
+    out.push({ url: o.url, text: o.text });
   for (const [k, v] of Object.entries(o)) {
     // Rich-text `text` elements are shown as written (no mrkdwn); stream chunks' text is Markdown.
     const markdown = k === 'markdown_text' || (k === 'text' && o.type === 'markdown_text');
@@ -92,7 +94,6 @@ const withoutFragment = (u: string) => {
   return href.replace(/#.*$/, '').replace(/[<>| ]/g, (c) => encodeURIComponent(c));
 };
 
-
 type LinkRule = string | RegExp | (() => (string | RegExp)[]);
 
 export function createOutgoingChecks() {
@@ -102,7 +103,9 @@ export function createOutgoingChecks() {
   const strayLinks: StrayLink[] = [];
   const strayInvisible: StrayInvisible[] = [];
   const isAllowed = (url: string) =>
-    allowedLinks.flatMap((a) => (typeof a === 'function' ? a() : [a])).some((a) => (typeof a === 'string' ? withoutFragment(a) === withoutFragment(url) : a.test(url)));
+    allowedLinks
+      .flatMap((a) => (typeof a === 'function' ? a() : [a]))
+      .some((a) => (typeof a === 'string' ? withoutFragment(a) === withoutFragment(url) : a.test(url)));
   const checkMentions = (method: string, body: Body) => {
     for (const token of findMentions(body)) {
       if (!allowedMentions.some((a) => (typeof a === 'string' ? a === token : a.test(token)))) strayMentions.push({ method, token });
@@ -132,15 +135,26 @@ export function createOutgoingChecks() {
     assertClean() {
       // Slack would have pinged people: fail the suite that let it happen, naming what was posted.
       if (strayMentions.length) {
-        const list = strayMentions.slice(0, 10).map((m) => `${m.method}: ${m.token}`).join('; ');
+        const list = strayMentions
+          .slice(0, 10)
+          .map((m) => `${m.method}: ${m.token}`)
+          .join('; ');
         throw new Error(`fake Slack: labbot posted ${strayMentions.length} mention token(s) no test allowed: ${list}`);
       }
       if (strayLinks.length) {
-        const list = strayLinks.slice(0, 5).map((l) => `${l.method}: <${l.url}|${l.text}>`).join('; ');
-        throw new Error(`fake Slack: labbot posted ${strayLinks.length} masked link(s) to URLs no test allowed as a cited document's: ${list}`);
+        const list = strayLinks
+          .slice(0, 5)
+          .map((l) => `${l.method}: <${l.url}|${l.text}>`)
+          .join('; ');
+        throw new Error(
+          `fake Slack: labbot posted ${strayLinks.length} masked link(s) to URLs no test allowed as a cited document's: ${list}`,
+        );
       }
       if (strayInvisible.length) {
-        const list = strayInvisible.slice(0, 5).map((x) => `${x.method}: ${x.chars.join(',')} in ${x.sample}`).join('; ');
+        const list = strayInvisible
+          .slice(0, 5)
+          .map((x) => `${x.method}: ${x.chars.join(',')} in ${x.sample}`)
+          .join('; ');
         throw new Error(`fake Slack: labbot posted control or invisible characters: ${list}`);
       }
     },

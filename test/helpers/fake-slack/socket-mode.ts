@@ -65,25 +65,35 @@ export function acceptSocketMode(server: Server, notify: () => void) {
     const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
     sock.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
     socket = sock;
-    sock.on('data', makeFrameReader((opcode, payload) => {
-      if (opcode === 0x9) sock.write(encodeFrame(0xa, payload));
-      else if (opcode === 0x8) {
-        if (!sock.destroyed) sock.end(encodeFrame(0x8, payload.subarray(0, 2)));
-      } else if (opcode === 0x1) {
-        try {
-          received.push(JSON.parse(payload.toString('utf8')) as Record<string, unknown>);
-        } catch {
-          received.push({ raw: payload.toString('utf8') });
+    sock.on(
+      'data',
+      makeFrameReader((opcode, payload) => {
+        if (opcode === 0x9) sock.write(encodeFrame(0xa, payload));
+        else if (opcode === 0x8) {
+          if (!sock.destroyed) sock.end(encodeFrame(0x8, payload.subarray(0, 2)));
+        } else if (opcode === 0x1) {
+          try {
+            received.push(JSON.parse(payload.toString('utf8')) as Record<string, unknown>);
+          } catch {
+            received.push({ raw: payload.toString('utf8') });
+          }
+          notify();
         }
-        notify();
-      }
-    }));
+      }),
+    );
     sock.on('error', () => {});
     sock.on('close', () => {
       if (socket === sock) socket = undefined;
     });
     // Slack greets every new connection; the Socket Mode client waits for this before it is "connected".
-    sock.write(encodeFrame(0x1, Buffer.from(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake' }, connection_info: { app_id: 'A0LAB' } }))));
+    sock.write(
+      encodeFrame(
+        0x1,
+        Buffer.from(
+          JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake' }, connection_info: { app_id: 'A0LAB' } }),
+        ),
+      ),
+    );
     notify();
   });
   return {
@@ -94,7 +104,21 @@ export function acceptSocketMode(server: Server, notify: () => void) {
     send(type: EnvelopeType, payload: Record<string, unknown>): string {
       if (!socket) throw new Error('no Socket Mode connection');
       const envelope_id = randomUUID();
-      socket.write(encodeFrame(0x1, Buffer.from(JSON.stringify({ envelope_id, type, payload, accepts_response_payload: type !== 'events_api', retry_attempt: 0, retry_reason: '' }))));
+      socket.write(
+        encodeFrame(
+          0x1,
+          Buffer.from(
+            JSON.stringify({
+              envelope_id,
+              type,
+              payload,
+              accepts_response_payload: type !== 'events_api',
+              retry_attempt: 0,
+              retry_reason: '',
+            }),
+          ),
+        ),
+      );
       return envelope_id;
     },
     close: () => socket?.destroy(),

@@ -98,7 +98,11 @@ export function createZoteroHttp(opts: ZoteroHttpOptions): ZoteroHttp {
     }
   };
 
-  async function once(url: URL, headers: Record<string, string>, maxBytes: number | undefined): Promise<ZoteroResponse & { location?: URL }> {
+  async function once(
+    url: URL,
+    headers: Record<string, string>,
+    maxBytes: number | undefined,
+  ): Promise<ZoteroResponse & { location?: URL }> {
     await acquire();
     try {
       while (Date.now() < pausedUntil) await sleep(pausedUntil - Date.now());
@@ -122,7 +126,10 @@ export function createZoteroHttp(opts: ZoteroHttpOptions): ZoteroHttp {
     }
   }
 
-  async function get(pathAndQuery: string, o: { headers?: Record<string, string>; maxBytes?: number; okStatuses?: number[] } = {}): Promise<ZoteroResponse> {
+  async function get(
+    pathAndQuery: string,
+    o: { headers?: Record<string, string>; maxBytes?: number; okStatuses?: number[] } = {},
+  ): Promise<ZoteroResponse> {
     let url = new URL(pathAndQuery.replace(/^\//, ''), api);
     const started = Date.now();
     let redirects = 0;
@@ -146,7 +153,11 @@ export function createZoteroHttp(opts: ZoteroHttpOptions): ZoteroHttp {
         // 429 without Retry-After: exponential backoff, as the API documentation asks.
         const wait = retryAfter ?? Math.min(delay, 60);
         delay *= 2;
-        if (Date.now() - started + wait * 1000 > maxWaitMs) throw new ZoteroHttpError(`Zotero API kept answering ${res.status}; gave up after ${Math.round((Date.now() - started) / 1000)} s`, res.status);
+        if (Date.now() - started + wait * 1000 > maxWaitMs)
+          throw new ZoteroHttpError(
+            `Zotero API kept answering ${res.status}; gave up after ${Math.round((Date.now() - started) / 1000)} s`,
+            res.status,
+          );
         pause(wait, `${res.status}`);
         continue;
       }

@@ -48,7 +48,12 @@ export function syncZoteroSource(source: ZoteroSource, opts: ZoteroSyncOptions):
     withMirrorLock(source.path, async () => {
       const lib = openLibrary(source, opts.onWait);
       try {
-        return await syncMirror(source.path, lib, { maxFileBytes: opts.maxFileBytes, full: opts.full, collection: source.zotero?.collection, onProgress: opts.onProgress });
+        return await syncMirror(source.path, lib, {
+          maxFileBytes: opts.maxFileBytes,
+          full: opts.full,
+          collection: source.zotero?.collection,
+          onProgress: opts.onProgress,
+        });
       } finally {
         await lib.close?.();
       }

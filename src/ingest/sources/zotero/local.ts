@@ -18,7 +18,16 @@ import type { ZoteroCollection, ZoteroCreator, ZoteroItem } from './record.ts';
 
 export const MIN_USERDATA_SCHEMA = 95;
 const LINK_MODES = ['imported_file', 'imported_url', 'linked_file', 'linked_url', 'embedded_image'];
-const CONTAINER_FIELDS = ['publicationTitle', 'proceedingsTitle', 'bookTitle', 'websiteTitle', 'blogTitle', 'forumTitle', 'encyclopediaTitle', 'dictionaryTitle'];
+const CONTAINER_FIELDS = [
+  'publicationTitle',
+  'proceedingsTitle',
+  'bookTitle',
+  'websiteTitle',
+  'blogTitle',
+  'forumTitle',
+  'encyclopediaTitle',
+  'dictionaryTitle',
+];
 
 /** Columns labbot reads, per table: a database without them is refused with the list. */
 const REQUIRED: Record<string, string[]> = {
@@ -54,7 +63,8 @@ type Db = InstanceType<typeof sqlite.Database>;
 type Param = string | number;
 const rows = (db: Db, sql: string, params?: Param[]) => db.all(sql, params) as Row[];
 const row = (db: Db, sql: string, params?: Param[]) => (db.get(sql, params) as Row | null) ?? undefined;
-const text = (v: Row[string]) => (typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined);
+const text = (v: Row[string]) =>
+  typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined;
 
 /** Copies zotero.sqlite and its WAL until the copy is of one moment: same sizes and times before and after. */
 async function stableCopy(src: string, dest: string): Promise<void> {
@@ -90,9 +100,14 @@ function checkSchema(db: Db): void {
   }
   if (!tables.has('fields') && !tables.has('fieldsCombined')) missing.push('table fields');
   if (!tables.has('itemTypes') && !tables.has('itemTypesCombined')) missing.push('table itemTypes');
-  if (missing.length) throw new ZoteroDatabaseError(`zotero.sqlite lacks ${missing.slice(0, 6).join(', ')}: not a Zotero 5-10 database`, true);
+  if (missing.length)
+    throw new ZoteroDatabaseError(`zotero.sqlite lacks ${missing.slice(0, 6).join(', ')}: not a Zotero 5-10 database`, true);
   const v = Number(row(db, "SELECT version FROM version WHERE schema = 'userdata'")?.version ?? NaN);
-  if (Number.isFinite(v) && v < MIN_USERDATA_SCHEMA) throw new ZoteroDatabaseError(`zotero.sqlite has userdata schema ${v}, older than Zotero 5 (${MIN_USERDATA_SCHEMA}); open it once in Zotero 5 or newer`, true);
+  if (Number.isFinite(v) && v < MIN_USERDATA_SCHEMA)
+    throw new ZoteroDatabaseError(
+      `zotero.sqlite has userdata schema ${v}, older than Zotero 5 (${MIN_USERDATA_SCHEMA}); open it once in Zotero 5 or newer`,
+      true,
+    );
 }
 
 /** A table Zotero fills at start-up from the built-in and custom tables, or the built-in one when it is empty. */
@@ -104,8 +119,12 @@ function combined(db: Db, name: 'fields' | 'itemTypes'): string {
 
 function libraryId(db: Db, library: string | undefined): number {
   const group = library?.startsWith('groups/') ? Number(library.slice(7)) : undefined;
-  const found = group !== undefined ? row(db, 'SELECT libraryID FROM groups WHERE groupID = ?', [group]) : row(db, "SELECT libraryID FROM libraries WHERE type = 'user' ORDER BY libraryID LIMIT 1");
-  if (!found) throw new ZoteroDatabaseError(group !== undefined ? `this Zotero has no group library ${group}` : 'zotero.sqlite has no user library');
+  const found =
+    group !== undefined
+      ? row(db, 'SELECT libraryID FROM groups WHERE groupID = ?', [group])
+      : row(db, "SELECT libraryID FROM libraries WHERE type = 'user' ORDER BY libraryID LIMIT 1");
+  if (!found)
+    throw new ZoteroDatabaseError(group !== undefined ? `this Zotero has no group library ${group}` : 'zotero.sqlite has no user library');
   return Number(found.libraryID);
 }
 
@@ -117,35 +136,65 @@ interface ReadLibrary {
 function readItems(db: Db, lib: number): ReadLibrary {
   const types = combined(db, 'itemTypes');
   const fields = combined(db, 'fields');
-  const base = rows(db, `SELECT i.itemID, i.key, i.dateAdded, i.clientDateModified, t.typeName FROM items i JOIN ${types} t ON t.itemTypeID = i.itemTypeID WHERE i.libraryID = ?`, [lib]);
+  const base = rows(
+    db,
+    `SELECT i.itemID, i.key, i.dateAdded, i.clientDateModified, t.typeName FROM items i JOIN ${types} t ON t.itemTypeID = i.itemTypeID WHERE i.libraryID = ?`,
+    [lib],
+  );
   const byId = new Map<number, ZoteroItem>();
-  for (const r of base) byId.set(Number(r.itemID), { key: String(r.key), stamp: String(r.clientDateModified ?? ''), itemType: String(r.typeName), dateAdded: text(r.dateAdded) });
+  for (const r of base)
+    byId.set(Number(r.itemID), {
+      key: String(r.key),
+      stamp: String(r.clientDateModified ?? ''),
+      itemType: String(r.typeName),
+      dateAdded: text(r.dateAdded),
+    });
   const mine = `(SELECT itemID FROM items WHERE libraryID = ${lib})`;
-  for (const r of rows(db, `SELECT d.itemID, f.fieldName, v.value FROM itemData d JOIN ${fields} f ON f.fieldID = d.fieldID JOIN itemDataValues v ON v.valueID = d.valueID WHERE d.itemID IN ${mine}`)) {
+  for (const r of rows(
+    db,
+    `SELECT d.itemID, f.fieldName, v.value FROM itemData d JOIN ${fields} f ON f.fieldID = d.fieldID JOIN itemDataValues v ON v.valueID = d.valueID WHERE d.itemID IN ${mine}`,
+  )) {
     const item = byId.get(Number(r.itemID));
     const name = String(r.fieldName);
     const value = text(r.value);
     if (!item || value === undefined) continue;
-    if (name === 'title' || name === 'date' || name === 'DOI' || name === 'url' || name === 'extra' || name === 'abstractNote') item[name] = value;
+    if (name === 'title' || name === 'date' || name === 'DOI' || name === 'url' || name === 'extra' || name === 'abstractNote')
+      item[name] = value;
     else if (CONTAINER_FIELDS.includes(name)) item.container ??= value;
   }
-  for (const r of rows(db, `SELECT ic.itemID, c.firstName, c.lastName, c.fieldMode, ct.creatorType FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID JOIN creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID WHERE ic.itemID IN ${mine} ORDER BY ic.itemID, ic.orderIndex`)) {
+  for (const r of rows(
+    db,
+    `SELECT ic.itemID, c.firstName, c.lastName, c.fieldMode, ct.creatorType FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID JOIN creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID WHERE ic.itemID IN ${mine} ORDER BY ic.itemID, ic.orderIndex`,
+  )) {
     const item = byId.get(Number(r.itemID));
     if (!item) continue;
     // fieldMode 1: a single-field name, kept in lastName.
-    const c: ZoteroCreator = Number(r.fieldMode) === 1 ? { creatorType: String(r.creatorType), name: text(r.lastName) } : { creatorType: String(r.creatorType), firstName: text(r.firstName), lastName: text(r.lastName) };
+    const c: ZoteroCreator =
+      Number(r.fieldMode) === 1
+        ? { creatorType: String(r.creatorType), name: text(r.lastName) }
+        : { creatorType: String(r.creatorType), firstName: text(r.firstName), lastName: text(r.lastName) };
     (item.creators ??= []).push(c);
   }
   for (const r of rows(db, `SELECT it.itemID, t.name FROM itemTags it JOIN tags t ON t.tagID = it.tagID WHERE it.itemID IN ${mine}`)) {
     const item = byId.get(Number(r.itemID));
     if (item && text(r.name)) (item.tags ??= []).push(String(r.name));
   }
-  const trashedCollections = new Set(row(db, "SELECT 1 AS x FROM sqlite_master WHERE name = 'deletedCollections'") ? rows(db, 'SELECT collectionID FROM deletedCollections').map((r) => Number(r.collectionID)) : []);
-  const collectionRows = rows(db, 'SELECT collectionID, key, collectionName, parentCollectionID FROM collections WHERE libraryID = ?', [lib]);
+  const trashedCollections = new Set(
+    row(db, "SELECT 1 AS x FROM sqlite_master WHERE name = 'deletedCollections'")
+      ? rows(db, 'SELECT collectionID FROM deletedCollections').map((r) => Number(r.collectionID))
+      : [],
+  );
+  const collectionRows = rows(db, 'SELECT collectionID, key, collectionName, parentCollectionID FROM collections WHERE libraryID = ?', [
+    lib,
+  ]);
   const collectionKey = new Map(collectionRows.map((r) => [Number(r.collectionID), String(r.key)]));
   const collections = collectionRows
     .filter((r) => !trashedCollections.has(Number(r.collectionID)))
-    .map((r) => ({ key: String(r.key), name: String(r.collectionName), parent: r.parentCollectionID === null ? undefined : collectionKey.get(Number(r.parentCollectionID)) }));
+    .map((r) => ({
+      key: String(r.key),
+      name: String(r.collectionName),
+      parent: r.parentCollectionID === null ? undefined : collectionKey.get(Number(r.parentCollectionID)),
+    }));
   for (const r of rows(db, `SELECT collectionID, itemID FROM collectionItems WHERE itemID IN ${mine}`)) {
     const item = byId.get(Number(r.itemID));
     const key = collectionKey.get(Number(r.collectionID));
@@ -155,7 +204,10 @@ function readItems(db: Db, lib: number): ReadLibrary {
     const item = byId.get(Number(r.itemID));
     if (item) item.trashed = true;
   }
-  for (const r of rows(db, `SELECT a.itemID, p.key AS parentKey, a.linkMode, a.contentType, a.path, a.storageHash, a.storageModTime FROM itemAttachments a LEFT JOIN items p ON p.itemID = a.parentItemID WHERE a.itemID IN ${mine}`)) {
+  for (const r of rows(
+    db,
+    `SELECT a.itemID, p.key AS parentKey, a.linkMode, a.contentType, a.path, a.storageHash, a.storageModTime FROM itemAttachments a LEFT JOIN items p ON p.itemID = a.parentItemID WHERE a.itemID IN ${mine}`,
+  )) {
     const item = byId.get(Number(r.itemID));
     if (!item) continue;
     item.parentItem = text(r.parentKey);
@@ -194,7 +246,10 @@ export function openLocalLibrary(opts: LocalLibraryOptions): ZoteroLibrary {
 
   async function read(): Promise<ReadLibrary> {
     const src = path.join(opts.dataDir, 'zotero.sqlite');
-    if (!(await stat(src).catch(() => undefined))?.isFile()) throw new ZoteroDatabaseError(`no zotero.sqlite in ${opts.dataDir} (is "path" Zotero's data folder? Zotero shows it under Settings > Advanced > Files and Folders)`);
+    if (!(await stat(src).catch(() => undefined))?.isFile())
+      throw new ZoteroDatabaseError(
+        `no zotero.sqlite in ${opts.dataDir} (is "path" Zotero's data folder? Zotero shows it under Settings > Advanced > Files and Folders)`,
+      );
     const dir = path.join(opts.workDir, `.zotero-db-${randomUUID()}`);
     await mkdir(dir, { recursive: true });
     try {
@@ -219,19 +274,30 @@ export function openLocalLibrary(opts: LocalLibraryOptions): ZoteroLibrary {
   }
 
   return {
-    identity: `zotero-local:${createHash('sha256').update(`${opts.dataDir}\u0000${opts.library ?? 'user'}`).digest('hex').slice(0, 24)}`,
+    identity: `zotero-local:${createHash('sha256')
+      .update(`${opts.dataDir}\u0000${opts.library ?? 'user'}`)
+      .digest('hex')
+      .slice(0, 24)}`,
     async changes(since, known): Promise<LibraryChanges | 'unchanged'> {
       const lib = await read();
       for (const i of lib.items) if (i.storageFile) i.stamp = `${i.stamp}|${await fileStamp(i)}`;
       const digest = createHash('sha256');
-      for (const i of [...lib.items].sort((a, b) => a.key.localeCompare(b.key))) digest.update(`${i.key}\u0000${i.stamp}\u0000${i.trashed ? 1 : 0}\n`);
-      for (const c of [...lib.collections].sort((a, b) => a.key.localeCompare(b.key))) digest.update(`c\u0000${c.key}\u0000${c.name}\u0000${c.parent ?? ''}\n`);
+      for (const i of [...lib.items].sort((a, b) => a.key.localeCompare(b.key)))
+        digest.update(`${i.key}\u0000${i.stamp}\u0000${i.trashed ? 1 : 0}\n`);
+      for (const c of [...lib.collections].sort((a, b) => a.key.localeCompare(b.key)))
+        digest.update(`c\u0000${c.key}\u0000${c.name}\u0000${c.parent ?? ''}\n`);
       const version = digest.digest('hex').slice(0, 16);
       if (since === version) return 'unchanged';
       const present = new Set(lib.items.map((i) => i.key));
       // Trash state is part of what the mirror compares, so an item moved to the trash counts as changed.
       const changed = lib.items.filter((i) => known.get(i.key) !== i.stamp || since === undefined);
-      return { version, changed, deleted: [...known.keys()].filter((k) => !present.has(k)), collections: lib.collections, listedInFull: true };
+      return {
+        version,
+        changed,
+        deleted: [...known.keys()].filter((k) => !present.has(k)),
+        collections: lib.collections,
+        listedInFull: true,
+      };
     },
     async file(att, maxBytes) {
       if (!att.storageFile) return { absent: 'no stored file (a linked file is not read)' };
@@ -249,7 +315,7 @@ export function openLocalLibrary(opts: LocalLibraryOptions): ZoteroLibrary {
       const p = storage(att.key, '.zotero-ft-cache');
       if (!(await lstat(p).catch(() => undefined))?.isFile()) return undefined;
       const t = (await readInside(opts.dataDir, p).catch(() => undefined))?.toString('utf8');
-      return t && t.trim() ? t : undefined;
+      return t?.trim() ? t : undefined;
     },
   };
 }

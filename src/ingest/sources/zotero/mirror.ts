@@ -60,7 +60,15 @@ export async function loadManifest(dir: string, identity: string): Promise<{ man
   } catch {
     return { reason: 'its manifest is not valid JSON' };
   }
-  if (!isObject(m) || m.format !== FORMAT || !isObject(m.items) || !isObject(m.docs) || !isObject(m.collections) || typeof m.version !== 'string' || !Array.isArray(m.retry)) {
+  if (
+    !isObject(m) ||
+    m.format !== FORMAT ||
+    !isObject(m.items) ||
+    !isObject(m.docs) ||
+    !isObject(m.collections) ||
+    typeof m.version !== 'string' ||
+    !Array.isArray(m.retry)
+  ) {
     return { reason: 'its manifest is not one this version writes' };
   }
   if (m.identity !== identity) return { reason: 'it mirrors another library' };

@@ -81,7 +81,7 @@ export function zoteroYear(date: string | undefined): number | undefined {
 }
 
 function creatorName(c: ZoteroCreator): string {
-  const n = c.name ?? [c.firstName, c.lastName].filter((p) => p && p.trim()).join(' ');
+  const n = c.name ?? [c.firstName, c.lastName].filter((p) => p?.trim()).join(' ');
   return n.replace(/\s+/g, ' ').trim();
 }
 

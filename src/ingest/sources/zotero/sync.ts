@@ -17,7 +17,17 @@ import {
   type DocEntry,
   type Manifest,
 } from './mirror.ts';
-import { abstractText, candidateAttachments, collectionScope, isPdf, isStored, isTopLevel, itemRecord, type ZoteroCollection, type ZoteroItem } from './record.ts';
+import {
+  abstractText,
+  candidateAttachments,
+  collectionScope,
+  isPdf,
+  isStored,
+  isTopLevel,
+  itemRecord,
+  type ZoteroCollection,
+  type ZoteroItem,
+} from './record.ts';
 
 export interface MirrorProgress {
   phase: 'listing' | 'documents';
@@ -74,7 +84,14 @@ function textDocument(item: ZoteroItem, body: string): Uint8Array {
   return utf8(`${head}\n\n${body.trim()}\n`);
 }
 
-async function planDocument(lib: ZoteroLibrary, item: ZoteroItem, children: ZoteroItem[], old: DocEntry | undefined, trustOld: boolean, maxBytes: number): Promise<Planned | undefined> {
+async function planDocument(
+  lib: ZoteroLibrary,
+  item: ZoteroItem,
+  children: ZoteroItem[],
+  old: DocEntry | undefined,
+  trustOld: boolean,
+  maxBytes: number,
+): Promise<Planned | undefined> {
   const candidates = candidateAttachments(item, children);
   const keep = (plan: string) => (trustOld && old?.plan === plan ? { file: old.file, plan } : undefined);
   for (const a of candidates.filter(isPdf)) {
@@ -113,7 +130,8 @@ function affectedItems(m: Manifest, changes: LibraryChanges | 'unchanged', every
     }
     for (const d of changes.deleted) touch(m.items[d]);
   }
-  if (everything || (changes !== 'unchanged' && changes.collections)) for (const i of Object.values(m.items)) if (isTopLevel(i)) out.add(i.key);
+  if (everything || (changes !== 'unchanged' && changes.collections))
+    for (const i of Object.values(m.items)) if (isTopLevel(i)) out.add(i.key);
   for (const key of Object.keys(m.docs)) if (everything) out.add(key);
   return out;
 }
@@ -127,9 +145,11 @@ function applyChanges(m: Manifest, changes: LibraryChanges): void {
 
 async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
 }
 
 export async function syncMirror(dir: string, lib: ZoteroLibrary, opts: MirrorSyncOptions): Promise<MirrorSyncResult> {
@@ -153,7 +173,17 @@ export async function syncMirror(dir: string, lib: ZoteroLibrary, opts: MirrorSy
   for (const k of damaged) affected.add(k);
   if (changes !== 'unchanged') applyChanges(m, changes);
   const strays = await strayFiles(dir, m);
-  const result: MirrorSyncResult = { from, version: m.version, changed: [], removed: [], problems: [], resolved: [], repaired: Boolean(repairReason), repairReason, unchanged: false };
+  const result: MirrorSyncResult = {
+    from,
+    version: m.version,
+    changed: [],
+    removed: [],
+    problems: [],
+    resolved: [],
+    repaired: Boolean(repairReason),
+    repairReason,
+    unchanged: false,
+  };
   if (changes === 'unchanged' && affected.size === 0 && strays.length === 0) {
     return { ...result, unchanged: true, requests: lib.requests };
   }
@@ -174,7 +204,9 @@ export async function syncMirror(dir: string, lib: ZoteroLibrary, opts: MirrorSy
     const item = m.items[key];
     const old = m.docs[key];
     try {
-      const planned = wanted(item) ? await planDocument(lib, item, children.get(key) ?? [], old, !damagedSet.has(key), opts.maxFileBytes) : undefined;
+      const planned = wanted(item)
+        ? await planDocument(lib, item, children.get(key) ?? [], old, !damagedSet.has(key), opts.maxFileBytes)
+        : undefined;
       if (!planned) {
         if (old) {
           await removeFile(dir, old.file);
@@ -185,7 +217,17 @@ export async function syncMirror(dir: string, lib: ZoteroLibrary, opts: MirrorSy
         return;
       }
       const record = utf8(`${JSON.stringify(itemRecord(item!, collections), null, 1)}\n`);
-      const entry: DocEntry = old?.file === planned.file && !planned.bytes ? { ...old, plan: planned.plan } : { file: planned.file, plan: planned.plan, size: planned.bytes!.length, sha256: sha256(planned.bytes!), sidecarSize: old?.sidecarSize ?? -1, sidecarSha: old?.sidecarSha ?? '' };
+      const entry: DocEntry =
+        old?.file === planned.file && !planned.bytes
+          ? { ...old, plan: planned.plan }
+          : {
+              file: planned.file,
+              plan: planned.plan,
+              size: planned.bytes!.length,
+              sha256: sha256(planned.bytes!),
+              sidecarSize: old?.sidecarSize ?? -1,
+              sidecarSha: old?.sidecarSha ?? '',
+            };
       let wrote = false;
       if (planned.bytes && (old?.file !== planned.file || old.sha256 !== entry.sha256 || damagedSet.has(key))) {
         await writeAtomic(dir, planned.file, planned.bytes);

@@ -13,7 +13,16 @@ export const ITEM_KEYS_PER_REQUEST = 50;
 /** The API's largest page (`limit` 1-100). */
 export const PAGE_LIMIT = 100;
 
-const CONTAINER_FIELDS = ['publicationTitle', 'proceedingsTitle', 'bookTitle', 'websiteTitle', 'blogTitle', 'forumTitle', 'encyclopediaTitle', 'dictionaryTitle'];
+const CONTAINER_FIELDS = [
+  'publicationTitle',
+  'proceedingsTitle',
+  'bookTitle',
+  'websiteTitle',
+  'blogTitle',
+  'forumTitle',
+  'encyclopediaTitle',
+  'dictionaryTitle',
+];
 
 type Json = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
@@ -28,10 +37,21 @@ export function itemFromApi(raw: unknown): ZoteroItem | undefined {
   const links = (r.links ?? {}) as Json;
   const alternate = str(((links.alternate ?? {}) as Json).href);
   const creators = Array.isArray(d.creators)
-    ? (d.creators as Json[]).filter((c) => c && typeof c === 'object').map((c): ZoteroCreator => ({ creatorType: str(c.creatorType) ?? 'author', firstName: str(c.firstName), lastName: str(c.lastName), name: str(c.name) }))
+    ? (d.creators as Json[])
+        .filter((c) => c && typeof c === 'object')
+        .map(
+          (c): ZoteroCreator => ({
+            creatorType: str(c.creatorType) ?? 'author',
+            firstName: str(c.firstName),
+            lastName: str(c.lastName),
+            name: str(c.name),
+          }),
+        )
     : undefined;
   const tags = Array.isArray(d.tags) ? (d.tags as Json[]).map((t) => str(t?.tag)).filter((t): t is string => Boolean(t)) : undefined;
-  const collections = Array.isArray(d.collections) ? (d.collections as unknown[]).filter((c): c is string => typeof c === 'string') : undefined;
+  const collections = Array.isArray(d.collections)
+    ? (d.collections as unknown[]).filter((c): c is string => typeof c === 'string')
+    : undefined;
   return {
     key,
     stamp: String(d.version ?? r.version ?? ''),
@@ -67,7 +87,8 @@ function parseJson(body: Buffer, what: string): unknown {
 
 function versionsOf(body: Buffer): Map<string, string> {
   const v = parseJson(body, 'item versions');
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ZoteroHttpError('Zotero API sent item versions that are not an object', 200);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new ZoteroHttpError('Zotero API sent item versions that are not an object', 200);
   return new Map(Object.entries(v as Json).map(([k, n]) => [k, String(n)]));
 }
 
@@ -84,7 +105,13 @@ export interface WebLibraryOptions extends Pick<ZoteroHttpOptions, 'fetch' | 'on
 }
 
 export function openWebLibrary(opts: WebLibraryOptions): ZoteroLibrary {
-  const http: ZoteroHttp = createZoteroHttp({ apiUrl: opts.apiUrl, apiKey: opts.apiKey, fetch: opts.fetch, onWait: opts.onWait, maxWaitMs: opts.maxWaitMs });
+  const http: ZoteroHttp = createZoteroHttp({
+    apiUrl: opts.apiUrl,
+    apiKey: opts.apiKey,
+    fetch: opts.fetch,
+    onWait: opts.onWait,
+    maxWaitMs: opts.maxWaitMs,
+  });
   const prefix = `/${opts.library}`;
 
   async function pages(pathAndQuery: string): Promise<unknown[]> {
@@ -133,7 +160,10 @@ export function openWebLibrary(opts: WebLibraryOptions): ZoteroLibrary {
       let deleted: string[] | undefined;
       let collectionsChanged = true;
       if (since !== undefined && /^\d+$/.test(since)) {
-        const res = await http.get(`${prefix}/items?since=${since}&format=versions&includeTrashed=1`, { headers: { 'If-Modified-Since-Version': since }, okStatuses: [304] });
+        const res = await http.get(`${prefix}/items?since=${since}&format=versions&includeTrashed=1`, {
+          headers: { 'If-Modified-Since-Version': since },
+          okStatuses: [304],
+        });
         if (res.status === 304) return 'unchanged';
         versions = versionsOf(res.body);
         version = libraryVersion(res);
@@ -166,7 +196,7 @@ export function openWebLibrary(opts: WebLibraryOptions): ZoteroLibrary {
       };
     },
     async file(att, maxBytes) {
-      let res;
+      let res: Awaited<ReturnType<ZoteroHttp['get']>>;
       try {
         res = await http.get(`${prefix}/items/${att.key}/file`, { okStatuses: [404], maxBytes });
       } catch (err) {
@@ -177,7 +207,8 @@ export function openWebLibrary(opts: WebLibraryOptions): ZoteroLibrary {
         throw err;
       }
       if (res.status === 404) return { absent: 'the file is not stored on zotero.org' };
-      if (/^yes$/i.test(res.headers.get('zotero-file-compressed') ?? '')) return { absent: 'the file is stored compressed, which is not read' };
+      if (/^yes$/i.test(res.headers.get('zotero-file-compressed') ?? ''))
+        return { absent: 'the file is stored compressed, which is not read' };
       const expected = res.headers.get('zotero-file-md5') ?? att.md5;
       if (expected && createHash('md5').update(res.body).digest('hex') !== expected.toLowerCase()) {
         throw new ItemError(`downloaded file does not match its MD5 (${expected})`, true);

@@ -15,7 +15,8 @@ export function assistantMethods(conversation: Conversation): Record<string, Met
     'assistant.threads.setStatus': (body) => {
       if (!str(body.channel_id) || !str(body.thread_ts) || typeof body.status !== 'string') return refuse('invalid_arguments');
       const loading = jsonArg(body.loading_messages);
-      if (loading !== undefined && (!Array.isArray(loading) || loading.length === 0 || loading.length > LOADING_MAX || !loading.every(str))) return refuse('invalid_arguments');
+      if (loading !== undefined && (!Array.isArray(loading) || loading.length === 0 || loading.length > LOADING_MAX || !loading.every(str)))
+        return refuse('invalid_arguments');
       const key = `${String(body.channel_id)}:${String(body.thread_ts)}`;
       const entry = { status: body.status, loading: (loading as string[] | undefined) ?? [] };
       conversation.statusLog.push({ key, ...entry });
@@ -39,20 +40,22 @@ export function assistantMethods(conversation: Conversation): Record<string, Met
 }
 
 export function reactionMethods(conversation: Conversation): Record<string, Method> {
-  const react = (add: boolean): Method => (body) => {
-    if (!str(body.channel) || !str(body.timestamp) || !str(body.name)) return refuse('invalid_arguments');
-    const key = `${String(body.channel)}:${String(body.timestamp)}`;
-    const names = conversation.reactions.get(key) ?? new Set<string>();
-    const name = String(body.name);
-    if (add) {
-      if (names.has(name)) return refuse('already_reacted');
-      names.add(name);
-      conversation.reactions.set(key, names);
-    } else {
-      if (!names.has(name)) return refuse('no_reaction');
-      names.delete(name);
-    }
-    return { ok: true };
-  };
+  const react =
+    (add: boolean): Method =>
+    (body) => {
+      if (!str(body.channel) || !str(body.timestamp) || !str(body.name)) return refuse('invalid_arguments');
+      const key = `${String(body.channel)}:${String(body.timestamp)}`;
+      const names = conversation.reactions.get(key) ?? new Set<string>();
+      const name = String(body.name);
+      if (add) {
+        if (names.has(name)) return refuse('already_reacted');
+        names.add(name);
+        conversation.reactions.set(key, names);
+      } else {
+        if (!names.has(name)) return refuse('no_reaction');
+        names.delete(name);
+      }
+      return { ok: true };
+    };
   return { 'reactions.add': react(true), 'reactions.remove': react(false) };
 }

@@ -7,7 +7,12 @@ import type { PostPacing } from '../rate-limits.ts';
 export function chatMethods(o: { conversation: ConversationStore; pacing: PostPacing; nextTs: () => string }): Record<string, Method> {
   const { conversation, pacing, nextTs } = o;
   const shown = (body: Body) => ({ text: body.text as string | undefined, blocks: body.blocks as unknown[] | undefined });
-  const answer = (channel: string, ts: string, body: Body) => ({ ok: true, channel, ts, message: { text: body.text, ts, bot_id: 'BBOT', user: 'UBOT' } });
+  const answer = (channel: string, ts: string, body: Body) => ({
+    ok: true,
+    channel,
+    ts,
+    message: { text: body.text, ts, bot_id: 'BBOT', user: 'UBOT' },
+  });
   return {
     'chat.postMessage': (body) => {
       const bad = validateMessage(body) ?? (!body.text && !body.blocks ? 'no_text' : undefined);
@@ -27,7 +32,14 @@ export function chatMethods(o: { conversation: ConversationStore; pacing: PostPa
       const bad = validateMessage(body);
       if (bad) return refuse(bad);
       const ts = nextTs();
-      conversation.add({ channel: String(body.channel ?? ''), ts, threadTs: threadOf(body), ...shown(body), ephemeralTo: String(body.user), via: 'chat.postEphemeral' });
+      conversation.add({
+        channel: String(body.channel ?? ''),
+        ts,
+        threadTs: threadOf(body),
+        ...shown(body),
+        ephemeralTo: String(body.user),
+        via: 'chat.postEphemeral',
+      });
       return { ok: true, message_ts: ts };
     },
     'chat.delete': (body) => {

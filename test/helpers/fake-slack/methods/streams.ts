@@ -34,17 +34,30 @@ export function streamMethods(o: { conversation: ConversationStore; nextTs: () =
       const bad = validateBlocks(body.blocks);
       if (bad) return refuse(bad);
     }
-    conversation.streamed(m, text, method === 'chat.stopStream' ? { blocks: body.blocks ? (jsonArg(body.blocks) as unknown[]) : undefined } : undefined);
+    conversation.streamed(
+      m,
+      text,
+      method === 'chat.stopStream' ? { blocks: body.blocks ? (jsonArg(body.blocks) as unknown[]) : undefined } : undefined,
+    );
     return { ok: true, channel: body.channel, ts: body.ts };
   };
   return {
     'chat.startStream': (body) => {
       const text = streamText(body);
       if (!str(body.channel) || !str(body.thread_ts) || text === undefined) return refuse('invalid_arguments');
-      if (!String(body.channel).startsWith('D') && (!str(body.recipient_user_id) || !str(body.recipient_team_id))) return refuse('invalid_arguments');
+      if (!String(body.channel).startsWith('D') && (!str(body.recipient_user_id) || !str(body.recipient_team_id)))
+        return refuse('invalid_arguments');
       const ts = nextTs();
       const blocks = jsonArg(body.blocks) as unknown[] | undefined;
-      conversation.add({ channel: String(body.channel), ts, threadTs: String(body.thread_ts), text, blocks, via: 'chat.startStream', stream: { text, stopped: false } });
+      conversation.add({
+        channel: String(body.channel),
+        ts,
+        threadTs: String(body.thread_ts),
+        text,
+        blocks,
+        via: 'chat.startStream',
+        stream: { text, stopped: false },
+      });
       return { ok: true, channel: body.channel, ts };
     },
     'chat.appendStream': (body) => more('chat.appendStream', body),

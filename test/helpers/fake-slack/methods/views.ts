@@ -11,14 +11,15 @@ export function viewMethods(): Record<string, Method> {
     'views.publish': (body) => {
       if (typeof body.user_id !== 'string' || !/^[UW][A-Z0-9]+$/.test(body.user_id)) return refuse('invalid_arguments');
       const view = (typeof body.view === 'string' ? JSON.parse(body.view) : body.view) as { type?: string; blocks?: unknown[] } | undefined;
-      if (!view || view.type !== 'home' || !Array.isArray(view.blocks)) return refuse('invalid_arguments');
+      if (view?.type !== 'home' || !Array.isArray(view.blocks)) return refuse('invalid_arguments');
       if (view.blocks.length > VIEW_MAX_BLOCKS) return refuse('invalid_blocks');
       for (let i = 0; i < view.blocks.length; i += 50) {
         const bad = validateBlocks(view.blocks.slice(i, i + 50));
         if (bad) return refuse(bad);
       }
       for (const b of view.blocks as { type: string; text?: { type?: string; text?: string } }[]) {
-        if (b.type === 'header' && (b.text?.type !== 'plain_text' || !b.text.text || b.text.text.length > HEADER_TEXT_MAX)) return refuse('invalid_blocks');
+        if (b.type === 'header' && (b.text?.type !== 'plain_text' || !b.text.text || b.text.text.length > HEADER_TEXT_MAX))
+          return refuse('invalid_blocks');
       }
       return { ok: true, view: { id: 'V0HOME', type: 'home', ...view } };
     },

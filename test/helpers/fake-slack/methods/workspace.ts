@@ -51,14 +51,30 @@ export interface Workspace {
 
 export function workspaceMethods(ws: Workspace, socketUrl: () => string): Record<string, Method> {
   return {
-    'auth.test': () => ({ ok: true, url: 'https://lab.slack.com/', team: 'Lab', user: 'labbot', team_id: 'T0LAB', user_id: BOT_USER, bot_id: 'BBOT' }),
+    'auth.test': () => ({
+      ok: true,
+      url: 'https://lab.slack.com/',
+      team: 'Lab',
+      user: 'labbot',
+      team_id: 'T0LAB',
+      user_id: BOT_USER,
+      bot_id: 'BBOT',
+    }),
     'users.info': (body) => {
       // As Slack answers it: the user object, names both at the top and in profile.
       if (typeof body.user !== 'string' || !body.user) return refuse('invalid_arguments');
       const u = ws.users.get(body.user);
       if (!u) return refuse('user_not_found');
-      const profile = { display_name: u.display_name, display_name_normalized: u.display_name, real_name: u.real_name, real_name_normalized: u.real_name };
-      return { ok: true, user: { id: body.user, team_id: 'T0LAB', name: u.name, deleted: false, real_name: u.real_name, is_bot: false, profile } };
+      const profile = {
+        display_name: u.display_name,
+        display_name_normalized: u.display_name,
+        real_name: u.real_name,
+        real_name_normalized: u.real_name,
+      };
+      return {
+        ok: true,
+        user: { id: body.user, team_id: 'T0LAB', name: u.name, deleted: false, real_name: u.real_name, is_bot: false, profile },
+      };
     },
     'conversations.replies': (body) => repliesPage(ws.threads.get(`${String(body.channel ?? 'C0')}:${String(body.ts)}`) ?? [], body),
     'conversations.info': (body) => conversationInfo(ws.conversations, body),
@@ -85,10 +101,29 @@ function conversationInfo(conversations: Map<string, ConversationInfo>, body: Bo
     if (!members.includes(BOT_USER)) return { ok: false, error: 'channel_not_found' };
     // "One of these users is always the calling user, the other's ID is indicated by the user property."
     const user = members.find((m) => m !== BOT_USER) ?? BOT_USER;
-    return { ok: true, channel: { id, created, is_archived: false, is_im: true, is_org_shared: false, context_team_id: 'T0LAB', user, is_user_deleted: false, priority: 0, ...flags } };
+    return {
+      ok: true,
+      channel: {
+        id,
+        created,
+        is_archived: false,
+        is_im: true,
+        is_org_shared: false,
+        context_team_id: 'T0LAB',
+        user,
+        is_user_deleted: false,
+        priority: 0,
+        ...flags,
+      },
+    };
   }
   if (mpim && !(listed ?? []).includes(BOT_USER)) return { ok: false, error: 'channel_not_found' };
-  const name = mpim ? `mpdm-${(listed ?? []).filter((m) => m !== BOT_USER).map((m) => m.toLowerCase()).join('--')}-1` : id.toLowerCase();
+  const name = mpim
+    ? `mpdm-${(listed ?? [])
+        .filter((m) => m !== BOT_USER)
+        .map((m) => m.toLowerCase())
+        .join('--')}-1`
+    : id.toLowerCase();
   return {
     ok: true,
     channel: {

@@ -136,6 +136,8 @@ describe('visible text', () => {
     expect(visibleText('line1\r\nline2\rline3\u2028line4\tend')).toBe('line1\nline2\nline3\nline4\tend');
     expect(visibleText('👩‍🔬 سلام‌ها')).toBe('👩‍🔬 سلام‌ها');
     expect(visibleText('half \ud800 pair')).toBe('half \ufffd pair');
+    expect(visibleText('FWD\u3164primer \uffa0x\u115fy a\u034fb braille\u2800gap')).toBe('FWDprimer xy ab braille gap');
+    expect(visibleText('❤\ufe0f 葛\u{e0100}')).toBe('❤\ufe0f 葛\u{e0100}');
   });
 
   it('cleans every outgoing Slack body: form fields, JSON-encoded blocks inside a form, JSON bodies', () => {

@@ -7,9 +7,14 @@
 // C0 and C1 controls except tab and line feed (line breaks are normalised to \n first).
 const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 // Format characters (Unicode Cf: zero-width space, bidi embeddings/overrides/isolates, word joiner,
-// BOM, soft hyphen, tags, …), except ZWNJ and ZWJ, which Persian and Indic scripts and emoji
-// sequences (👩‍🔬) need to render correctly.
-const INVISIBLE = /(?![\u200c\u200d])\p{Cf}/gu;
+// BOM, soft hyphen, tags, …) and the other default-ignorable code points (the Hangul fillers
+// U+3164/U+FFA0 that render as nothing, the combining grapheme joiner, …), except ZWNJ and ZWJ,
+// which Persian and Indic scripts and emoji sequences (👩‍🔬) need, and the variation selectors
+// that choose an emoji's or an ideograph's form.
+const INVISIBLE = /(?!\u200c|\u200d|[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}])[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+// Letters that draw as blank space without being whitespace (the Braille blank): a space, so a
+// reader sees the gap it makes.
+const BLANK = /\u2800/g;
 
 // Half of a surrogate pair on its own is not a character (JSON encoders and Slack choke on it).
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -20,6 +25,7 @@ export function visibleText(text: string): string {
     .replace(/\r\n?|[\u2028\u2029]/g, '\n')
     .replace(CONTROLS, ' ')
     .replace(INVISIBLE, '')
+    .replace(BLANK, ' ')
     .replace(LONE_SURROGATE, '\ufffd');
 }
 

@@ -11,6 +11,7 @@ import { webUrl } from './answer/links.ts';
 import { noticeFlag } from './answer/messages.ts';
 import { visibleText } from './answer/visible-text.ts';
 import { doiUrl } from './ingest/metadata/coerce.ts';
+import { askAs, type AskOutcome } from './ask.ts';
 import { openApp, type App } from './app.ts';
 import { ConfigError, groupsForChannel, loadConfig, type Config } from './config.ts';
 import { createLogger, redactUrls } from './log.ts';
@@ -55,6 +56,24 @@ function setup(quietLogs = false): { config: Config; log: Logger } {
   const config = loadConfig();
   const log = createLogger(quietLogs && config.logLevel === 'info' ? 'warn' : config.logLevel, 'labbot', undefined, config.secrets);
   return { config, log };
+}
+
+/** What `labbot ask` says when it has no answer to print. */
+function cliFailure(outcome: Exclude<AskOutcome, { kind: 'answered' }>, channel: string | undefined): string {
+  switch (outcome.kind) {
+    case 'empty-question':
+      return 'The question is empty.';
+    case 'empty-index':
+      return 'The index is empty: nothing has been ingested yet. Run `labbot ingest` (the configured sources, or `labbot ingest <folder>`), or `npm start`, which indexes them first, then ask again.';
+    case 'unavailable':
+      return 'The index is unavailable right now (Chroma does not answer); try again shortly.';
+    case 'failed':
+      return `Answering failed: ${outcome.error.message}`;
+    case 'refused':
+      return outcome.reason === 'unknown-channel'
+        ? `Unknown channel "${channel}": --channel takes one of access.channels in the config.`
+        : `Refused (${outcome.reason}).`;
+  }
 }
 
 async function withApp<T>(
@@ -184,7 +203,23 @@ export function buildProgram(): Command {
     .option('--k <n>', 'passages to retrieve', positiveInt)
     .option('--json', 'print JSON')
     .action(async (question: string, opts: { channel?: string; k?: number; json?: boolean }) => {
-      const result = await withApp((app) => app.ask(question, { channel: opts.channel, k: opts.k }), { quiet: true });
+      const outcome = await withApp(
+        (app) =>
+          askAs(
+            { ask: app.ask, chunkCount: () => app.catalog.chunkCount, config: app.config, log: app.log },
+            // The operator at the machine may ask as any configured channel (as the admin token may).
+            { question, facts: { surface: 'cli', channel: opts.channel, admin: true }, k: opts.k },
+          ),
+        { quiet: true },
+      );
+      if (outcome.kind !== 'answered') {
+        const why = cliFailure(outcome, opts.channel);
+        if (opts.json) console.log(JSON.stringify({ error: why, outcome: outcome.kind }, null, 2));
+        else process.stderr.write(`${why}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const { result } = outcome;
       if (opts.json) {
         console.log(JSON.stringify(toAskJson(result), null, 2));
         return;

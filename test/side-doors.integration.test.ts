@@ -198,9 +198,10 @@ describe('with an admin token behind a trusted proxy', () => {
 
   it('treats channel names like "constructor" and "__proto__" as unknown channels, not a 500', async () => {
     for (const channel of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      // /api/ask and the dashboard decide access by the one rule (src/ask.ts): an unknown channel is a 400 on both.
       const api = await askJson(s, { question: 'How is the cryostat blade replaced?', channel }, bearer);
-      expect(api.status, channel).toBe(200);
-      expect(JSON.parse(api.body).answer, channel).toContain('40 sections');
+      expect(api.status, channel).toBe(400);
+      expect(JSON.parse(api.body).error, channel).toContain(`unknown channel "${channel}"`);
       const dash = await call(`${s.url}/admin/api/ask`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...bearer },

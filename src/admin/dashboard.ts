@@ -7,13 +7,11 @@ import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import type { App } from '../app.ts';
 import { groupsForChannel, type SourceConfig } from '../config.ts';
 import { enqueueRebuild, enqueueSync } from '../queue/jobs.ts';
-import type { RetrievedPassage } from '../search/retrieve.ts';
-import { ChromaUnavailableError } from '../store/chroma-store.ts';
-import { entryFor, type ActivityStore, type QuestionRecord } from '../store/activity.ts';
+import { dashboardAsk } from './dashboard-ask.ts';
+import type { ActivityStore, QuestionRecord } from '../store/activity.ts';
 import type { Redis } from '../store/redis.ts';
 import { KINDS } from '../types.ts';
 import { countPerBucket, isoToMs } from './activity-views.ts';
@@ -50,11 +48,6 @@ const ACTIVITY_WINDOW = 1000;
 const DOCS_PER_SOURCE = 200;
 // How long a view waits for the check for planted instructions (the event loop stays free).
 const INJECTION_WAIT_MS = 5000;
-
-const askBody = z.object({
-  question: z.string().trim().min(1, 'question must not be empty').max(4000, 'question is over 4000 characters'),
-  channel: z.string().max(100).optional(),
-});
 
 interface StaticFile {
   body: Buffer;
@@ -422,64 +415,7 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
     }
   });
 
-  admin.post('/api/ask', json, csrf, async (req, res) => {
-    const parsed = askBody.safeParse(req.body);
-    if (!parsed.success)
-      return sendJson(res, 400, { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
-    const { question } = parsed.data;
-    const channelName = parsed.data.channel && parsed.data.channel !== 'public' ? parsed.data.channel : undefined;
-    if (channelName && !(channelName in config.access.channels)) return sendJson(res, 400, { error: `unknown channel "${channelName}"` });
-    const groups = groupsForChannel(config.access, channelName);
-    const t0 = performance.now();
-    try {
-      const result = await app.ask(question, { channel: channelName });
-      const totalMs = performance.now() - t0;
-      // The same retrieval, deeper, with every passage's ranks and scores. The first k are the
-      // ones the answer used (retrieval is deterministic for a question and groups).
-      const debug = await app.retrieve(question, groups, Math.max(config.retrieval.candidates, config.retrieval.k));
-      const sent = new Map(result.passages.map((p) => [p.chunk_id, p.label]));
-      const passages = passageRows(debug.passages, sent);
-      for (const p of result.passages) {
-        if (!passages.some((d) => d.chunk_id === p.chunk_id)) {
-          passages.push({
-            rank: passages.length + 1,
-            label: p.label,
-            doc_id: p.doc_id,
-            chunk_id: p.chunk_id,
-            title: app.catalog.doc(p.doc_id)?.title ?? p.doc_id,
-            kind: app.catalog.doc(p.doc_id)?.kind ?? 'note',
-            section: p.section,
-            text: p.text,
-            dense_rank: null,
-            bm25_rank: null,
-            fused: p.score,
-            exact: 0,
-            rerank: null,
-            score: p.score,
-          });
-        }
-      }
-      await activity
-        ?.recordQuestion(entryFor(result, { source: 'admin', channel: channelName ?? 'public', question, latencyMs: totalMs }))
-        .catch((err: Error) => log.warn({ err: err.message }, 'admin: could not record the question'));
-      sendJson(res, 200, {
-        answer: result.answer,
-        refused: result.refused,
-        model: result.model,
-        citations: result.citations,
-        channel: channelName ?? 'public',
-        groups,
-        source: result.source ?? null,
-        timings: { ...result.timings, totalMs },
-        passages,
-      });
-    } catch (err) {
-      if (err instanceof ChromaUnavailableError)
-        return sendJson(res, 503, { error: 'The index is unavailable right now; try again shortly.' });
-      log.error({ err }, 'admin ask failed');
-      sendJson(res, 500, { error: 'Something went wrong answering this question.' });
-    }
-  });
+  admin.post('/api/ask', json, csrf, dashboardAsk({ app, activity, log, send: sendJson }));
 
   admin.post('/actions/sync', urlencoded, csrf, async (req, res, next) => {
     try {
@@ -532,27 +468,3 @@ export async function createAdminRouter(deps: AdminDeps): Promise<Router> {
  * one row per chunk (each is labelled and cited on its own) at the hit's rank; only the hit has
  * dense and BM25 ranks of its own.
  */
-function passageRows(passages: RetrievedPassage[], sent: Map<string, string>) {
-  return passages.flatMap((p, i) =>
-    (p.parts ?? [{ chunkId: p.chunkId, section: p.section, header: '', body: p.text, sep: '' as const }]).map((part) => {
-      const text = part.header ? `${part.header}\n${part.body}` : part.body;
-      const own = part.chunkId === p.chunkId;
-      return {
-        rank: i + 1,
-        label: sent.get(part.chunkId) ?? null,
-        doc_id: p.docId,
-        chunk_id: part.chunkId,
-        title: p.meta.title,
-        kind: p.meta.kind,
-        section: part.section,
-        text: text.length > 800 ? `${text.slice(0, 800)}…` : text,
-        dense_rank: own && p.debug.denseRank !== undefined ? p.debug.denseRank + 1 : null,
-        bm25_rank: own && p.debug.lexicalRank !== undefined ? p.debug.lexicalRank + 1 : null,
-        fused: p.debug.fused,
-        exact: p.debug.exact,
-        rerank: p.debug.rerank ?? null,
-        score: p.score,
-      };
-    }),
-  );
-}

@@ -5,8 +5,9 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import type { App } from '../app.ts';
 import { toAskJson } from '../answer/ask-json.ts';
-import { ChromaUnavailableError } from '../store/chroma-store.ts';
-import { entryFor, type ActivityStore } from '../store/activity.ts';
+import { askAs } from '../ask.ts';
+import type { ActivityStore } from '../store/activity.ts';
+import { httpFailure } from './ask-http.ts';
 import type { Redis } from '../store/redis.ts';
 import { isDirectLocalRequest, safeEqual } from './auth.ts';
 import { createRateLimiter } from './rate-limit.ts';
@@ -72,14 +73,6 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
         .json({ error: 'without LABBOT_ADMIN_TOKEN, /api/ask only answers requests addressed to localhost, not through a proxy' });
       return;
     }
-    // A channel widens what may be read (pi-only...): only the admin token may ask "as" one.
-    if (parsed.data.channel && !admin) {
-      res.status(403).json({
-        error:
-          'asking as a channel needs the admin token (Authorization: Bearer <LABBOT_ADMIN_TOKEN>, or the token `labbot serve` printed at start-up when none is set); without it only public documents are searched',
-      });
-      return;
-    }
     if (limiter && !admin) {
       const decision = await limiter(req.ip ?? 'unknown');
       if (!decision.allowed) {
@@ -88,28 +81,13 @@ export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Expres
         return;
       }
     }
-    try {
-      const t0 = performance.now();
-      const result = await app.ask(parsed.data.question, { channel: parsed.data.channel, k: parsed.data.k });
-      res.json(toAskJson(result));
-      await mounts.activity
-        ?.recordQuestion(
-          entryFor(result, {
-            source: 'api',
-            channel: parsed.data.channel,
-            question: parsed.data.question,
-            latencyMs: Math.round(performance.now() - t0),
-          }),
-        )
-        .catch((err: Error) => app.log.warn({ err: err.message }, 'could not record the question'));
-    } catch (err) {
-      if (err instanceof ChromaUnavailableError) {
-        res.status(503).json({ error: 'The index is unavailable right now; try again shortly.' });
-        return;
-      }
-      app.log.error({ err }, 'ask failed');
-      res.status(500).json({ error: 'Something went wrong answering this question.' });
-    }
+    const outcome = await askAs(
+      { ask: app.ask, chunkCount: () => Number.POSITIVE_INFINITY, activity: mounts.activity, config: app.config, log: app.log },
+      { question: parsed.data.question, facts: { surface: 'api', channel: parsed.data.channel, admin }, k: parsed.data.k },
+    );
+    const failure = httpFailure(outcome, parsed.data.channel);
+    if (failure) res.status(failure.status).json({ error: failure.error });
+    else if (outcome.kind === 'answered') res.json(toAskJson(outcome.result));
   });
 
   // Malformed JSON and oversized bodies get a clear 4xx instead of an HTML stack page.

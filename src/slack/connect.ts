@@ -24,8 +24,6 @@
 import type { App as BoltApp, webApi } from '@slack/bolt';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Language } from '../answer/messages.ts';
-import { conversationText } from './conversation-texts.ts';
 
 type WebClient = webApi.WebClient;
 
@@ -132,11 +130,6 @@ export type ConnectPolicy =
 export function connectPolicy(verdict: ConnectVerdict, setting: 'refuse' | 'public'): ConnectPolicy {
   if (!verdict.shared) return { kind: 'answer' };
   return setting === 'public' ? { kind: 'public-only' } : { kind: 'refuse', checked: verdict.checked };
-}
-
-/** Why labbot does not answer in a conversation shared with another organisation (or not known to be internal). */
-export function connectRefusal(policy: Extract<ConnectPolicy, { kind: 'refuse' }>, lang: Language): string {
-  return policy.checked ? conversationText(lang).connectRefused : conversationText(lang).connectUnchecked;
 }
 
 /** channel_shared / channel_unshared (bot events; channels:read, groups:read): the verdict follows at once. */

@@ -6,7 +6,8 @@
 import type { webApi } from '@slack/bolt';
 import { detectLanguage } from '../search/tokenize.ts';
 import { conversationText } from './conversation-texts.ts';
-import { connectPolicy, connectRefusal } from './connect.ts';
+import { decideAccess } from '../ask.ts';
+import { slackFacts, slackRefusalText } from './asker-facts.ts';
 import { noticeMessage } from './format.ts';
 import { createInFlightAnswers, type InFlightAnswers } from './in-flight.ts';
 import type { Limiter } from './limiter.ts';
@@ -66,21 +67,34 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
 
   async function ask(client: WebClient, asked: AskedQuestion, ctx: ConnectContext = {}): Promise<void> {
     const lang = detectLanguage(questionText(asked));
-    // Whose grants apply here, from Slack (audience.ts): the asker's only in labbot's own DM with them.
-    let q: SlackQuestion = { ...asked, access: await deps.audience.access(client, asked.channel, asked.user) };
-    const verdict = await deps.connect.verdict(client, q.channel, { envelope: ctx.envelopeShared, fresh: ctx.freshConnect });
-    const policy = connectPolicy(verdict, deps.config.slackConnect);
-    if (policy.kind === 'refuse') {
-      deps.log.info({ eventId: q.eventId, channel: q.channel, checked: policy.checked }, 'Slack Connect channel (or not known): refused');
-      const refusal = noticeMessage(connectRefusal(policy, lang));
-      await client.chat.postMessage({ channel: q.channel, thread_ts: q.threadTs, ...refusal }).catch(async (err: Error) => {
-        deps.log.warn({ eventId: q.eventId, err: err.message }, 'could not post the Slack Connect refusal');
-        await q.undeliverable?.(refusal).catch(() => {});
+    // What this question may read: decided once, by the ask flow's rule (src/ask.ts), from what
+    // Slack says about the conversation (asker-facts.ts).
+    const facts = await slackFacts(
+      deps,
+      client,
+      {
+        surface: asked.replaceTs?.length ? 'edit' : asked.source === 'dm' ? 'dm' : asked.inThread ? 'thread' : 'mention',
+        channel: asked.channel,
+        user: asked.user,
+      },
+      { envelope: ctx.envelopeShared, fresh: ctx.freshConnect },
+    );
+    const decision = decideAccess(facts, deps.config.access);
+    if (!decision.allowed) {
+      deps.log.info(
+        { eventId: asked.eventId, channel: asked.channel, reason: decision.reason },
+        'Slack Connect channel (or not known): refused',
+      );
+      const refusal = noticeMessage(slackRefusalText(decision.reason, lang));
+      await client.chat.postMessage({ channel: asked.channel, thread_ts: asked.threadTs, ...refusal }).catch(async (err: Error) => {
+        deps.log.warn({ eventId: asked.eventId, err: err.message }, 'could not post the Slack Connect refusal');
+        await asked.undeliverable?.(refusal).catch(() => {});
       });
       return;
     }
     // Another organisation reads this channel: the lab's public material only, whatever the channel's grants.
-    if (policy.kind === 'public-only') q = { ...q, access: {}, notes: [...(q.notes ?? []), conversationText(lang).connectPublicOnly] };
+    const notes = decision.publicOnlyBecauseShared ? [...(asked.notes ?? []), conversationText(lang).connectPublicOnly] : asked.notes;
+    const q: SlackQuestion = { ...asked, access: decision.access, decision, notes };
     // Follow-ups without a mention, for a little while, from this asker only (reply-intent.ts): from
     // now (a follow-up typed while labbot works is for it too), and again from the answer.
     const followUps = q.source === 'slack' && q.threadTs && q.user ? { channel: q.channel, threadTs: q.threadTs, user: q.user } : undefined;

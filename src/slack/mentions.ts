@@ -9,7 +9,9 @@ import type { HistoryTurn } from '../answer/answer.ts';
 import { messages, type Language } from '../answer/messages.ts';
 import { detectLanguage } from '../search/tokenize.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
-import { entryFor, type ActivitySource } from '../store/activity.ts';
+import type { ActivitySource } from '../store/activity.ts';
+import { askAs, type AllowedAccess, type AskOutcome } from '../ask.ts';
+import { slackRefusalText } from './asker-facts.ts';
 import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
 import { answerMessages, blocksAsMrkdwn, escapeMrkdwn, noticeMessage, resplitIfTooLong, splitText, type SlackMessage } from './format.ts';
 import { slackText } from './messages.ts';
@@ -23,7 +25,7 @@ import type { HandlerDeps } from './types.ts';
 type WebClient = webApi.WebClient;
 
 /** A question as a listener hands it to the runner: where, by whom, what; the runner decides what it may read. */
-export type AskedQuestion = Omit<SlackQuestion, 'access'>;
+export type AskedQuestion = Omit<SlackQuestion, 'access' | 'decision'>;
 
 export interface SlackQuestion {
   eventId: string;
@@ -42,6 +44,8 @@ export interface SlackQuestion {
    * them, never both; {} is `public` only. Set by the question runner (audience.ts), never by a listener.
    */
   access: { channel?: string; user?: string };
+  /** The ask flow's decision the access comes from (src/ask.ts). */
+  decision: AllowedAccess;
   /** Lines of labbot's own mrkdwn shown above the answer (attachments not read, Slack Connect). */
   notes?: string[];
   /** The asker's team (recipient of a streamed answer outside a DM). */
@@ -310,7 +314,6 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
   };
   if (!question) return send([noticeMessage(escapeMrkdwn(messages(lang).emptyQuestion))]);
 
-  const t0 = performance.now();
   try {
     if (app.catalog.chunkCount === 0) return await send([noticeMessage(slackText(lang).indexEmpty)]);
     let history: HistoryTurn[] = [];
@@ -341,30 +344,23 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
           },
         )
       : undefined;
-    const result = withDocLinks(
-      deps,
-      await app.ask(rewritten.question, { ...q.access, history, onToken: stream ? (delta: string) => stream.push(delta) : undefined }),
-      q.access,
+    const outcome = await askAs(
+      { ask: app.ask, chunkCount: () => app.catalog.chunkCount, activity: deps.activity, config: deps.config, log },
+      {
+        question,
+        searchAs: rewritten.question,
+        facts: { surface: q.source === 'dm' ? 'dm' : q.inThread ? 'thread' : 'mention', channel: q.channel, user: q.user },
+        decision: q.decision,
+        history,
+        onToken: stream ? (delta: string) => stream.push(delta) : undefined,
+        messageTs: q.eventTs,
+        threadTs: q.threadTs,
+      },
     );
+    if (outcome.kind !== 'answered') return await send([noticeMessage(slackOutcomeText(outcome, lang))]);
+    const result = withDocLinks(deps, outcome.result, q.access);
+    const { recordId } = outcome;
     lang = result.language;
-    let recordId: string | undefined;
-    try {
-      recordId = await deps.activity.recordQuestion(
-        entryFor(result, {
-          source: q.source,
-          channel: q.channel,
-          user: q.user,
-          question,
-          searchedAs: rewritten.question,
-          latencyMs: performance.now() - t0,
-          messageTs: q.eventTs,
-          threadTs: q.threadTs,
-        }),
-      );
-    } catch (err) {
-      // Losing a log line must not cost the user their answer; only the vote buttons go.
-      log.warn({ eventId: q.eventId, err: (err as Error).message }, 'could not record the question');
-    }
     const msgs = withNotes(answerMessages(result, { recordId, nativeFeedback: true }), q.notes);
     if (stream?.started()) {
       try {
@@ -383,5 +379,21 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
     log.error({ eventId: q.eventId, err }, down ? 'Chroma unavailable while answering' : 'answering failed');
     const text = down ? slackText(lang).chromaDown : escapeMrkdwn(messages(lang).error);
     return send([noticeMessage(text)]);
+  }
+}
+
+/** What Slack shows for an ask that has no answer (the ask flow's outcome, src/ask.ts). */
+export function slackOutcomeText(outcome: Exclude<AskOutcome, { kind: 'answered' }>, lang: Language): string {
+  switch (outcome.kind) {
+    case 'empty-index':
+      return slackText(lang).indexEmpty;
+    case 'unavailable':
+      return slackText(lang).chromaDown;
+    case 'empty-question':
+      return escapeMrkdwn(messages(lang).emptyQuestion);
+    case 'refused':
+      return slackRefusalText(outcome.reason, lang);
+    case 'failed':
+      return escapeMrkdwn(messages(lang).error);
   }
 }

@@ -4,9 +4,11 @@
 // connect.ts); where it reads public material only, unless the answer read no more than that; and
 // unless everyone in the conversation may read every group the answer read (audience.ts).
 import type { webApi } from '@slack/bolt';
-import { groupsForChannel, type Config } from '../config.ts';
+import { decideAccess } from '../ask.ts';
+import type { Config } from '../config.ts';
+import { slackFacts, slackRefusalText } from './asker-facts.ts';
 import type { AudienceGuard } from './audience.ts';
-import { connectPolicy, connectRefusal, type ConnectGuard } from './connect.ts';
+import type { ConnectGuard } from './connect.ts';
 import { conversationText } from './conversation-texts.ts';
 import type { SharedAnswer } from './share.ts';
 
@@ -18,16 +20,15 @@ export interface ShareCheckDeps {
 
 /** Why `shared` may not be posted in its conversation now, or undefined when it may. */
 export async function shareRefusal(deps: ShareCheckDeps, client: webApi.WebClient, shared: SharedAnswer): Promise<string | undefined> {
-  const policy = connectPolicy(await deps.connect.verdict(client, shared.channel, { fresh: true }), deps.config.slackConnect);
   const lang = shared.view.language;
-  if (policy.kind === 'refuse') return connectRefusal(policy, lang);
+  // The asker is the one sharing (share.ts checks it first): their grants count only in their own
+  // DM with labbot; asked again of Slack now, as the ask flow decides for a question (src/ask.ts).
+  const facts = await slackFacts(deps, client, { surface: 'share', channel: shared.channel, user: shared.asker }, { fresh: true });
+  const decision = decideAccess(facts, deps.config.access);
+  if (!decision.allowed) return slackRefusalText(decision.reason, lang);
   // Answers kept before the groups were recorded count as restricted (unknown).
   const read = shared.groups ?? ['?'];
-  if (policy.kind === 'public-only' && !read.every((g) => g === deps.config.access.default))
-    return conversationText(lang).connectShareStale;
-  // The asker is the one sharing (share.ts checks it first): their grants count only in their own DM with labbot.
-  const here = await deps.audience.access(client, shared.channel, shared.asker);
-  const readable = new Set(groupsForChannel(deps.config.access, here.channel, here.user));
-  if (!read.every((g) => readable.has(g))) return conversationText(lang).shareNotReadable;
-  return undefined;
+  const readable = new Set(decision.groups);
+  if (read.every((g) => readable.has(g))) return undefined;
+  return decision.publicOnlyBecauseShared ? conversationText(lang).connectShareStale : conversationText(lang).shareNotReadable;
 }

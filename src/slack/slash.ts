@@ -7,14 +7,14 @@ import type { RespondFn, SlashCommand, webApi } from '@slack/bolt';
 import { messages, type Language } from '../answer/messages.ts';
 import { detectLanguage } from '../search/tokenize.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
-import { entryFor } from '../store/activity.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, resplitIfTooLong, type SlackMessage } from './format.ts';
 import { deliver } from './mentions.ts';
 import { slackText } from './messages.ts';
 import { slackToPlain } from './slack-text.ts';
 import { conversationText } from './conversation-texts.ts';
-import { connectPolicy, connectRefusal } from './connect.ts';
-import { groupsForChannel } from '../config.ts';
+import { askAs } from '../ask.ts';
+import { slackFacts } from './asker-facts.ts';
+import { slackOutcomeText } from './mentions.ts';
 import { withShareButton } from './share.ts';
 import { withDocLinks } from './source-links.ts';
 import type { ProgressMessage } from './progress-message.ts';
@@ -102,33 +102,18 @@ async function ask(
 ): Promise<void> {
   const { app } = deps;
   let lang: Language = detectLanguage(question);
-  if (!question) return notice(reply, escapeMrkdwn(messages(lang).emptyQuestion));
-  if (app.catalog.chunkCount === 0) return notice(reply, slackText(lang).indexEmpty);
-  // Whose grants apply (audience.ts: the asker's only in labbot's own DM with them) and Slack
-  // Connect (connect.ts), decided for this conversation as for a mention; no client, no lookup: the channel's.
-  let access = client ? await deps.audience.access(client, command.channel_id, command.user_id) : { channel: command.channel_id };
-  const verdict = client ? await deps.connect.verdict(client, command.channel_id) : ({ shared: true, checked: false } as const);
-  const policy = connectPolicy(verdict, deps.config.slackConnect);
-  if (policy.kind === 'refuse') return notice(reply, connectRefusal(policy, lang));
-  if (policy.kind === 'public-only') access = {};
-  const t0 = performance.now();
+  // Whose grants apply and Slack Connect, from Slack as for a mention (asker-facts.ts); the rule is the ask flow's.
+  const facts = await slackFacts(deps, client, { surface: 'slash', channel: command.channel_id, user: command.user_id });
+  const outcome = await askAs(
+    { ask: app.ask, chunkCount: () => app.catalog.chunkCount, activity: deps.activity, config: deps.config, log: deps.log },
+    { question, facts },
+  );
+  if (outcome.kind !== 'answered') return notice(reply, slackOutcomeText(outcome, lang));
   try {
-    const result = withDocLinks(deps, await app.ask(question, access), access);
+    const access = outcome.decision.access;
+    const result = withDocLinks(deps, outcome.result, access);
     lang = result.language;
-    let recordId: string | undefined;
-    try {
-      recordId = await deps.activity.recordQuestion(
-        entryFor(result, {
-          source: 'slash',
-          channel: command.channel_id,
-          user: command.user_id,
-          question,
-          latencyMs: performance.now() - t0,
-        }),
-      );
-    } catch (err) {
-      deps.log.warn({ err: (err as Error).message }, 'could not record the question');
-    }
+    const { recordId } = outcome;
     let msgs = answerMessages(result, { recordId });
     if (recordId) {
       try {
@@ -139,8 +124,13 @@ async function ask(
           model: result.model,
           language: result.language,
         };
-        const groups = groupsForChannel(deps.config.access, access.channel, access.user);
-        await deps.shares.save(recordId, { asker: command.user_id, channel: command.channel_id, question, view, groups });
+        await deps.shares.save(recordId, {
+          asker: command.user_id,
+          channel: command.channel_id,
+          question,
+          view,
+          groups: outcome.decision.groups,
+        });
         msgs = withShareButton(msgs, recordId, lang);
       } catch (err) {
         deps.log.warn({ err: (err as Error).message }, 'could not keep the answer for sharing; no Share button');

@@ -31,12 +31,14 @@ export interface QuestionEntry {
   /** Slack: the question's own message and the thread it was answered in (links from the App Home). */
   messageTs?: string;
   threadTs?: string;
+  /** The access groups the answer could read (src/ask.ts decided them). */
+  groups?: string[];
 }
 
 /** The entry for an answered question: what every ask path (Slack, slash, API, dashboard) records. */
 export function entryFor(
   result: { answer: string; refused: boolean; citations: CitationRef[]; passages: { score: number }[]; model: string },
-  asked: Pick<QuestionEntry, 'source' | 'channel' | 'user' | 'question' | 'searchedAs' | 'latencyMs' | 'messageTs' | 'threadTs'>,
+  asked: Pick<QuestionEntry, 'source' | 'channel' | 'user' | 'question' | 'searchedAs' | 'latencyMs' | 'messageTs' | 'threadTs' | 'groups'>,
 ): QuestionEntry {
   return {
     ...asked,
@@ -95,6 +97,7 @@ function parseRecord(id: string, h: Record<string, string>, votesHash: Record<st
     model: h.model ?? '',
     ...(h.messageTs ? { messageTs: h.messageTs } : {}),
     ...(h.threadTs ? { threadTs: h.threadTs } : {}),
+    ...(h.groups ? { groups: h.groups.split(',') } : {}),
     feedback: { up: values.filter((v) => v === 'up').length, down: values.filter((v) => v === 'down').length },
     votes,
   };
@@ -144,6 +147,8 @@ export function createActivityStore(redis: Redis, prefix: string, opts: Activity
       if (entry.topScore !== undefined && Number.isFinite(entry.topScore)) fields.topScore = String(entry.topScore);
       if (entry.messageTs) fields.messageTs = entry.messageTs;
       if (entry.threadTs) fields.threadTs = entry.threadTs;
+      // Group names are [a-z0-9_-] (config.ts), so a comma list is unambiguous.
+      if (entry.groups?.length) fields.groups = entry.groups.join(',');
       await execChecked(
         redis
           .multi()

@@ -189,7 +189,9 @@ for (let s = 0; s < SEEDS; s++) {
       let summary: { failed: unknown[] };
       if (zotero) {
         const { prepareSource } = await from('src/ingest/sources/prepare.ts', prepareModule);
-        await prepareSource(sources[0], { maxFileBytes: app.ingestSettings.maxFileBytes });
+        // ingestSource prepares its source itself now; an older checkout's App does not.
+        const old = app as unknown as { indexer?: unknown; ingestSettings: { maxFileBytes: number } };
+        if (!old.indexer) await prepareSource(sources[0], { maxFileBytes: old.ingestSettings.maxFileBytes });
         summary = await app.ingestSource(sources[0]);
         // Zotero names each document by its item key (a paper with only Zotero's text is "<key>.txt").
         ids.push(

@@ -6,15 +6,15 @@ import type { Embeddings } from '@langchain/core/embeddings';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
 import type { IndexedDoc, IngestTarget } from './types.ts';
-import { catalogLookup, ingest, removeIndexed, type IngestDeps, type IngestSummary, type ProgressEvent } from './ingest/pipeline.ts';
-import { sourceTarget } from './ingest/sources/prepare.ts';
-import { answerQuestion, type AskResult, type HistoryTurn } from './answer/answer.ts';
+import type { IngestSummary, ProgressEvent } from './ingest/pipeline.ts';
+import { createIndexer } from './indexer.ts';
+import type { AskedEvent, Asker, IndexAdmin, Indexing, Installation } from './ports.ts';
+import { answerQuestion } from './answer/answer.ts';
 import { groupsForChannel, type Config, type SourceConfig } from './config.ts';
 import { createChatModel, describeModel } from './models/chat.ts';
 import { createEmbeddings } from './models/embeddings.ts';
 import { createHttpReranker, createOfflineReranker, type Reranker } from './search/rerank.ts';
-import type { Catalog } from './search/catalog.ts';
-import { retrieve, type RetrievalResult } from './search/retrieve.ts';
+import { retrieve } from './search/retrieve.ts';
 import { ChromaUnavailableError, type VectorStore } from './store/chroma-store.ts';
 import { createSnapshotKeeper } from './index/catalog-loader.ts';
 import { pruneSnapshots } from './index/lexical-snapshot.ts';
@@ -30,70 +30,32 @@ import {
   type CatalogLoad,
   type EmbeddingSettings,
   type IndexSettings,
-  type PhysicalIndex,
 } from './index/physical-index.ts';
-import type { RecordStore } from './store/records.ts';
 import type { Redis } from './store/redis.ts';
-import type { CrossrefEnricher } from './enrich/crossref-enricher.ts';
-import { withNotices, type NoticeBoard } from './enrich/notices.ts';
+import { withNotices } from './enrich/notices.ts';
 import { openCrossref } from './enrich/open.ts';
 
-/** One physical index: Chroma collections of a base name, its lexical catalog and its records. */
-export type IndexHandle = PhysicalIndex;
+export type { AskedEvent, IndexHandle } from './ports.ts';
 
-export interface App {
-  config: Config;
-  log: Logger;
-  /** The live index's store and catalog (they change on a blue/green switch). */
+/** A running labbot: every port (src/ports.ts) wired over one live index. */
+export interface App extends Installation, Asker, Indexing, IndexAdmin {
+  /** The live index's store (it changes on a blue/green switch). */
   readonly store: VectorStore;
-  readonly catalog: Catalog;
-  readonly records: RecordStore | undefined;
-  readonly base: string;
   /** How the live index's lexical catalog was loaded (undefined where it is not mirrored). */
   readonly lexical: CatalogLoad | undefined;
-  redis: Redis | undefined;
-  /** Redis key namespace of this installation. */
-  ns: string;
   events: IndexEvents | undefined;
-  embeddings: Embeddings;
   chat: BaseChatModel | undefined;
   reranker: Reranker;
-  /** Crossref enrichment (`enrich.crossref`); undefined when it is off. */
-  enricher: CrossrefEnricher | undefined;
-  /** Retraction notices of indexed DOIs, in processes that answer with enrichment on. */
-  notices: NoticeBoard | undefined;
   version: string;
   versionDescription: string;
   chromaUrl: string;
-  retrieve(question: string, groups: string[], k?: number): Promise<RetrievalResult>;
-  ask(
-    question: string,
-    opts?: { channel?: string; user?: string; k?: number; history?: HistoryTurn[]; onToken?: (delta: string) => void },
-  ): Promise<AskResult>;
+  /** app.indexer.ingest / ingestSource / remove on the live index. */
   ingest(target: IngestTarget, onProgress?: (e: ProgressEvent) => void): Promise<IngestSummary>;
   ingestSource(source: SourceConfig, onProgress?: (e: ProgressEvent) => void): Promise<IngestSummary>;
-  /** Removes a document from the live index (its chunks, catalog entry and record). */
   removeDocument(doc: IndexedDoc): Promise<void>;
-  /** Opens another physical index beside the live one (blue/green rebuild). */
-  openIndex(base: string): Promise<IndexHandle>;
-  /** Ingest deps writing into a given index (the live one by default). */
-  ingestDeps(handle?: IndexHandle, onProgress?: (e: ProgressEvent) => void): IngestDeps;
-  /** Makes `base` the live index here, and for every process when `publish` is set. */
-  switchTo(handle: IndexHandle, publish: boolean): Promise<void>;
-  ingestSettings: { chunking: Config['chunking']; maxFileBytes: number; embedBatch: number; defaultAccess: string };
-  /** Called after every ask (metrics); errors are passed too. */
-  onAsked(listener: (e: AskedEvent) => void): void;
-  /** Drops every collection of this index (used before a full rebuild). */
-  reset(): Promise<void>;
   /** The embedded Chroma process, when this process started and supervises it. */
   chromaProcess(): ChromaProcessStatus | undefined;
   close(): Promise<void>;
-}
-
-export interface AskedEvent {
-  result?: AskResult;
-  error?: Error;
-  totalMs: number;
 }
 
 /** Redis key namespace of an installation: every key labbot writes starts with it and a colon. */
@@ -151,31 +113,6 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   const cache = redis ? createEmbeddingCache(redis, ns, embeddingKey(settings.embeddings)) : undefined;
   const { enricher, notices } = await openCrossref(config, { redis, ns, log, answering: mirror });
 
-  const ingestDeps = (h: PhysicalIndex = liveIndex.current, onProgress?: (e: ProgressEvent) => void): IngestDeps => {
-    const records = h.recordsForRun();
-    return {
-      store: h.store,
-      // A process that answers nothing (a worker) holds no lexical index: what it writes reaches
-      // the serving processes as index events. Without records the catalog is the only lookup.
-      catalog: mirror || !records ? h.catalog : undefined,
-      embeddings,
-      log,
-      onProgress,
-      cache,
-      enrich: enricher,
-      lookup: records ?? catalogLookup(h.catalog),
-      onPut: async (doc, chunks) => {
-        if (mirror && h === liveIndex.current) snapshots.changed();
-        await h.records?.put(doc, chunks);
-        await events?.publish({ type: 'put', base: h.base, docId: doc.id, access: doc.access, chunks: chunks.length });
-      },
-      onRemove: async (doc) => {
-        if (mirror && h === liveIndex.current) snapshots.changed();
-        await h.records?.remove(doc);
-        await events?.publish({ type: 'remove', base: h.base, docId: doc.id });
-      },
-    };
-  };
   const chat = await createChatModel(config);
   const askListeners: ((e: AskedEvent) => void)[] = [];
   const reranker = config.rerank
@@ -214,14 +151,22 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     );
   };
 
-  const ingestSettings = {
-    chunking: config.chunking,
-    maxFileBytes: Math.round(config.ingest.maxFileMb * 1024 * 1024),
-    embedBatch: config.ingest.embedBatch,
-    defaultAccess: config.access.default,
-  };
-  const runIngest = (target: IngestTarget, onProgress?: (e: ProgressEvent) => void) =>
-    ingest(target, ingestSettings, ingestDeps(liveIndex.current, onProgress));
+  const indexer = createIndexer({
+    settings: {
+      chunking: config.chunking,
+      maxFileBytes: Math.round(config.ingest.maxFileMb * 1024 * 1024),
+      embedBatch: config.ingest.embedBatch,
+      defaultAccess: config.access.default,
+    },
+    live: () => liveIndex.current,
+    answering: mirror,
+    embeddings,
+    cache,
+    enrich: enricher,
+    events,
+    log,
+    onLiveChanged: () => snapshots.changed(),
+  });
 
   return {
     config,
@@ -244,10 +189,9 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     redis,
     ns,
     events,
-    ingestSettings,
+    indexer,
     openIndex,
-    ingestDeps,
-    removeDocument: (doc) => removeIndexed(doc, ingestDeps(liveIndex.current)),
+    removeDocument: (doc) => indexer.remove(doc),
     switchTo: (h, publish) => liveIndex.switchTo(h, publish),
     embeddings,
     chat,
@@ -284,8 +228,8 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
       }
     },
     onAsked: (l) => void askListeners.push(l),
-    ingest: runIngest,
-    ingestSource: (source, onProgress) => runIngest(sourceTarget(source), onProgress),
+    ingest: (target, onProgress) => indexer.ingest(target, { onProgress }),
+    ingestSource: (source, onProgress) => indexer.ingestSource(source, { onProgress }),
     reset: async () => {
       const index = liveIndex.current;
       await index.drop();

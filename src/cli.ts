@@ -14,7 +14,7 @@ import { doiUrl } from './ingest/metadata/coerce.ts';
 import { askAs, type AskOutcome } from './ask.ts';
 import { openApp, type App } from './app.ts';
 import { ConfigError, groupsForChannel, loadConfig, type Config } from './config.ts';
-import { createLogger, redactUrls } from './log.ts';
+import { chooseLogFormat, createLogger, prettyDestination, redactUrls } from './log.ts';
 import { startServe } from './serve.ts';
 import { SHUTDOWN_BUDGET } from './shutdown.ts';
 import { enqueueRebuild, requestSync } from './queue/jobs.ts';
@@ -28,7 +28,7 @@ import { formatReport } from './eval/report.ts';
 import { runEval } from './eval/run.ts';
 import { SPLITS, type Split } from './eval/split.ts';
 import { KINDS, type Kind } from './types.ts';
-import { prepareSource, sourceTarget } from './ingest/sources/prepare.ts';
+import { sourceTarget } from './ingest/sources/prepare.ts';
 import { addBackupCommands } from './ops/backup-commands.ts';
 
 const positiveInt = (v: string) => {
@@ -54,7 +54,13 @@ function dashboardBanner(link: string): string {
 
 function setup(quietLogs = false): { config: Config; log: Logger } {
   const config = loadConfig();
-  const log = createLogger(quietLogs && config.logLevel === 'info' ? 'warn' : config.logLevel, 'labbot', undefined, config.secrets);
+  const pretty = chooseLogFormat(config.logFormat, process.stderr.isTTY === true) === 'pretty';
+  const log = createLogger(
+    quietLogs && config.logLevel === 'info' ? 'warn' : config.logLevel,
+    'labbot',
+    pretty ? prettyDestination() : undefined,
+    config.secrets,
+  );
   return { config, log };
 }
 
@@ -180,7 +186,7 @@ export function buildProgram(): Command {
             try {
               // A Zotero source is read from its mirror: bring it up to date first.
               const zotero = config.sources.find((s) => s.id === t.sourceId && s.type === 'zotero');
-              if (zotero) await prepareSource(zotero, { maxFileBytes: app.ingestSettings.maxFileBytes });
+              if (zotero) await app.indexer.prepare(zotero);
               out.push(await app.ingest(t, progress.onProgress));
             } finally {
               progress.stop();

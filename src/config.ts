@@ -328,6 +328,8 @@ const envSchema = z.object({
   LABBOT_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LABBOT_HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // auto: readable lines on a terminal, JSON lines otherwise (a log collector, a file, CI).
+  LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
   LABBOT_WORKER: z.enum(['on', 'off']).default('on'),
   // Express "trust proxy": true/false, a hop count, or addresses/subnets/names (loopback, 10.0.0.0/8).
   LABBOT_TRUST_PROXY: z
@@ -385,6 +387,7 @@ export interface Config {
   port: number;
   host: string;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  logFormat: z.infer<typeof envSchema>['LOG_FORMAT'];
   sources: SourceConfig[];
   access: FileConfig['access'];
   chunking: FileConfig['chunking'];
@@ -648,6 +651,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.LABBOT_PORT,
     host: e.LABBOT_HOST,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     sources,
     access: file.access,
     chunking: file.chunking,

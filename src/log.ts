@@ -1,5 +1,6 @@
 // pino logger factory; the level comes from Config so nothing here reads the environment.
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -26,6 +27,22 @@ function secretForms(secrets: string[]): string[] {
   }
   // Longest first: a secret that contains another is replaced whole.
   return [...forms].filter((f) => f.length >= 8).sort((a, b) => b.length - a.length);
+}
+
+export type LogFormat = 'auto' | 'pretty' | 'json';
+
+/** Readable lines for a person at a terminal; JSON lines for anything that collects logs. */
+export function chooseLogFormat(format: LogFormat, terminal: boolean): 'pretty' | 'json' {
+  if (format === 'auto') return terminal ? 'pretty' : 'json';
+  return format;
+}
+
+/**
+ * stderr (where every log goes), as lines a person reads: time, level and message, fields after.
+ * Colour follows the terminal (and NO_COLOR), as pino-pretty decides it.
+ */
+export function prettyDestination(): DestinationStream {
+  return pretty({ destination: 2, sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,name' });
 }
 
 export function createLogger(

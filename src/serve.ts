@@ -4,7 +4,6 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type express from 'express';
-import { prepareSource } from './ingest/sources/prepare.ts';
 import { createHttpApp, listen } from './admin/server.ts';
 import { docViewRouter } from './admin/doc-view.ts';
 import { webhookRouter } from './admin/webhooks.ts';
@@ -12,7 +11,6 @@ import { openApp, type App } from './app.ts';
 import type { Config, SourceConfig } from './config.ts';
 import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { startQueueRuntime, type QueueRuntime } from './queue/runtime.ts';
-import { recordProblems } from './queue/problems.ts';
 import { reconcileWithConfig } from './queue/reconcile-config.ts';
 import { dropRetired } from './queue/rebuild.ts';
 import { closeRedis, tryConnectRedis, type Redis } from './store/redis.ts';
@@ -49,11 +47,7 @@ export interface Running {
 
 /** First run for a source: index it in-process (batched, fast) so the first answer has material. */
 async function initialIngest(app: App, source: SourceConfig): Promise<void> {
-  const { commit, problems } = await prepareSource(source, { maxFileBytes: app.ingestSettings.maxFileBytes });
-  for (const p of problems) await app.records?.setProblem(source.id, p.path, { status: 'failed', reason: p.reason });
-  const s = await app.ingestSource(source);
-  await app.records?.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
-  await recordProblems(app.records, source, s);
+  const s = await app.indexer.ingestSource(source);
   app.log.info(
     { source: s.source, ...s.documents, chunks: s.chunks.written, skipped: s.skipped.length, failed: s.failed.length },
     'source indexed',

@@ -1,5 +1,5 @@
 // Re-syncs in this process, for `labbot serve` without Redis (no queue, no workers).
-import type { App } from '../app.ts';
+import type { Indexing, Installation } from '../ports.ts';
 import type { IngestSummary, ProgressEvent } from '../ingest/pipeline.ts';
 import type { SourceConfig } from '../config.ts';
 import { sourcesFor, type Reindexer, type ReindexUpdate } from './reindexer.ts';
@@ -19,10 +19,10 @@ function summaryLine(id: string, s: IngestSummary, ms: number): string {
 }
 
 /**
- * Runs app.ingestSource in this process, one sync at a time per source: a request for a source
+ * Runs the indexer's ingestSource in this process, one sync at a time per source: a request for a source
  * that is already syncing is chained after the running one (a change may have landed mid-run).
  */
-export function createBackgroundReindexer(app: App): Reindexer {
+export function createBackgroundReindexer(app: Installation & Indexing): Reindexer {
   const tails = new Map<string, Promise<void>>();
   const running = new Set<string>();
   const waiting = new Map<string, number>();
@@ -40,7 +40,7 @@ export function createBackgroundReindexer(app: App): Reindexer {
     try {
       app.log.info({ source: source.id, requestedBy }, 'reindex started');
       update(`${source.id}: started…`);
-      const summary = await app.ingestSource(source, progress);
+      const summary = await app.indexer.ingestSource(source, { onProgress: progress });
       lastSync[source.id] = new Date().toISOString();
       update(summaryLine(source.id, summary, performance.now() - t0), true);
     } catch (err) {

@@ -1,12 +1,12 @@
 // `/labbot reindex` and `/labbot status` on top of the queue: a re-sync is a sync-source job that
 // any worker may run; progress is followed from here and posted back to Slack.
 import type { Queue } from 'bullmq';
-import type { App } from '../app.ts';
+import type { Indexing, Installation } from '../ports.ts';
 import { sourcesFor, type Reindexer } from './reindexer.ts';
 import { requestSync } from './jobs.ts';
 import { describeOutcome, followSync } from './progress.ts';
 
-export function createQueueReindexer(app: App, queue: Queue): Reindexer {
+export function createQueueReindexer(app: Installation & Indexing, queue: Queue): Reindexer {
   return {
     async reindex(target, requestedBy, onUpdate) {
       const chosen = sourcesFor(app.config.sources, target);

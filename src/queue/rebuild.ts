@@ -4,13 +4,10 @@
 // collections are dropped only once every live process has acknowledged the switch through Redis,
 // or after the grace period (queue.switchGraceMs).
 import type { Job } from 'bullmq';
-import { ingest } from '../ingest/pipeline.ts';
-import { prepareSource, sourceTarget } from '../ingest/sources/prepare.ts';
-import type { App } from '../app.ts';
+import type { IndexAdmin, IndexHandle, Indexing, Installation } from '../ports.ts';
 import { awaitSwitch, processesOn } from '../index/presence.ts';
 import { liveBase } from '../store/records.ts';
 import type { RebuildData } from './jobs.ts';
-import { recordProblems } from './problems.ts';
 
 export interface RebuildResult {
   from: string;
@@ -29,7 +26,7 @@ export const retiredKey = (ns: string) => `${ns}:retired`;
  * Drops retired indexes no live process uses: a rebuild stopped while it waited (a worker
  * restarted during an upgrade) would otherwise leave its old collections behind for good.
  */
-export async function dropRetired(app: App): Promise<string[]> {
+export async function dropRetired(app: Installation & Pick<IndexAdmin, 'openIndex'>): Promise<string[]> {
   const redis = app.redis;
   if (!redis) return [];
   const live = (await liveBase(redis, app.ns)) ?? app.config.collection;
@@ -46,32 +43,27 @@ export async function dropRetired(app: App): Promise<string[]> {
   return dropped;
 }
 
-export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Promise<RebuildResult> {
+export async function rebuildIndex(app: Installation & Indexing & IndexAdmin, data: RebuildData, job?: Job): Promise<RebuildResult> {
   await dropRetired(app);
   const from = app.base;
   const to = `${app.config.collection}-v${Date.now().toString(36)}`;
   app.log.info({ from, to, reason: data.reason }, 'rebuilding the index beside the live one');
   const next = await app.openIndex(to);
   let embedded = 0;
-  const commits = new Map<string, string>();
   try {
     const sources = app.config.sources;
     for (const [i, source] of sources.entries()) {
-      const prepared = await prepareSource(source, { maxFileBytes: app.ingestSettings.maxFileBytes });
-      if (prepared.commit) commits.set(source.id, prepared.commit);
-      for (const p of prepared.problems) await next.records?.setProblem(source.id, p.path, { status: 'failed', reason: p.reason });
-      const summary = await ingest(
-        sourceTarget(source),
-        app.ingestSettings,
-        app.ingestDeps(next, (e) => {
+      // Into the new index: its problems and source state too, live once it is switched to.
+      const summary = await app.indexer.ingestSource(source, {
+        into: next,
+        onProgress: (e) => {
           if (e.phase === 'file' && job)
             void job
               .updateProgress({ source: source.id, sources: sources.length, at: i + 1, files: e.done, total: e.total })
               .catch(() => undefined);
-        }),
-      );
+        },
+      });
       embedded += summary.chunks.embedded;
-      await recordProblems(next.records, source, summary);
     }
     await check(app, next);
   } catch (err) {
@@ -79,7 +71,6 @@ export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Prom
     await next.drop().catch(() => undefined);
     throw err;
   }
-  for (const [id, commit] of commits) await next.records?.setSourceState(id, { commit, lastSyncAt: new Date().toISOString() });
   const stats = await indexCounts(next);
   const old = await app.openIndex(from);
   // Retired before the switch is visible: if this job stops while it waits, a later rebuild drops it.
@@ -102,7 +93,7 @@ export async function rebuildIndex(app: App, data: RebuildData, job?: Job): Prom
   return { from, to, documents: stats.documents, chunks: stats.chunks, embedded, switchAcknowledged: acks.acknowledged };
 }
 
-type PhysicalIndex = Awaited<ReturnType<App['openIndex']>>;
+type PhysicalIndex = IndexHandle;
 
 /**
  * What an index holds, from its records: a worker builds the new index without a lexical catalog
@@ -126,7 +117,7 @@ async function indexCounts(
 }
 
 /** The new index must hold documents if the old one did, and answer a query with its own chunk. */
-async function check(app: App, next: PhysicalIndex): Promise<void> {
+async function check(app: IndexAdmin, next: PhysicalIndex): Promise<void> {
   const counts = await indexCounts(next);
   // Records, not the catalog: a queue worker keeps no lexical index of the live one.
   const before = (await app.records?.count()) ?? app.catalog.stats().documents;

@@ -8,7 +8,7 @@
 // indexed with `labbot ingest <folder>` outside any configured source stay. Without Redis there is
 // no record of that, so every source not in the config is removed (said in the log).
 import type { IndexedDoc } from '../types.ts';
-import type { App } from '../app.ts';
+import type { Indexing, Installation } from '../ports.ts';
 import type { SourceConfig } from '../config.ts';
 
 export interface ReconcileResult {
@@ -25,9 +25,9 @@ function expectedGroup(doc: IndexedDoc, source: SourceConfig, defaultAccess: str
 }
 
 /** A source's documents as the process knows them (Redis records, or the catalog without Redis). */
-const indexedDocs = (app: App, source: string): Promise<IndexedDoc[]> => app.ingestDeps().lookup?.bySource(source) ?? Promise.resolve([]);
+const indexedDocs = (app: Indexing, source: string): Promise<IndexedDoc[]> => app.indexer.lookup().bySource(source);
 
-async function removedSources(app: App): Promise<string[]> {
+async function removedSources(app: Installation & Indexing): Promise<string[]> {
   const configured = new Set(app.config.sources.map((s) => s.id));
   if (app.records) return (await app.records.configuredSources()).filter((s) => !configured.has(s));
   return Object.keys(app.catalog.stats().bySource).filter((s) => !configured.has(s));
@@ -37,12 +37,12 @@ async function removedSources(app: App): Promise<string[]> {
  * Removes what the config no longer allows. `only` limits the group check to one source (a sync
  * of that source); removed sources are always checked, since no sync of theirs will ever run.
  */
-export async function reconcileWithConfig(app: App, only?: string): Promise<ReconcileResult> {
+export async function reconcileWithConfig(app: Installation & Indexing, only?: string): Promise<ReconcileResult> {
   const result: ReconcileResult = { removedSources: [], regrouped: [] };
   const { log } = app;
   for (const source of await removedSources(app)) {
     const docs = await indexedDocs(app, source);
-    for (const d of docs) await app.removeDocument(d);
+    for (const d of docs) await app.indexer.remove(d);
     await app.records?.forgetSource(source);
     result.removedSources.push({ source, documents: docs.length });
     const text = `Source "${source}" is no longer in the config: its ${docs.length} document${docs.length === 1 ? '' : 's'} left the index.`;
@@ -57,7 +57,7 @@ export async function reconcileWithConfig(app: App, only?: string): Promise<Reco
     for (const d of await indexedDocs(app, source.id)) {
       const want = expectedGroup(d, source, app.config.access.default);
       if (want === undefined || want === d.access) continue;
-      await app.removeDocument(d);
+      await app.indexer.remove(d);
       result.regrouped.push({ source: source.id, path: d.path, from: d.access, to: want });
     }
     const moved = result.regrouped.filter((r) => r.source === source.id);

@@ -1,10 +1,9 @@
 // The queue side of a process: the `labbot-index` queue, optionally a worker, and the polling
 // schedules of sources that ask for them.
 import type { Queue, Worker } from 'bullmq';
-import type { App } from '../app.ts';
 import { bullConnection } from '../store/redis.ts';
 import { openIndexQueue } from './jobs.ts';
-import { startIndexWorker } from './worker.ts';
+import { type IndexWork, startIndexWorker } from './worker.ts';
 
 export interface QueueRuntime {
   queue: Queue;
@@ -14,7 +13,7 @@ export interface QueueRuntime {
 }
 
 export async function startQueueRuntime(
-  app: App,
+  app: IndexWork,
   opts: { worker: boolean; lockDurationMs?: number; stalledIntervalMs?: number },
 ): Promise<QueueRuntime> {
   const connection = bullConnection(app.config.redisUrl);

@@ -11,7 +11,7 @@ import { SIDECAR_EXT, checkPath, listFolder, readInside, type SourceFile } from 
 import { libraryLoader, matchInScope, type LibraryLoader } from '../ingest/sources/libraries.ts';
 import { changedFiles, updateClone } from '../ingest/sources/git.ts';
 import { syncZoteroSource } from '../ingest/sources/zotero/index.ts';
-import type { App } from '../app.ts';
+import type { Indexing, Installation } from '../ports.ts';
 import type { SourceConfig } from '../config.ts';
 import type { RecordStore } from '../store/records.ts';
 import { clearPendingSync, enqueueDoc, readPendingSync, type SyncSourceData } from './jobs.ts';
@@ -99,7 +99,7 @@ type Inspected =
   | { state: 'refused'; reason: string }
   | { state: 'error'; reason: string };
 
-export async function syncSource(app: App, queue: Queue, data: SyncSourceData, job?: Job): Promise<SyncResult> {
+export async function syncSource(app: Installation & Indexing, queue: Queue, data: SyncSourceData, job?: Job): Promise<SyncResult> {
   const source = app.config.sources.find((s) => s.id === data.source);
   if (!source) throw new Error(`no source "${data.source}" in the config`);
   const records = app.records;
@@ -118,7 +118,7 @@ export async function syncSource(app: App, queue: Queue, data: SyncSourceData, j
 }
 
 async function syncOnce(
-  app: App,
+  app: Installation & Indexing,
   queue: Queue,
   source: SourceConfig,
   records: RecordStore,
@@ -155,7 +155,7 @@ async function syncOnce(
   const fresh = new Set<string>();
   if (source.type === 'zotero') {
     const z = await syncZoteroSource(source, {
-      maxFileBytes: app.ingestSettings.maxFileBytes,
+      maxFileBytes: app.indexer.settings.maxFileBytes,
       full,
       onProgress: (p) =>
         void job?.updateProgress({ source: source.id, zotero: p.phase, done: p.done, total: p.total }).catch(() => undefined),
@@ -215,7 +215,7 @@ async function syncOnce(
   };
   // One bad entry (a link, a file that vanished or cannot be read) becomes a problem row; the
   // sync goes on. Store and queue errors are not caught: they fail the sync, which is retried.
-  const libraries = libraryLoader(source.path, app.ingestSettings.maxFileBytes);
+  const libraries = libraryLoader(source.path, app.indexer.settings.maxFileBytes);
   const hash = (file: SourceFile) => hashOf(source, file, defaultAccess, known.get(file.rel)?.fileDoi, libraries, enrichTag);
   const inspect = async (abs: string, listed?: SourceFile): Promise<Inspected> => {
     try {

@@ -1,6 +1,6 @@
 // Keyword carry-over for elliptic follow-ups in a thread.
 import { describe, expect, it } from 'vitest';
-import { isElliptic, rewriteFollowUp } from '../src/slack/followup.ts';
+import { isElliptic, rewriteFollowUp } from '../src/answer/followup.ts';
 
 describe('rewriteFollowUp', () => {
   it('carries the earlier topic into "and for HEK293?" but not the earlier entity', () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { namesIn, threadHistory } from '../src/slack/mentions.ts';
+import { namesIn, threadHistory } from '../src/slack/answer-question.ts';
 import { createUserDirectory } from '../src/slack/user-names.ts';
 import type { FakeOpenAI } from './helpers/fake-openai.ts';
 import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-harness.ts';

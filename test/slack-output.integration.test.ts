@@ -7,7 +7,7 @@ import path from 'node:path';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { threadHistory } from '../src/slack/mentions.ts';
+import { threadHistory } from '../src/slack/answer-question.ts';
 import type { FakeOpenAI } from './helpers/fake-openai.ts';
 import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-harness.ts';
 import { blocksTextLength, findMentions, validateMessage, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';

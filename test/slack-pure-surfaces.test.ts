@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { feedbackBlock, answerMessages } from '../src/slack/format.ts';
 import { parseFeedbackValue } from '../src/slack/feedback.ts';
 import { homeView, kindsInWords, permalink } from '../src/slack/home.ts';
-import { routeChange } from '../src/slack/message-events.ts';
+import { routeChange } from '../src/slack/event-routing.ts';
 import { promptTitle, suggestedPrompts, type PromptDoc } from '../src/slack/prompts.ts';
 import { previewMarkdown, stablePrefixLength } from '../src/slack/stream.ts';
 

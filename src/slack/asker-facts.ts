@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { Language } from '../search/tokenize.ts';
 import type { AudienceGuard } from './audience.ts';
 import { type ConnectGuard, connectPolicy } from './connect.ts';
-import { conversationText } from './conversation-texts.ts';
+import { slackStrings } from './strings.ts';
 
 export interface SlackFactsDeps {
   audience: AudienceGuard;
@@ -41,6 +41,6 @@ export async function slackFacts(
 
 /** Why labbot does not answer in this conversation, in the asker's language. */
 export function slackRefusalText(reason: Refusal, lang: Language): string {
-  const t = conversationText(lang);
+  const t = slackStrings(lang);
   return reason === 'shared' ? t.connectRefused : t.connectUnchecked;
 }

@@ -1,6 +1,6 @@
 // The Slack bot: Bolt over the Events API (an express Router at POST /slack/events, mounted by the
 // server before its JSON parser) or Socket Mode when SLACK_APP_TOKEN is set. Listeners live in
-// listeners.ts, agent.ts, edits.ts and connect.ts (the work in mentions.ts, slash.ts, feedback.ts
+// listeners.ts, agent.ts, edits.ts and connect.ts (the work in answer-question.ts, slash.ts, feedback.ts
 // and share.ts); this file builds their shared stores, wires them to Bolt, and stops cleanly.
 import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
 import express from 'express';

@@ -5,13 +5,13 @@
 // answer in flight registers how to tell its asker it was cut short (in-flight.ts).
 import type { webApi } from '@slack/bolt';
 import { detectLanguage } from '../search/tokenize.ts';
-import { conversationText } from './conversation-texts.ts';
+import { slackStrings } from './strings.ts';
 import { decideAccess } from '../ask.ts';
 import { slackFacts, slackRefusalText } from './asker-facts.ts';
 import { noticeMessage } from './format.ts';
 import { createInFlightAnswers, type InFlightAnswers } from './in-flight.ts';
 import type { Limiter } from './limiter.ts';
-import { answerSlackQuestion, questionText, type AskedQuestion, type SlackQuestion } from './mentions.ts';
+import { answerSlackQuestion, questionText, type AskedQuestion, type SlackQuestion } from './answer-question.ts';
 import { createProgress } from './progress.ts';
 import type { HandlerDeps } from './types.ts';
 
@@ -93,7 +93,7 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
       return;
     }
     // Another organisation reads this channel: the lab's public material only, whatever the channel's grants.
-    const notes = decision.publicOnlyBecauseShared ? [...(asked.notes ?? []), conversationText(lang).connectPublicOnly] : asked.notes;
+    const notes = decision.publicOnlyBecauseShared ? [...(asked.notes ?? []), slackStrings(lang).connectPublicOnly] : asked.notes;
     const q: SlackQuestion = { ...asked, access: decision.access, decision, notes };
     // Follow-ups without a mention, for a little while, from this asker only (reply-intent.ts): from
     // now (a follow-up typed while labbot works is for it too), and again from the answer.
@@ -110,7 +110,7 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
         })
       : undefined;
     await progress?.show(position);
-    const restarting = noticeMessage(conversationText(lang).restarting);
+    const restarting = noticeMessage(slackStrings(lang).restarting);
     const unregister = interrupts.register(async () => {
       if (progress) await progress.interrupt(restarting);
       else await client.chat.postMessage({ channel: q.channel, thread_ts: q.threadTs, ...restarting });

@@ -8,8 +8,8 @@ import type { App as BoltApp } from '@slack/bolt';
 import type { QuestionRunner } from './conversation.ts';
 import { deleteAnswer } from './conversation.ts';
 import { untaggedReplyIsForLabbot } from './etiquette.ts';
-import type { AskedQuestion } from './mentions.ts';
-import { routeChange, type MessageChangeFields } from './message-events.ts';
+import type { AskedQuestion } from './answer-question.ts';
+import { routeChange, type MessageChangeFields } from './event-routing.ts';
 import type { HandlerDeps } from './types.ts';
 
 export function registerEditHandlers(

@@ -6,7 +6,7 @@ import type { RespondFn } from '@slack/bolt';
 import { detectLanguage } from '../search/tokenize.ts';
 import type { Vote } from '../store/activity.ts';
 import { noticeMessage } from './format.ts';
-import { slackText } from './messages.ts';
+import { slackStrings } from './strings.ts';
 import type { HandlerDeps } from './types.ts';
 
 export async function handleFeedback(
@@ -25,7 +25,7 @@ export async function handleFeedback(
     deps.log.error({ err: (err as Error).message, recordId }, 'could not store feedback');
   }
   if (respond) {
-    const msg = noticeMessage(ok ? slackText(lang).thanks : slackText(lang).feedbackUnknown);
+    const msg = noticeMessage(ok ? slackStrings(lang).thanks : slackStrings(lang).feedbackUnknown);
     // replace_original false: the answer and its buttons stay; only the voter sees the thanks.
     await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text }).catch((err: Error) =>
       deps.log.warn({ err: err.message }, 'feedback acknowledgement failed'),

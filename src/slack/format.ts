@@ -15,7 +15,7 @@ import type { Citation } from '../answer/cite.ts';
 import { messages, noticeFlag, type Language } from '../answer/messages.ts';
 import { citedLinks, decideLink, hostOf, NO_LINKS, webUrl, type LinkPolicy } from '../answer/links.ts';
 import { visibleText } from '../answer/visible-text.ts';
-import { slackText } from './messages.ts';
+import { slackStrings } from './strings.ts';
 
 /** Slack's documented limits; the fake Slack in the tests enforces the same numbers. */
 export const LIMITS = {
@@ -369,12 +369,12 @@ export function sourcesBlocks(citations: ShownCitation[], lang: Language): Block
 
 /** "Answered by gpt-4o-mini" or the extractive note, in the answer's language. */
 export function modelNote(model: string, language: Language): string {
-  if (model === 'none') return slackText(language).noModelNeeded;
+  if (model === 'none') return slackStrings(language).noModelNeeded;
   if (model.startsWith('extractive')) {
     const note = messages(language).extractiveNote;
-    return model.includes('unavailable') ? `${note} ${slackText(language).modelUnavailable}` : note;
+    return model.includes('unavailable') ? `${note} ${slackStrings(language).modelUnavailable}` : note;
   }
-  return `${slackText(language).answeredBy} ${model}`;
+  return `${slackStrings(language).answeredBy} ${model}`;
 }
 
 function sections(mrkdwn: string, opts: { verbatim?: boolean } = {}): Block[] {
@@ -474,7 +474,7 @@ export interface AnswerView {
 
 /** The 👍/👎 under an answer, carrying its record id: Slack's native feedback buttons, or classic buttons. */
 export function feedbackBlock(recordId: string, lang: Language, native: boolean): Block {
-  const t = slackText(lang);
+  const t = slackStrings(lang);
   if (native) {
     return {
       type: 'context_actions',
@@ -519,7 +519,7 @@ export function answerMessages(
   if (opts.recordId && opts.recordId.length <= LIMITS.buttonValue - 5)
     tail.push(feedbackBlock(opts.recordId, lang, opts.nativeFeedback === true));
   // The fallback is built from the escaped mrkdwn: Slack parses `text` as mrkdwn too.
-  return packMessages(body, tail, mrkdwn, slackText(lang).continued);
+  return packMessages(body, tail, mrkdwn, slackStrings(lang).continued);
 }
 
 /**

@@ -5,7 +5,7 @@
 // the index itself: version, chunks, per-source sync, queue counters.
 import type { Kind } from '../types.ts';
 import { escapeMrkdwn, type Block } from './format.ts';
-import { slackText } from './messages.ts';
+import { slackStrings } from './strings.ts';
 
 export interface HomeView {
   type: 'home';
@@ -84,7 +84,7 @@ const section = (text: string): Block => ({
 export function homeView(d: HomeData): HomeView {
   const blocks: HomeView['blocks'] = [
     { type: 'header', text: { type: 'plain_text', text: 'labbot', emoji: true } },
-    section(slackText('en').help),
+    section(slackStrings('en').help),
     { type: 'divider' },
     section(`*What I know*\n${knownText(d.known)}`),
   ];

@@ -1,17 +1,17 @@
 // What labbot does on each Bolt event, command, action and shortcut: questions (mentions, DMs,
 // thread replies, the "Ask labbot about this" shortcut), /labbot, feedback votes and Share. The
-// work itself lives in mentions.ts, slash.ts, feedback.ts and share.ts; these listeners route to it.
+// work itself lives in answer-question.ts, slash.ts, feedback.ts and share.ts; these listeners route to it.
 import type { App as BoltApp, AllMiddlewareArgs, MessageShortcut, SlackCommandMiddlewareArgs, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { detectLanguage } from '../search/tokenize.ts';
 import type { Vote } from '../store/activity.ts';
-import { conversationText } from './conversation-texts.ts';
+import { slackStrings } from './strings.ts';
 import type { QuestionRunner } from './conversation.ts';
 import { untaggedReplyIsForLabbot } from './etiquette.ts';
 import { handleFeedback, parseFeedbackValue } from './feedback.ts';
 import { FEEDBACK_DOWN, FEEDBACK_NATIVE, FEEDBACK_UP, type SlackMessage } from './format.ts';
 import type { Limiter } from './limiter.ts';
-import { routeMention, routeMessage, type MessageEventFields } from './message-events.ts';
+import { routeMention, routeMessage, type MessageEventFields } from './event-routing.ts';
 import type { ChannelPacer } from './pacer.ts';
 import { createProgressMessage } from './progress-message.ts';
 import { SHARE_ACTION, shareAnswer, type SharedAnswer } from './share.ts';
@@ -59,7 +59,7 @@ export function registerQuestionEvents(bolt: BoltApp, deps: HandlerDeps, runner:
         botUserId: context.botUserId,
         source: 'slack',
         team: body.team_id,
-        notes: hasFiles ? [conversationText(detectLanguage(event.text)).attachmentsNotRead] : undefined,
+        notes: hasFiles ? [slackStrings(detectLanguage(event.text)).attachmentsNotRead] : undefined,
       },
       { envelopeShared: envelopeShared(body) },
     );
@@ -102,7 +102,7 @@ export function registerQuestionEvents(bolt: BoltApp, deps: HandlerDeps, runner:
         source: dm ? 'dm' : 'slack',
         team: body.team_id,
         // A file with a question: the question's text is answered; the file itself is not read.
-        notes: route.hasFiles ? [conversationText(detectLanguage(e.text ?? '')).attachmentsNotRead] : undefined,
+        notes: route.hasFiles ? [slackStrings(detectLanguage(e.text ?? '')).attachmentsNotRead] : undefined,
       },
       { envelopeShared: envelopeShared(body) },
     );

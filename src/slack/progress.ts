@@ -9,7 +9,7 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { Language } from '../answer/messages.ts';
-import { conversationText } from './conversation-texts.ts';
+import { slackStrings } from './strings.ts';
 import type { SlackMessage } from './format.ts';
 
 type WebClient = webApi.WebClient;
@@ -69,7 +69,7 @@ const THIS_CONVERSATION_ONLY = new Set([
 
 export function createProgress(client: WebClient, where: Where, lang: Language, deps: { log: Logger; support: StatusSupport }): Progress {
   const kind = where.channel.startsWith('D') ? 'dm' : 'channel';
-  const texts = conversationText(lang);
+  const texts = slackStrings(lang);
   let mode: 'none' | 'status' | 'reaction' = 'none';
   let statusShowing = false;
   let finished = false;

@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import { slackFacts, slackRefusalText } from './asker-facts.ts';
 import type { AudienceGuard } from './audience.ts';
 import type { ConnectGuard } from './connect.ts';
-import { conversationText } from './conversation-texts.ts';
+import { slackStrings } from './strings.ts';
 import type { SharedAnswer } from './share.ts';
 
 export interface ShareCheckDeps {
@@ -30,5 +30,5 @@ export async function shareRefusal(deps: ShareCheckDeps, client: webApi.WebClien
   const read = shared.groups ?? ['?'];
   const readable = new Set(decision.groups);
   if (read.every((g) => readable.has(g))) return undefined;
-  return decision.publicOnlyBecauseShared ? conversationText(lang).connectShareStale : conversationText(lang).shareNotReadable;
+  return decision.publicOnlyBecauseShared ? slackStrings(lang).connectShareStale : slackStrings(lang).shareNotReadable;
 }

@@ -8,13 +8,12 @@ import { messages, type Language } from '../answer/messages.ts';
 import { detectLanguage } from '../search/tokenize.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import { answerMessages, escapeMrkdwn, noticeMessage, resplitIfTooLong, type SlackMessage } from './format.ts';
-import { deliver } from './mentions.ts';
-import { slackText } from './messages.ts';
+import { deliver } from './answer-question.ts';
+import { slackStrings } from './strings.ts';
 import { slackToPlain } from './slack-text.ts';
-import { conversationText } from './conversation-texts.ts';
 import { askAs } from '../ask.ts';
 import { slackFacts } from './asker-facts.ts';
-import { slackOutcomeText } from './mentions.ts';
+import { slackOutcomeText } from './answer-question.ts';
 import { withShareButton } from './share.ts';
 import { withDocLinks } from './source-links.ts';
 import type { ProgressMessage } from './progress-message.ts';
@@ -90,7 +89,7 @@ async function answerPrivately(
   let lost = false;
   const where = { channel: command.user_id, threadTs: undefined, placeholderTs: undefined, eventId: `slash:${command.trigger_id}` };
   await deliver(client, deps, { ...where, undeliverable: async () => void (lost = true) }, rest);
-  await notice(reply, escapeMrkdwn(lost ? conversationText(lang).restUndeliverable : conversationText(lang).restByDm));
+  await notice(reply, escapeMrkdwn(lost ? slackStrings(lang).restUndeliverable : slackStrings(lang).restByDm));
 }
 
 async function ask(
@@ -140,7 +139,7 @@ async function ask(
   } catch (err) {
     const down = err instanceof ChromaUnavailableError;
     deps.log.error({ err, command: command.command, trigger: command.trigger_id }, 'slash ask failed');
-    await notice(reply, down ? slackText(lang).chromaDown : escapeMrkdwn(messages(lang).error));
+    await notice(reply, down ? slackStrings(lang).chromaDown : escapeMrkdwn(messages(lang).error));
   }
 }
 
@@ -175,7 +174,7 @@ async function reindex(
   const lang = detectLanguage(command.text);
   if (!deps.config.admins.includes(command.user_id)) {
     deps.log.warn({ user: command.user_id }, 'non-admin tried /labbot reindex');
-    return notice(reply, slackText(lang).reindexAdminsOnly);
+    return notice(reply, slackStrings(lang).reindexAdminsOnly);
   }
   const t0 = Date.now();
   const lines = new Map<string, string>();
@@ -188,7 +187,7 @@ async function reindex(
   const summarise = () => {
     if (summarised || !expected || !expected.every((s) => finals.has(s))) return;
     summarised = true;
-    const summary = reindexMessage(lang, conversationText(lang).reindexDone, lines, elapsed());
+    const summary = reindexMessage(lang, slackStrings(lang).reindexDone, lines, elapsed());
     void progress?.finish(summary);
     void queuedPosted.then(() => reply.send(summary));
   };
@@ -196,7 +195,7 @@ async function reindex(
     if (finals.has(u.source)) return;
     lines.set(u.source, u.text);
     if (u.final) finals.add(u.source);
-    if (!summarised) progress?.set(reindexMessage(lang, conversationText(lang).reindexProgressByDm, lines, elapsed()));
+    if (!summarised) progress?.set(reindexMessage(lang, slackStrings(lang).reindexProgressByDm, lines, elapsed()));
     summarise();
   };
   try {
@@ -268,7 +267,7 @@ export function restartingReply(question: string): {
   return {
     response_type: 'ephemeral',
     replace_original: false,
-    ...noticeMessage(escapeMrkdwn(conversationText(detectLanguage(question)).restarting)),
+    ...noticeMessage(escapeMrkdwn(slackStrings(detectLanguage(question)).restarting)),
   };
 }
 
@@ -282,7 +281,7 @@ export function searchingAck(
   position: number,
 ): { response_type: 'ephemeral'; text: string; blocks: SlackMessage['blocks'] } {
   const lang = detectLanguage(question);
-  const working = escapeMrkdwn(messages(lang).working) + (position > 0 ? ` ${escapeMrkdwn(conversationText(lang).queued(position))}` : '');
+  const working = escapeMrkdwn(messages(lang).working) + (position > 0 ? ` ${escapeMrkdwn(slackStrings(lang).queued(position))}` : '');
   return { response_type: 'ephemeral', ...noticeMessage(`>${escapeMrkdwn(question.replace(/\s+/g, ' '))}\n${working}`) };
 }
 
@@ -303,6 +302,6 @@ export async function handleSlashCommand(
     case 'status':
       return notice(privateReplies(respond, deps), await statusText(deps));
     default:
-      return notice(privateReplies(respond, deps), slackText(detectLanguage(text)).help);
+      return notice(privateReplies(respond, deps), slackStrings(detectLanguage(text)).help);
   }
 }

@@ -3,7 +3,6 @@
 // written when there is a model), or replace an earlier answer when the question was edited.
 // While labbot works, progress.ts shows a status line instead of a "Searching…" message.
 // Whoever asked always gets an answer or a reason, in their language.
-import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { webApi } from '@slack/bolt';
 import type { HistoryTurn } from '../answer/answer.ts';
 import { messages, type Language } from '../answer/messages.ts';
@@ -12,9 +11,9 @@ import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import type { ActivitySource } from '../store/activity.ts';
 import { askAs, type AllowedAccess, type AskOutcome } from '../ask.ts';
 import { slackRefusalText } from './asker-facts.ts';
-import { rewriteFollowUp, type FollowUpRewrite } from './followup.ts';
+import { standaloneQuestion } from '../answer/followup.ts';
 import { answerMessages, blocksAsMrkdwn, escapeMrkdwn, noticeMessage, resplitIfTooLong, splitText, type SlackMessage } from './format.ts';
-import { slackText } from './messages.ts';
+import { slackStrings } from './strings.ts';
 import { slackToPlain, type UserNames } from './slack-text.ts';
 import { usersInfoLookup } from './user-names.ts';
 import type { Progress } from './progress.ts';
@@ -131,34 +130,6 @@ export async function threadHistory(
   turns = turns.slice(-MAX_HISTORY);
   const known = names ? await names(turns.map((t) => t.slack)) : undefined;
   return turns.map((t) => ({ role: t.role, text: slackToPlain(t.slack, known) }));
-}
-
-/** Asks the chat model (when there is one) to make the follow-up standalone; carry-over otherwise. */
-async function rewrite(deps: HandlerDeps, question: string, history: HistoryTurn[]): Promise<FollowUpRewrite> {
-  const fallback = rewriteFollowUp(question, history);
-  const chat = deps.app.chat;
-  if (!chat || !history.some((t) => t.role === 'user')) return fallback;
-  try {
-    const transcript = history.map((t) => `${t.role === 'user' ? 'User' : 'Assistant'}: ${t.text.slice(0, 1500)}`).join('\n');
-    const reply = await chat.invoke(
-      [
-        new SystemMessage(
-          'Rewrite the last question of a conversation as one standalone search question, in the same language. ' +
-            'Keep names, identifiers and numbers exactly. Reply with the question only.',
-        ),
-        new HumanMessage(`${transcript}\n\nLast question: ${question}`),
-      ],
-      { signal: AbortSignal.timeout(15_000) },
-    );
-    const text = (typeof reply.content === 'string' ? reply.content : reply.content.map((c) => ('text' in c ? c.text : '')).join(''))
-      .trim()
-      .replace(/^["“]|["”]$/g, '');
-    if (!text || text.length > 1000) return fallback;
-    return { question: text, rewritten: text !== question, carried: [] };
-  } catch (err) {
-    deps.log.warn({ err: (err as Error).message }, 'follow-up rewrite by the model failed; using keyword carry-over');
-    return fallback;
-  }
 }
 
 /** A post that waits its turn in the channel (1 message per second; pacer.ts) when the deps have a pacer. */
@@ -315,7 +286,7 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
   if (!question) return send([noticeMessage(escapeMrkdwn(messages(lang).emptyQuestion))]);
 
   try {
-    if (app.catalog.chunkCount === 0) return await send([noticeMessage(slackText(lang).indexEmpty)]);
+    if (app.catalog.chunkCount === 0) return await send([noticeMessage(slackStrings(lang).indexEmpty)]);
     let history: HistoryTurn[] = [];
     if (q.inThread) {
       try {
@@ -324,7 +295,9 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
         log.warn({ eventId: q.eventId, err: slackError(err) }, 'could not read the thread; answering without its history');
       }
     }
-    const rewritten = history.length ? await rewrite(deps, question, history) : { question, rewritten: false, carried: [] };
+    const rewritten = history.length
+      ? await standaloneQuestion({ chat: deps.app.chat, log: deps.log }, question, history)
+      : { question, rewritten: false, carried: [] };
     if (rewritten.rewritten) log.debug({ eventId: q.eventId, question, rewritten: rewritten.question }, 'follow-up rewritten');
     // With a model, the answer is streamed as it is written (not when labbot adds notes above it,
     // nor when it replaces an earlier answer); the checked answer replaces the preview when they differ.
@@ -377,7 +350,7 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
   } catch (err) {
     const down = err instanceof ChromaUnavailableError;
     log.error({ eventId: q.eventId, err }, down ? 'Chroma unavailable while answering' : 'answering failed');
-    const text = down ? slackText(lang).chromaDown : escapeMrkdwn(messages(lang).error);
+    const text = down ? slackStrings(lang).chromaDown : escapeMrkdwn(messages(lang).error);
     return send([noticeMessage(text)]);
   }
 }
@@ -386,9 +359,9 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
 export function slackOutcomeText(outcome: Exclude<AskOutcome, { kind: 'answered' }>, lang: Language): string {
   switch (outcome.kind) {
     case 'empty-index':
-      return slackText(lang).indexEmpty;
+      return slackStrings(lang).indexEmpty;
     case 'unavailable':
-      return slackText(lang).chromaDown;
+      return slackStrings(lang).chromaDown;
     case 'empty-question':
       return escapeMrkdwn(messages(lang).emptyQuestion);
     case 'refused':

@@ -1,8 +1,12 @@
 // Follow-up questions in a thread ("and for HEK293?") carry too few words for retrieval on their
-// own. Without a chat model to rewrite them, carry the salient words of the earlier question over.
-// Pure: history in, question out.
+// own. A chat model, when there is one, rewrites them as a standalone question; without one (or
+// when it fails) the salient words of the earlier question are carried over. The model is passed
+// in; everything else is pure: history in, question out.
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import type { Logger } from 'pino';
 import { eng, spa } from 'stopword';
-import type { HistoryTurn } from '../answer/answer.ts';
+import type { HistoryTurn } from './answer.ts';
 import { isMeasure } from '../search/identifiers.ts';
 
 export interface FollowUpRewrite {
@@ -137,4 +141,36 @@ export function rewriteFollowUp(question: string, history: HistoryTurn[]): Follo
   if (carried.length === 0) return unchanged;
   const base = question.trim().replace(/[?¿!.\s]+$/, '');
   return { question: `${base} ${carried.join(' ')}?`, rewritten: true, carried };
+}
+
+/** The follow-up as a standalone question: the model's rewrite when there is a model, carry-over otherwise. */
+export async function standaloneQuestion(
+  deps: { chat: BaseChatModel | undefined; log: Logger },
+  question: string,
+  history: HistoryTurn[],
+): Promise<FollowUpRewrite> {
+  const fallback = rewriteFollowUp(question, history);
+  const { chat } = deps;
+  if (!chat || !history.some((t) => t.role === 'user')) return fallback;
+  try {
+    const transcript = history.map((t) => `${t.role === 'user' ? 'User' : 'Assistant'}: ${t.text.slice(0, 1500)}`).join('\n');
+    const reply = await chat.invoke(
+      [
+        new SystemMessage(
+          'Rewrite the last question of a conversation as one standalone search question, in the same language. ' +
+            'Keep names, identifiers and numbers exactly. Reply with the question only.',
+        ),
+        new HumanMessage(`${transcript}\n\nLast question: ${question}`),
+      ],
+      { signal: AbortSignal.timeout(15_000) },
+    );
+    const text = (typeof reply.content === 'string' ? reply.content : reply.content.map((c) => ('text' in c ? c.text : '')).join(''))
+      .trim()
+      .replace(/^["“]|["”]$/g, '');
+    if (!text || text.length > 1000) return fallback;
+    return { question: text, rewritten: text !== question, carried: [] };
+  } catch (err) {
+    deps.log.warn({ err: (err as Error).message }, 'follow-up rewrite by the model failed; using keyword carry-over');
+    return fallback;
+  }
 }

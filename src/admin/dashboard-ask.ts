@@ -81,6 +81,11 @@ export function dashboardAsk({ app, activity, log, send }: DashboardAskDeps): Re
   };
 }
 
+/**
+ * The ask box's rows: one per retrieved chunk, and a hit handed over with its neighbouring chunks
+ * one row per chunk (each is labelled and cited on its own) at the hit's rank; only the hit has
+ * dense and BM25 ranks of its own.
+ */
 function passageRows(passages: RetrievedPassage[], sent: Map<string, string>) {
   return passages.flatMap((p, i) =>
     (p.parts ?? [{ chunkId: p.chunkId, section: p.section, header: '', body: p.text, sep: '' as const }]).map((part) => {

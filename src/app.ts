@@ -1,6 +1,7 @@
 // Wires the parts from a Config: Chroma (store/chroma-supervisor.ts), models, the live physical
-// index (index/physical-index.ts, followed across processes by index/live-index.ts), retrieval
-// and answering. CLI and server both use it.
+// index (index/physical-index.ts, followed across processes by index/live-index.ts), and over it
+// the ports of src/ports.ts: the asker (asker.ts), the one writer (indexer.ts) and index
+// administration. CLI and server both use it.
 import path from 'node:path';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
@@ -8,14 +9,13 @@ import type { Logger } from 'pino';
 import type { IndexedDoc, IngestTarget } from './types.ts';
 import type { IngestSummary, ProgressEvent } from './ingest/pipeline.ts';
 import { createIndexer } from './indexer.ts';
-import type { AskedEvent, Asker, IndexAdmin, Indexing, Installation } from './ports.ts';
-import { answerQuestion } from './answer/answer.ts';
-import { groupsForChannel, type Config, type SourceConfig } from './config.ts';
-import { createChatModel, describeModel } from './models/chat.ts';
+import { configuredReranker, createAsker } from './asker.ts';
+import type { Asker, IndexAdmin, Indexing, Installation } from './ports.ts';
+import type { Config, SourceConfig } from './config.ts';
+import { createChatModel } from './models/chat.ts';
 import { createEmbeddings } from './models/embeddings.ts';
-import { createHttpReranker, createOfflineReranker, type Reranker } from './search/rerank.ts';
-import { retrieve } from './search/retrieve.ts';
-import { ChromaUnavailableError, type VectorStore } from './store/chroma-store.ts';
+import type { Reranker } from './search/rerank.ts';
+import type { VectorStore } from './store/chroma-store.ts';
 import { createSnapshotKeeper } from './index/catalog-loader.ts';
 import { pruneSnapshots } from './index/lexical-snapshot.ts';
 import { connectChroma, type ChromaProcessStatus } from './store/chroma-supervisor.ts';
@@ -32,7 +32,6 @@ import {
   type IndexSettings,
 } from './index/physical-index.ts';
 import type { Redis } from './store/redis.ts';
-import { withNotices } from './enrich/notices.ts';
 import { openCrossref } from './enrich/open.ts';
 
 export type { AskedEvent, IndexHandle } from './ports.ts';
@@ -114,42 +113,8 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
   const { enricher, notices } = await openCrossref(config, { redis, ns, log, answering: mirror });
 
   const chat = await createChatModel(config);
-  const askListeners: ((e: AskedEvent) => void)[] = [];
-  const reranker = config.rerank
-    ? createHttpReranker({
-        ...config.rerank,
-        fetch,
-        timeoutMs: config.openai.timeoutMs,
-        onError: (err) => log.warn({ err: err.message }, 'rerank endpoint failed; keeping the fused order'),
-      })
-    : // Term weights come with each search (idf over the groups searched), never from all groups.
-      createOfflineReranker();
-
-  const doRetrieve = (question: string, groups: string[], k?: number) => {
-    // One index for the whole question, even if a switch lands meanwhile; queries are embedded
-    // with the model that index was built with.
-    const index = liveIndex.current;
-    return retrieve(
-      question,
-      groups,
-      config.retrieval,
-      {
-        catalog: index.catalog,
-        // An outage must reach the user ("index unavailable"); any other dense failure (a
-        // collection built with other vector dimensions, mid-switch) leaves lexical retrieval.
-        dense: (group, vector, n) =>
-          index.store.query(group, vector, n).catch((err: Error) => {
-            if (err instanceof ChromaUnavailableError) throw err;
-            log.warn({ group, err: err.message }, 'dense search failed; answering from lexical retrieval');
-            return [];
-          }),
-        embedQuery: (q) => index.embeddings.embedQuery(q),
-        reranker,
-        onDenseError: (err) => log.warn({ err: err.message }, 'query embedding failed; answering from lexical retrieval only'),
-      },
-      k,
-    );
-  };
+  const reranker = configuredReranker(config, log);
+  const asker = createAsker({ config, log, live: () => liveIndex.current, chat, notices }, reranker);
 
   const indexer = createIndexer({
     settings: {
@@ -201,33 +166,7 @@ export async function openApp(config: Config, log: Logger, opts: { loadCatalog?:
     version,
     versionDescription: describeSettings(settings),
     chromaUrl: chroma.url,
-    retrieve: doRetrieve,
-    ask: async (question, o = {}) => {
-      const t0 = performance.now();
-      try {
-        const groups = groupsForChannel(config.access, o.channel, o.user);
-        const result = await answerQuestion(
-          question,
-          {
-            // Notices are read from memory here, so a retraction is flagged on every path of the answer.
-            retrieve: (q) =>
-              doRetrieve(q, groups, o.k).then((r) => (notices ? { ...r, passages: withNotices(r.passages, notices.get) } : r)),
-            contextChars: config.retrieval.contextChars,
-            chat,
-            modelName: describeModel(config),
-            log,
-            onToken: o.onToken,
-          },
-          o.history,
-        );
-        for (const l of askListeners) l({ result, totalMs: performance.now() - t0 });
-        return result;
-      } catch (err) {
-        for (const l of askListeners) l({ error: err as Error, totalMs: performance.now() - t0 });
-        throw err;
-      }
-    },
-    onAsked: (l) => void askListeners.push(l),
+    ...asker,
     ingest: (target, onProgress) => indexer.ingest(target, { onProgress }),
     ingestSource: (source, onProgress) => indexer.ingestSource(source, { onProgress }),
     reset: async () => {

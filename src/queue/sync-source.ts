@@ -99,6 +99,75 @@ type Inspected =
   | { state: 'refused'; reason: string }
   | { state: 'error'; reason: string };
 
+/** Which documents a sync looks at: named ones (a diff, a webhook) or, undefined, the whole listing. */
+interface Candidates {
+  commit?: string;
+  candidates?: string[];
+  mode?: SyncResult['mode'];
+}
+
+/** A Zotero source: the mirror is synced first, and the index follows what the mirror changed. */
+async function zoteroCandidates(
+  app: Installation & Indexing,
+  source: SourceConfig,
+  records: RecordStore,
+  o: { full: boolean; fresh: Set<string>; job?: Job },
+): Promise<Candidates> {
+  const z = await syncZoteroSource(source, {
+    maxFileBytes: app.indexer.settings.maxFileBytes,
+    full: o.full,
+    onProgress: (p) =>
+      void o.job?.updateProgress({ source: source.id, zotero: p.phase, done: p.done, total: p.total }).catch(() => undefined),
+    onWait: (ms, why) => app.log.info({ source: source.id, seconds: Math.round(ms / 1000), why }, 'Zotero asked to wait'),
+  });
+  for (const p of z.resolved) await records.setProblem(source.id, p, undefined);
+  for (const p of z.problems) {
+    o.fresh.add(p.path);
+    await records.setProblem(source.id, p.path, { status: 'failed', reason: p.reason });
+  }
+  app.log.info(
+    {
+      source: source.id,
+      from: z.from,
+      version: z.version,
+      changed: z.changed.length,
+      removed: z.removed.length,
+      requests: z.requests,
+      repaired: z.repairReason,
+    },
+    'Zotero mirror synced',
+  );
+  // Only the documents the mirror changed, when the records were made from the very version the
+  // mirror started at; anything else compares every document.
+  const last = (await records.sourceState(source.id)).commit;
+  if (!o.full && !z.repaired && z.from !== undefined && last === z.from)
+    return { commit: z.version, candidates: [...z.changed, ...z.removed], mode: 'diff' };
+  return { commit: z.version };
+}
+
+/** A git source: the clone is moved to the branch head, and the diff since the last sync names the documents. */
+async function gitCandidates(
+  source: SourceConfig,
+  records: RecordStore,
+  known: Map<string, IndexedDoc>,
+  full: boolean,
+): Promise<Candidates> {
+  const commit = await updateClone(source);
+  const last = (await records.sourceState(source.id)).commit;
+  const changes = !full && last && last !== commit ? await changedFiles(source.path, last, commit) : undefined;
+  if (changes) {
+    const candidates = await documentsFor(
+      source.path,
+      changes.flatMap((c) => (c.from ? [c.from, c.path] : [c.path])),
+    );
+    // A renamed sidecar or document also leaves its old path behind.
+    for (const c of changes) if (c.from && known.has(c.from)) candidates.push(c.from);
+    return { commit, candidates, mode: 'diff' };
+  }
+  if (!full && last === commit) return { commit, candidates: [], mode: 'diff' };
+  return { commit };
+}
+
 export async function syncSource(app: Installation & Indexing, queue: Queue, data: SyncSourceData, job?: Job): Promise<SyncResult> {
   const source = app.config.sources.find((s) => s.id === data.source);
   if (!source) throw new Error(`no source "${data.source}" in the config`);
@@ -149,64 +218,19 @@ async function syncOnce(
     (!full && failedAs.get(rel) === hash) ||
     (pending !== undefined && !enrichAvailable && known.has(rel) && known.get(rel)!.contentHash === pending());
 
-  let commit: string | undefined;
-  let candidates: string[] | undefined;
   // Problems this sync found before the listing, which must not be cleared as "no longer there".
   const fresh = new Set<string>();
-  if (source.type === 'zotero') {
-    const z = await syncZoteroSource(source, {
-      maxFileBytes: app.indexer.settings.maxFileBytes,
-      full,
-      onProgress: (p) =>
-        void job?.updateProgress({ source: source.id, zotero: p.phase, done: p.done, total: p.total }).catch(() => undefined),
-      onWait: (ms, why) => app.log.info({ source: source.id, seconds: Math.round(ms / 1000), why }, 'Zotero asked to wait'),
-    });
-    commit = result.commit = z.version;
-    for (const p of z.resolved) await records.setProblem(source.id, p, undefined);
-    for (const p of z.problems) {
-      fresh.add(p.path);
-      await records.setProblem(source.id, p.path, { status: 'failed', reason: p.reason });
-    }
-    // The index follows the mirror: only the documents the mirror changed, when the records were
-    // made from the very version the mirror started at; anything else compares every document.
-    const last = (await records.sourceState(source.id)).commit;
-    if (!full && !z.repaired && z.from !== undefined && last === z.from) {
-      candidates = [...z.changed, ...z.removed];
-      result.mode = 'diff';
-    }
-    app.log.info(
-      {
-        source: source.id,
-        from: z.from,
-        version: z.version,
-        changed: z.changed.length,
-        removed: z.removed.length,
-        requests: z.requests,
-        repaired: z.repairReason,
-      },
-      'Zotero mirror synced',
-    );
-  } else if (source.type === 'git') {
-    commit = await updateClone(source);
-    result.commit = commit;
-    const last = (await records.sourceState(source.id)).commit;
-    const changes = !full && last && last !== commit ? await changedFiles(source.path, last, commit) : undefined;
-    if (changes) {
-      candidates = await documentsFor(
-        source.path,
-        changes.flatMap((c) => (c.from ? [c.from, c.path] : [c.path])),
-      );
-      // A renamed sidecar or document also leaves its old path behind.
-      for (const c of changes) if (c.from && known.has(c.from)) candidates.push(c.from);
-      result.mode = 'diff';
-    } else if (!full && last === commit) {
-      candidates = [];
-      result.mode = 'diff';
-    }
-  } else if (named) {
-    candidates = await documentsFor(source.path, named);
-    result.mode = 'paths';
-  }
+  const found =
+    source.type === 'zotero'
+      ? await zoteroCandidates(app, source, records, { full, fresh, job })
+      : source.type === 'git'
+        ? await gitCandidates(source, records, known, full)
+        : named
+          ? { candidates: await documentsFor(source.path, named), mode: 'paths' as const }
+          : {};
+  const { commit, candidates } = found;
+  result.commit = commit;
+  if (found.mode) result.mode = found.mode;
 
   const enqueue = async (name: 'index-doc' | 'delete-doc', rel: string, hash: string | undefined) => {
     result.jobIds.push(await enqueueDoc(queue, name, { source: source.id, path: rel, hash, commit }));

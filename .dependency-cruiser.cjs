@@ -5,7 +5,7 @@ const LAYERS = [
   ['^src/(types|config|log|shutdown|chunk-metadata)[.]ts$'],
   ['^src/(search|answer)/', '^src/ingest/(parse|chunk|metadata)/', '^src/ingest/(access|title|describe-value)[.]ts$'],
   ['^src/(store|models|enrich)/', '^src/ingest/sources/'],
-  ['^src/(index|queue|eval|ops)/', '^src/ingest/pipeline[.]ts$', '^src/(app|ask|asker|indexer|ports)[.]ts$', '^src/ports/'],
+  ['^src/(index|queue|eval|ops)/', '^src/ingest/(pipeline|file-hash)[.]ts$', '^src/(app|ask|asker|indexer|ports)[.]ts$', '^src/ports/'],
   ['^src/(slack|admin|cli)/', '^src/(cli|serve)[.]ts$'],
 ];
 const NAMES = ['core types and config', 'pure core', 'adapters', 'use cases', 'edges'];

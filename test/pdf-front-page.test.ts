@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileContentHash } from '../src/ingest/pipeline.ts';
+import { fileContentHash } from '../src/ingest/file-hash.ts';
 import { parseFile } from '../src/ingest/parse/index.ts';
 import { frontPageMeta, parseAuthorLine } from '../src/ingest/parse/pdf-front-page.ts';
 import { itemsToLines, joinAccents, type LayoutLine } from '../src/ingest/parse/pdf-layout.ts';

@@ -2,6 +2,7 @@
 // texts -> upsert -> delete stale chunk ids -> update the in-memory catalog.
 // New chunks are always written before stale ones are deleted, so a document is never half gone.
 import { createHash } from 'node:crypto';
+import { fileHashes, isIndexedAsIs } from './file-hash.ts';
 import path from 'node:path';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { Logger } from 'pino';
@@ -104,42 +105,6 @@ const sha256 = (parts: (string | Uint8Array)[]) => {
 
 /** Files flushed per write: big enough to amortise Chroma round trips, small enough to bound memory. */
 const FLUSH_CHUNKS = 2000;
-
-/**
- * Bump when what labbot reads from a PDF's own bytes changes (its metadata), so the next sync reads
- * indexed PDFs again (their unchanged chunks keep their vectors). 2: page 1's layout, no year from
- * CreationDate.
- */
-const PDF_READING = '2';
-
-/**
- * The hash that decides whether a file changed: its bytes, its sidecars, what the source imposes,
- * the library entries that describe it (`libraries`, a match's signature: editing one entry of a
- * library changes the hash of its documents only), for a PDF how PDFs are read, and with
- * enrichment on its tag (`enrich`: the enricher's tag, or pendingTag of it for a document indexed
- * while the service could not be asked), so that turning enrichment on, or the service answering
- * again, re-indexes. Without enrichment or libraries the hash is what it always was.
- */
-export function fileContentHash(
-  bytes: Uint8Array,
-  sidecars: { name: string; text: string }[],
-  target: Pick<IngestTarget, 'kind' | 'access'>,
-  defaultAccess: string,
-  extra: { libraries?: string; fileName?: string; enrich?: string } = {},
-): string {
-  const imposed: (string | null)[] = [target.kind ?? null, target.access ?? null, defaultAccess];
-  const pdf = extra.fileName && /\.pdf$/i.test(extra.fileName) ? ['\0pdf\0', PDF_READING] : [];
-  return sha256([
-    bytes,
-    ...sidecars.flatMap((s) => [s.name, s.text]),
-    JSON.stringify(extra.enrich ? [...imposed, extra.enrich] : imposed),
-    ...(extra.libraries ? ['\0libraries\0', extra.libraries] : []),
-    ...pdf,
-  ]);
-}
-
-/** The tag of a document whose enrichment could not be done yet. */
-export const pendingTag = (tag: string) => `${tag}:pending`;
 
 /** Removes an indexed document: chunks from the store, then the catalog entry, then hooks. */
 export async function removeIndexed(doc: IndexedDoc, deps: Pick<IngestDeps, 'store' | 'catalog' | 'onRemove'>): Promise<void> {
@@ -336,18 +301,14 @@ async function prepare(
   // The DOI the file carried when it was indexed stands for the file's DOI while its bytes (part
   // of the hash) are the same; when they are not, the document is parsed and matched again below.
   let library = await matchInScope(file, existing?.fileDoi, deps.libraries);
-  const hashes = (signature: string | undefined) => {
-    const extra = { libraries: signature, fileName: file.path };
-    return {
-      contentHash: fileContentHash(bytes, sidecars, target, settings.defaultAccess, { ...extra, enrich: deps.enrich?.tag }),
-      pendingHash:
-        deps.enrich && fileContentHash(bytes, sidecars, target, settings.defaultAccess, { ...extra, enrich: pendingTag(deps.enrich.tag) }),
-    };
-  };
+  const hashes = (signature: string | undefined) =>
+    fileHashes(
+      { bytes, sidecars, target, defaultAccess: settings.defaultAccess, libraries: signature, fileName: file.path },
+      deps.enrich?.tag,
+    );
   let { contentHash, pendingHash } = hashes(library.signature);
-  if (unchanged && existing.contentHash === contentHash) return unchanged;
-  // Indexed while Crossref could not be asked: read again only once it may answer.
-  if (unchanged && deps.enrich && existing.contentHash === pendingHash && !(await deps.enrich.available())) return unchanged;
+  if (unchanged && (await isIndexedAsIs(existing.contentHash, { contentHash, pendingHash }, () => deps.enrich?.available() ?? false)))
+    return unchanged;
 
   // A sidecar that cannot be read may be the one saying who may read the document: the access
   // rule refuses before anything is parsed or stored.
@@ -409,7 +370,7 @@ async function prepare(
     access: access.group,
     accessFrom: access.origin,
     metaFrom: from,
-    contentHash: enriched?.pending && pendingHash ? pendingHash : contentHash,
+    contentHash: enriched?.pending && pendingHash ? pendingHash() : contentHash,
     ...(fileDoi ? { fileDoi } : {}),
     ...(library.notes.length ? { metaNotes: library.notes } : {}),
   };

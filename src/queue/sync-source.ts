@@ -3,7 +3,7 @@
 // head; folders (and git sources without a usable last commit) compare content hashes.
 import path from 'node:path';
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
-import { fileContentHash, pendingTag } from '../ingest/pipeline.ts';
+import { type FileHashes, fileHashes, isIndexedAsIs } from '../ingest/file-hash.ts';
 import type { IndexedDoc } from '../types.ts';
 import { LIBRARY_EXT } from '../ingest/metadata/library.ts';
 import { isSupported } from '../ingest/parse/index.ts';
@@ -48,7 +48,7 @@ async function hashOf(
   fileDoi: string | undefined,
   libraries: LibraryLoader,
   enrichTag: string | undefined,
-): Promise<{ hash: string; pending?: () => string }> {
+): Promise<FileHashes> {
   const bytes = await readInside(source.path, file.path);
   const sidecars: { name: string; text: string }[] = [];
   for (const s of file.sidecars) {
@@ -58,11 +58,7 @@ async function hashOf(
     sidecars.push({ name: path.basename(s), text: text.toString('utf8') });
   }
   const library = await matchInScope(file, fileDoi, libraries);
-  const extra = { libraries: library.signature, fileName: file.path };
-  const hash = fileContentHash(bytes, sidecars, source, defaultAccess, { ...extra, enrich: enrichTag });
-  return enrichTag
-    ? { hash, pending: () => fileContentHash(bytes, sidecars, source, defaultAccess, { ...extra, enrich: pendingTag(enrichTag) }) }
-    : { hash };
+  return fileHashes({ bytes, sidecars, target: source, defaultAccess, libraries: library.signature, fileName: file.path }, enrichTag);
 }
 
 /**
@@ -94,7 +90,7 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 
 /** What one candidate document is now: a file to hash, gone, or refused (a link) with the reason. */
 type Inspected =
-  | { state: 'file'; hash: string; pending?: () => string }
+  | ({ state: 'file' } & FileHashes)
   | { state: 'gone' }
   | { state: 'refused'; reason: string }
   | { state: 'error'; reason: string };
@@ -213,10 +209,9 @@ async function syncOnce(
   // A document indexed while Crossref could not be asked is current until Crossref may answer.
   const enrichTag = app.enricher?.tag;
   const enrichAvailable = app.enricher ? await app.enricher.available() : false;
-  const isCurrent = (rel: string, hash: string, pending?: () => string) =>
-    known.get(rel)?.contentHash === hash ||
-    (!full && failedAs.get(rel) === hash) ||
-    (pending !== undefined && !enrichAvailable && known.has(rel) && known.get(rel)!.contentHash === pending());
+  // The pipeline's rule (ingest/file-hash.ts), and a file that failed as it is now waits for a change.
+  const isCurrent = async (rel: string, now: FileHashes) =>
+    (!full && failedAs.get(rel) === now.contentHash) || (await isIndexedAsIs(known.get(rel)?.contentHash, now, () => enrichAvailable));
 
   // Problems this sync found before the listing, which must not be cleared as "no longer there".
   const fresh = new Set<string>();
@@ -257,11 +252,11 @@ async function syncOnce(
   };
   const handle = async (rel: string, what: Inspected) => {
     if (what.state === 'file') {
-      if (isCurrent(rel, what.hash, what.pending)) {
+      if (await isCurrent(rel, what)) {
         result.unchanged += 1;
         // Back to exactly what is indexed (a broken library or sidecar mended): its failure is over.
-        if (known.get(rel)?.contentHash === what.hash && problemPaths.has(rel)) await records.setProblem(source.id, rel, undefined);
-      } else await enqueue('index-doc', rel, what.hash);
+        if (known.get(rel)?.contentHash === what.contentHash && problemPaths.has(rel)) await records.setProblem(source.id, rel, undefined);
+      } else await enqueue('index-doc', rel, what.contentHash);
       return;
     }
     if (what.state === 'refused' || what.state === 'error') {

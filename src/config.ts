@@ -327,9 +327,11 @@ const envSchema = z.object({
   MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   LABBOT_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LABBOT_HOST: z.string().min(1).default('127.0.0.1'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  // auto: readable lines on a terminal, JSON lines otherwise (a log collector, a file, CI).
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+  // auto: readable lines on a terminal, JSON lines otherwise (src/log.ts).
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
+  // https://no-color.org: any non-empty value turns colour off (an empty one is unset here anyway).
+  NO_COLOR: z.string().optional(),
   LABBOT_WORKER: z.enum(['on', 'off']).default('on'),
   // Express "trust proxy": true/false, a hop count, or addresses/subnets/names (loopback, 10.0.0.0/8).
   LABBOT_TRUST_PROXY: z
@@ -373,6 +375,15 @@ const envSchema = z.object({
   LABBOT_LINK_SECRET: z.string().min(32, 'LABBOT_LINK_SECRET must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
 });
 
+/** How to log, as configured; src/log.ts chooses from it with what only the process knows (a terminal or not). */
+export interface LogSettings {
+  level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** LOG_LEVEL was given: a command that logs only warnings by default then logs at that level. */
+  levelSet: boolean;
+  format: 'auto' | 'pretty' | 'json';
+  noColor: boolean;
+}
+
 export interface Config {
   dataDir: string;
   configFile: string | undefined;
@@ -386,8 +397,7 @@ export interface Config {
   rerank: { url: string; model: string | undefined; apiKey: string | undefined } | undefined;
   port: number;
   host: string;
-  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
-  logFormat: z.infer<typeof envSchema>['LOG_FORMAT'];
+  log: LogSettings;
   sources: SourceConfig[];
   access: FileConfig['access'];
   chunking: FileConfig['chunking'];
@@ -650,8 +660,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rerank: e.RERANK_URL ? { url: e.RERANK_URL, model: e.RERANK_MODEL, apiKey: e.RERANK_API_KEY } : undefined,
     port: e.LABBOT_PORT,
     host: e.LABBOT_HOST,
-    logLevel: e.LOG_LEVEL,
-    logFormat: e.LOG_FORMAT,
+    log: { level: e.LOG_LEVEL ?? 'info', levelSet: e.LOG_LEVEL !== undefined, format: e.LOG_FORMAT, noColor: e.NO_COLOR !== undefined },
     sources,
     access: file.access,
     chunking: file.chunking,

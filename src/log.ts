@@ -1,8 +1,45 @@
-// pino logger factory; the level comes from Config so nothing here reads the environment.
+// pino logger factory; the level and format come from Config so nothing here reads the environment.
+import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type { LogSettings } from './config.ts';
 
 export type { Logger };
+
+export type LogFormat = 'pretty' | 'json';
+
+/** What a process logs and how: what chooseLogging decides, what createLogger builds. */
+export interface LogChoice {
+  level: LogSettings['level'];
+  format: LogFormat;
+  colorize: boolean;
+}
+
+/**
+ * How a process logs. A service (serve, worker) logs what it does at LOG_LEVEL, info by default:
+ * that log is its output. A command's output is its answer on stdout, so its log says only what
+ * went wrong (warn) unless LOG_LEVEL is set. LOG_FORMAT=auto writes readable lines when the log's
+ * own stream is a terminal (a person reads it) and JSON lines otherwise (a file, a collector, a
+ * pipe: something keeps or parses them).
+ */
+export function chooseLogging(settings: LogSettings, facts: { role: 'service' | 'command'; tty: boolean }): LogChoice {
+  const level = facts.role === 'command' && !settings.levelSet ? 'warn' : settings.level;
+  const format = settings.format === 'auto' ? (facts.tty ? 'pretty' : 'json') : settings.format;
+  // Colour codes only mean something to a terminal: forced pretty lines into a file stay plain text.
+  return { level, format, colorize: format === 'pretty' && facts.tty && !settings.noColor };
+}
+
+type PrettyFactory = typeof import('pino-pretty').prettyFactory;
+
+/**
+ * Readable lines on top of `destination`. pino-pretty's own stream pipes through a Transform, so
+ * the last lines before a process.exit could be lost; its formatter called in the write is as
+ * synchronous as the JSON path. Loaded only here (about 30 ms), which only a terminal pays for.
+ */
+function prettyStream(destination: DestinationStream, colorize: boolean): DestinationStream {
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as { prettyFactory: PrettyFactory };
+  const pretty = prettyFactory({ colorize, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  return { write: (line: string) => destination.write(pretty(line)) };
+}
 
 // scheme://userinfo@ : the userinfo runs to the last "@" before the host (a password with a raw
 // "@" is still all removed); it cannot contain "/", whitespace or a quote.
@@ -29,27 +66,12 @@ function secretForms(secrets: string[]): string[] {
   return [...forms].filter((f) => f.length >= 8).sort((a, b) => b.length - a.length);
 }
 
-export type LogFormat = 'auto' | 'pretty' | 'json';
-
-/** Readable lines for a person at a terminal; JSON lines for anything that collects logs. */
-export function chooseLogFormat(format: LogFormat, terminal: boolean): 'pretty' | 'json' {
-  if (format === 'auto') return terminal ? 'pretty' : 'json';
-  return format;
-}
-
-/**
- * stderr (where every log goes), as lines a person reads: time, level and message, fields after.
- * Colour follows the terminal (and NO_COLOR), as pino-pretty decides it.
- */
-export function prettyDestination(): DestinationStream {
-  return pretty({ destination: 2, sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,name' });
-}
-
 export function createLogger(
   level: string,
   name = 'labbot',
   destination: DestinationStream = pino.destination(2),
   secrets: string[] = [],
+  output: Pick<LogChoice, 'format' | 'colorize'> = { format: 'json', colorize: false },
 ): Logger {
   // Logs go to stderr so `--json` output on stdout stays machine-readable. Every line passes
   // through the redaction on its way out: a REDIS_URL (or git remote) password, a token or a
@@ -61,5 +83,7 @@ export function createLogger(
     for (const f of forms) if (out.includes(f)) out = out.split(f).join('[redacted]');
     return out;
   };
-  return pino({ name, level, hooks: { streamWrite: redact } }, destination);
+  // The redaction runs on the JSON line, before the pretty stream formats it.
+  const out = output.format === 'pretty' ? prettyStream(destination, output.colorize) : destination;
+  return pino({ name, level, hooks: { streamWrite: redact } }, out);
 }

@@ -104,24 +104,6 @@ describe('labbot CLI', () => {
     expect(JSON.parse(j.stdout)).toMatchObject({ outcome: 'empty-index' });
   });
 
-  it('keeps logs off stdout: JSON lines on a non-terminal stderr, readable lines with LOG_FORMAT=pretty', () => {
-    const json = run(['ask', 'Where are the competent cells stored in the freezer?', '--json'], { ...env, LOG_LEVEL: 'debug' });
-    expect(json.code).toBe(0);
-    // stdout is exactly one JSON document: no log line mixed in.
-    expect(JSON.parse(json.stdout).refused).toBe(false);
-    const logLines = json.stderr.split('\n').filter((l) => l.trim());
-    expect(logLines.length).toBeGreaterThan(0);
-    for (const l of logLines) expect(() => JSON.parse(l), l).not.toThrow();
-    const pretty = run(['ask', 'Where are the competent cells stored in the freezer?', '--json'], {
-      ...env,
-      LOG_LEVEL: 'debug',
-      LOG_FORMAT: 'pretty',
-    });
-    expect(JSON.parse(pretty.stdout).refused).toBe(false);
-    expect(pretty.stderr).toMatch(/^\[\d\d:\d\d:\d\d(\.\d+)?\] (DEBUG|INFO|WARN)/m);
-    expect(pretty.stderr.split('\n').some((l) => l.startsWith('{'))).toBe(false);
-  });
-
   it('a bad setting gives a clear message and exit code 2', () => {
     const r = run(['status'], { ...env, LABBOT_PORT: 'abc' });
     expect(r.code).toBe(2);

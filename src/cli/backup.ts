@@ -1,20 +1,21 @@
 // The `labbot backup <dir>` and `labbot restore <dir>` commands: connections from the config
 // (Redis, Chroma as every command finds it, the indexing queue), progress bars on a terminal, and
-// a summary. The work is in backup.ts and restore.ts.
+// a summary. The work is in ops/backup.ts and ops/restore.ts.
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { ChromaClient } from 'chromadb';
 import { namespaceOf } from '../app.ts';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { createLogger, redactUrls } from '../log.ts';
+import { ConfigError, type Config } from '../config.ts';
+import { redactUrls, type Logger } from '../log.ts';
+import { backup, BackupError, type Progress } from '../ops/backup.ts';
+import { BackupBusyError } from '../ops/quiesce.ts';
+import { restore, RestoreError } from '../ops/restore.ts';
 import { openIndexQueue } from '../queue/jobs.ts';
 import { connectChroma } from '../store/chroma-supervisor.ts';
 import { parseUrl } from '../store/chroma-store.ts';
 import { bullConnection, closeRedis, tryConnectRedis } from '../store/redis.ts';
-import { backup, BackupError, type Progress } from './backup.ts';
-import { BackupBusyError } from './quiesce.ts';
-import { restore, RestoreError } from './restore.ts';
+import { setup } from './context.ts';
 
 /** One bar per step on a terminal; elsewhere one line when a step ends. */
 function progressBars(enabled: boolean): { onProgress: (p: Progress) => void; stop: () => void } {
@@ -61,7 +62,7 @@ const seconds = (v: string) => {
 
 interface Connected {
   config: Config;
-  log: ReturnType<typeof createLogger>;
+  log: Logger;
   redis: NonNullable<Awaited<ReturnType<typeof tryConnectRedis>>>;
   chroma: ChromaClient;
   /** The indexing queue, opened on first use (opening it writes BullMQ's keys). */
@@ -71,8 +72,7 @@ interface Connected {
 }
 
 async function connect(what: string): Promise<Connected> {
-  const config = loadConfig();
-  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const { config, log } = setup();
   const redis = await tryConnectRedis(config.redisUrl);
   if (!redis) throw new ConfigError(`${what} needs Redis; nothing answers at ${redactUrls(config.redisUrl)} (REDIS_URL).`);
   const ns = namespaceOf(config.collection);

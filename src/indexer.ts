@@ -82,11 +82,13 @@ export function createIndexer(deps: IndexerDeps): Indexer {
   function depsFor(h: PhysicalIndex, onProgress?: (e: ProgressEvent) => void): IngestDeps {
     const records = h.recordsForRun();
     const tracked = () => deps.answering && h === deps.live();
+    // The lexical catalog is a subscriber of index events: a process that answers nothing (a
+    // worker) holds none, and what it writes reaches the serving processes as events. Here, the
+    // process's own events are delivered to its catalog directly (events.ts never echoes them
+    // back). Without records the catalog is also the only lookup, so it is kept then too.
+    const catalog = deps.answering || !records ? h.catalog : undefined;
     return {
       store: h.store,
-      // A process that answers nothing (a worker) holds no lexical index: what it writes reaches
-      // the serving processes as index events. Without records the catalog is the only lookup.
-      catalog: deps.answering || !records ? h.catalog : undefined,
       embeddings: deps.embeddings,
       log,
       onProgress,
@@ -94,11 +96,13 @@ export function createIndexer(deps: IndexerDeps): Indexer {
       enrich: deps.enrich,
       lookup: records ?? catalogLookup(h.catalog),
       onPut: async (doc, chunks) => {
+        catalog?.putDocument(doc, chunks);
         if (tracked()) deps.onLiveChanged();
         await h.records?.put(doc, chunks);
         await deps.events?.publish({ type: 'put', base: h.base, docId: doc.id, access: doc.access, chunks: chunks.length });
       },
       onRemove: async (doc) => {
+        catalog?.removeDocument(doc.id);
         if (tracked()) deps.onLiveChanged();
         await h.records?.remove(doc);
         await deps.events?.publish({ type: 'remove', base: h.base, docId: doc.id });
@@ -175,7 +179,7 @@ export function createIndexer(deps: IndexerDeps): Indexer {
       };
     },
     remove: (doc, into) => removeIndexed(doc, depsFor(target(into))),
-    lookup: (into) => depsFor(target(into)).lookup!,
+    lookup: (into) => depsFor(target(into)).lookup,
   };
   return indexer;
 }

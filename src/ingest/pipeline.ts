@@ -1,5 +1,6 @@
 // Ingest flow: list -> skip unchanged (content hash) -> parse -> chunk -> embed only new chunk
-// texts -> upsert -> delete stale chunk ids -> update the in-memory catalog.
+// texts -> upsert -> delete stale chunk ids -> the hooks (records, index events, the lexical
+// catalog of a process that answers: src/indexer.ts). The pipeline itself never touches the catalog.
 // New chunks are always written before stale ones are deleted, so a document is never half gone.
 import { createHash } from 'node:crypto';
 import { fileHashes, isIndexedAsIs } from './file-hash.ts';
@@ -36,15 +37,9 @@ export type ProgressEvent =
 
 export interface IngestDeps {
   store: VectorStore;
-  /**
-   * The lexical catalog of a process that answers questions from this index, kept current as
-   * documents are written. Absent in a queue worker or a CLI run that answers nothing: its
-   * lookup is the Redis records, and serving processes apply the index events themselves.
-   */
-  catalog?: Catalog;
   embeddings: Embeddings;
-  /** Required without a catalog. */
-  lookup?: IndexLookup;
+  /** What the index holds (its records, or its catalog without Redis). */
+  lookup: IndexLookup;
   cache?: EmbeddingCache;
   /** Called once a document's new chunks are stored and its stale ones deleted. */
   onPut?: (doc: LabDocument, chunks: Chunk[]) => Promise<void>;
@@ -107,16 +102,14 @@ const sha256 = (parts: (string | Uint8Array)[]) => {
 const FLUSH_CHUNKS = 2000;
 
 /** Removes an indexed document: chunks from the store, then the catalog entry, then hooks. */
-export async function removeIndexed(doc: IndexedDoc, deps: Pick<IngestDeps, 'store' | 'catalog' | 'onRemove'>): Promise<void> {
+export async function removeIndexed(doc: IndexedDoc, deps: Pick<IngestDeps, 'store' | 'onRemove'>): Promise<void> {
   await deps.store.delete(doc.access, doc.chunkIds);
-  deps.catalog?.removeDocument(doc.id);
   await deps.onRemove?.(doc);
 }
 
 export async function ingest(target: IngestTarget, settings: IngestSettings, deps: IngestDeps): Promise<IngestSummary> {
   const { store, log } = deps;
-  const lookup = deps.lookup ?? (deps.catalog && catalogLookup(deps.catalog));
-  if (!lookup) throw new Error('ingest needs a lookup of what is indexed: the records, or a catalog');
+  const { lookup } = deps;
   const summary: IngestSummary = {
     source: target.sourceId,
     documents: { indexed: 0, unchanged: 0, removed: 0 },
@@ -459,9 +452,9 @@ async function embedBatch(
   return vectors;
 }
 
-/** Upserts a batch, then deletes the chunks its documents no longer have, then updates the catalog. */
+/** Upserts a batch, then deletes the chunks its documents no longer have, then tells the hooks. */
 async function storeBatch(batch: Prepared[], vectors: Map<string, number[]>, deps: IngestDeps, summary: IngestSummary): Promise<void> {
-  const { store, catalog } = deps;
+  const { store } = deps;
   const byGroup = new Map<string, VectorRecord[]>();
   for (const p of batch) {
     const list = byGroup.get(p.doc.access) ?? [];
@@ -481,16 +474,12 @@ async function storeBatch(batch: Prepared[], vectors: Map<string, number[]>, dep
       const stale = p.previous.chunkIds.filter((id) => !keep.has(id));
       await store.delete(p.previous.access, stale);
       summary.chunks.deleted += stale.length;
-      if (p.previous.id !== p.doc.id) {
-        catalog?.removeDocument(p.previous.id);
-        await deps.onRemove?.(p.previous.doc);
-      }
+      if (p.previous.id !== p.doc.id) await deps.onRemove?.(p.previous.doc);
     }
     if (p.displaced) {
       await removeIndexed(p.displaced, deps);
       summary.chunks.deleted += p.displaced.chunkIds.length;
     }
-    catalog?.putDocument(p.doc, p.chunks);
     await deps.onPut?.(p.doc, p.chunks);
   }
 }

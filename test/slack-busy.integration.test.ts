@@ -3,9 +3,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { openTestApp } from './helpers/app.ts';
-import { startFakeSlack, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
-import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
+import type { FakeSlack, SlackCall } from './helpers/fake-slack.ts';
+import { SIGNING_SECRET, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import {
   channelMessageEnvelope,
   eventRequest,
@@ -14,7 +13,7 @@ import {
   post,
   slashRequest,
 } from './helpers/slack-request.ts';
-import { documentLinks } from './helpers/slack-harness.ts';
+import { startSlackApp, type SlackApp } from './helpers/slack-harness.ts';
 import { runSlash } from './helpers/slack-interact.ts';
 
 const LAB = path.resolve('examples/lab');
@@ -34,16 +33,14 @@ describe('Slack bot in busy moments, shared channels, attachments and shutdown',
   let fake: FakeSlack;
   const bots: RunningBot[] = [];
 
+  let base: SlackApp | undefined;
   beforeAll(async () => {
-    fake = await startFakeSlack();
-    app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
-    fake.allowLinks(() => documentLinks(app));
-    await app.ingestSource(app.config.sources[0]);
+    base = await startSlackApp({ fileConfig });
+    ({ fake, app } = base);
   });
   afterAll(async () => {
     for (const b of bots) await b.close().catch(() => undefined);
-    await app?.close();
-    await fake?.close();
+    await base?.close();
   });
   async function bot(opts: Parameters<typeof startTestBot>[1] = {}): Promise<RunningBot> {
     const b = await startTestBot(app, opts);

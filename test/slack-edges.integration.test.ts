@@ -4,17 +4,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../src/app.ts';
+import { openApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startChromaServer, type ChromaServer } from '../src/store/chroma-server.ts';
-import { openTestApp, testEnv } from './helpers/app.ts';
+import { testEnv } from './helpers/app.ts';
 import type { FakeOpenAI } from './helpers/fake-openai.ts';
 import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-harness.ts';
 import { startFakeSlack, validateBlocks, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { eventRequest, mentionEnvelope, post } from './helpers/slack-request.ts';
-import { documentLinks } from './helpers/slack-harness.ts';
+import { type SlackHarness, startSlackHarness } from './helpers/slack-harness.ts';
 
 const LAB = path.resolve('examples/lab');
 const fileConfig = {
@@ -109,8 +109,8 @@ describe('never silent: empty index and Chroma outage', () => {
   afterAll(async () => fake?.close());
 
   it('says the index is empty and how to fix it', async () => {
-    const app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
-    const bot = await startTestBot(app);
+    const h = await startSlackHarness({ fileConfig, ingest: false });
+    const { fake, bot } = h;
     try {
       await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'What dilution?', channel: 'CEMPTY' })));
       const update = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CEMPTY'));
@@ -122,8 +122,7 @@ describe('never silent: empty index and Chroma outage', () => {
       const es = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CEMPTYES'));
       expect(String(es.body.text)).toMatch(/índice está vacío/);
     } finally {
-      await bot.close();
-      await app.close();
+      await h.close();
     }
   });
 
@@ -153,20 +152,15 @@ describe('never silent: empty index and Chroma outage', () => {
 });
 
 describe('Socket Mode', () => {
-  let app: App;
+  let harness: SlackHarness | undefined;
   let fake: FakeSlack;
   let bot: RunningBot;
   beforeAll(async () => {
-    fake = await startFakeSlack();
-    app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl, { SLACK_APP_TOKEN: 'xapp-1-test' }) });
-    fake.allowLinks(() => documentLinks(app));
-    await app.ingestSource(app.config.sources[0]);
-    bot = await startTestBot(app);
+    harness = await startSlackHarness({ fileConfig, env: { SLACK_APP_TOKEN: 'xapp-1-test' } });
+    ({ fake, bot } = harness);
   });
   afterAll(async () => {
-    await bot?.close();
-    await app?.close();
-    await fake?.close();
+    await harness?.close();
   });
 
   it('connects via apps.connections.open, acks the envelope and answers', async () => {

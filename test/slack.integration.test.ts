@@ -3,9 +3,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.ts';
-import { openTestApp } from './helpers/app.ts';
-import { startFakeSlack, type FakeSlack, type SlackCall } from './helpers/fake-slack.ts';
-import { SIGNING_SECRET, slackEnv, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
+import type { FakeSlack, SlackCall } from './helpers/fake-slack.ts';
+import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { feedbackRecordId, waitForPost } from './helpers/slack-answers.ts';
 import {
   blockActionRequest,
@@ -17,7 +16,7 @@ import {
   sign,
   slashRequest,
 } from './helpers/slack-request.ts';
-import { documentLinks } from './helpers/slack-harness.ts';
+import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
 
 const LAB = path.resolve('examples/lab');
 const fileConfig = {
@@ -59,18 +58,14 @@ describe('Slack bot over HTTP (Events API)', () => {
     return channel;
   }
 
+  let harness: SlackHarness | undefined;
   beforeAll(async () => {
-    fake = await startFakeSlack();
-    app = await openTestApp({ fileConfig, env: slackEnv(fake.apiUrl) });
-    fake.allowLinks(() => documentLinks(app));
-    const s = await app.ingestSource(app.config.sources[0]);
-    expect(s.failed).toEqual([]);
-    bot = await startTestBot(app);
+    harness = await startSlackHarness({ fileConfig });
+    ({ fake, app, bot } = harness);
+    expect(harness.ingested?.failed).toEqual([]);
   });
   afterAll(async () => {
-    await bot?.close();
-    await app?.close();
-    await fake?.close();
+    await harness?.close();
   });
 
   it('answers url_verification with the challenge', async () => {

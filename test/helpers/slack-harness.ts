@@ -2,6 +2,7 @@
 // points at the fake, its first source indexed, and the bot; closed in reverse order.
 import { citationLink } from '../../src/answer/cite.ts';
 import type { App } from '../../src/app.ts';
+import type { IngestSummary } from '../../src/ingest/pipeline.ts';
 import { openTestApp } from './app.ts';
 import { chatEnv, startFakeOpenAI, type FakeOpenAI } from './fake-openai.ts';
 import { startFakeSlack, type FakeSlack } from './fake-slack.ts';
@@ -9,6 +10,8 @@ import { slackEnv, startTestBot, type RunningBot } from './slack-bot.ts';
 
 export interface SlackHarness {
   fake: FakeSlack;
+  /** The first source's ingest, unless the harness was started without one. */
+  ingested?: IngestSummary;
   app: App;
   bot: RunningBot;
   close(): Promise<void>;
@@ -29,27 +32,45 @@ export function documentLinks(app: App): (string | RegExp)[] {
   return out;
 }
 
-export async function startSlackHarness(opts: {
+export interface SlackAppOptions {
   fileConfig: Record<string, unknown>;
   /** More environment for the app (a model endpoint, say). */
   env?: Record<string, string>;
-  /** Index the first configured source before the bot starts (default true). */
+  /** Index the first configured source (default true). */
   ingest?: boolean;
-  bot?: Parameters<typeof startTestBot>[1];
-}): Promise<SlackHarness> {
+}
+
+export type SlackApp = Omit<SlackHarness, 'bot'>;
+
+/**
+ * The fake Slack and an App pointed at it, its first source indexed, without a bot: for suites
+ * that start bots of their own (several, or with other options) on the one app.
+ */
+export async function startSlackApp(opts: SlackAppOptions): Promise<SlackApp> {
   const fake = await startFakeSlack();
   const app = await openTestApp({ fileConfig: opts.fileConfig, env: slackEnv(fake.apiUrl, opts.env) });
   fake.allowLinks(() => documentLinks(app));
-  if (opts.ingest !== false) await app.ingestSource(app.config.sources[0]);
-  const bot = await startTestBot(app, opts.bot);
+  const ingested = opts.ingest !== false ? await app.ingestSource(app.config.sources[0]) : undefined;
   return {
     fake,
     app,
+    ingested,
+    async close() {
+      await app.close();
+      await fake.close();
+    },
+  };
+}
+
+export async function startSlackHarness(opts: SlackAppOptions & { bot?: Parameters<typeof startTestBot>[1] }): Promise<SlackHarness> {
+  const base = await startSlackApp(opts);
+  const bot = await startTestBot(base.app, opts.bot);
+  return {
+    ...base,
     bot,
     async close() {
       await bot.close();
-      await app.close();
-      await fake.close();
+      await base.close();
     },
   };
 }

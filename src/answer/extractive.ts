@@ -463,6 +463,18 @@ function pairsOf(allTerms: string[], gap: number): Set<string> {
   return out;
 }
 
+/** What the question asks, read once and shared by the scoring of every sentence. */
+interface Question {
+  query: QueryTerm[];
+  totalWeight: number;
+  asksType: boolean;
+  /** The question's content terms (not its asked-for values). */
+  questionTerms: Set<string>;
+  variants: ReturnType<typeof letterVariants>;
+  questionPhrases: Set<string>;
+  chanceWeight: number | undefined;
+}
+
 export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
   const language = input.language ?? detectLanguage(input.question);
   const refusal: ExtractiveAnswer = { answer: refusalText(language), refused: true };
@@ -476,6 +488,7 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
     tokenize(input.question).filter((t) => questionTerms.has(t)),
     1,
   );
+  const question: Question = { query, totalWeight, asksType, questionTerms, variants, questionPhrases, chanceWeight: input.chanceWeight };
 
   const candidates: Scored[] = [];
   const texts: string[][] = [];
@@ -485,93 +498,122 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
   joinedRuns(input.passages)
     .slice(0, MAX_PASSAGES)
     .forEach((run, passage) => {
-      const { lang, sentences, unitOf, contextOf } = readRun(run, input.passages);
+      const { sentences, unitOf } = scoreRun(run, passage, input.passages, question, candidates);
       texts[passage] = sentences;
       unitsOf[passage] = unitOf;
-      const termLists = sentences.map((text) => tokenize(text, { language: lang }));
-      const termSets = termLists.map((terms) => new Set(terms));
-      const phraseSets = termLists.map((terms) => pairsOf(terms, PHRASE_GAP));
-      const phrasesNear = (i: number): number => {
-        let n = 0;
-        for (const phrase of questionPhrases) {
-          for (let j = Math.max(0, i - WINDOW); j <= Math.min(sentences.length - 1, i + WINDOW); j++) {
-            if (phraseSets[j].has(phrase)) {
-              n++;
-              break;
-            }
-          }
-        }
-        return n;
-      };
-      const holds = (i: number, q: QueryTerm): boolean =>
-        i >= 0 && i < sentences.length && (q.type ? q.type.sentence.test(sentences[i]) : termSets[i].has(q.term));
-      const near = (i: number, q: QueryTerm): boolean => {
-        for (let d = 1; d <= WINDOW; d++) if (holds(i - d, q) || holds(i + d, q)) return true;
-        return false;
-      };
-      sentences.forEach((text, position) => {
-        // Planted instructions are never quoted as answers, nor what stands in for one withheld.
-        if (text.includes(WITHHELD) || isInjectedInstruction(text)) return;
-        // A sentence about hepatitis G is not evidence about hepatitis C, however many words it shares.
-        if (namesOtherVariant(variants, (i) => termSets[i], position)) return;
-        let own = 0;
-        let window = 0;
-        let direct = 0;
-        let missing = 0;
-        const covers = new Set<string>();
-        // The weight of the question's words (not its asked-for values) the window holds.
-        let met = 0;
-        for (const q of query) {
-          if (holds(position, q)) {
-            own += q.weight;
-            window += q.weight;
-            covers.add(q.term);
-            if (!q.type) {
-              direct++;
-              met += q.weight;
-            }
-          } else if (near(position, q) || (!q.type && contextOf[position].has(q.term))) {
-            window += q.weight;
-            if (!q.type) met += q.weight;
-            if (!q.type && contextOf[position].has(q.term)) own += q.weight * HEADER_CREDIT;
-          } else if (!q.type) {
-            missing = Math.max(missing, q.weight);
-          }
-        }
-        const phrases = phrasesNear(position);
-        const phrased = phrases >= PHRASE_HITS;
-        // A value of the asked-for kind in the sentence itself ("100 V" for "what voltage") is as
-        // specific as a phrase: the window is not held to the phrase-less bar.
-        const phraseless =
-          questionPhrases.size > 0 &&
-          phrases === 0 &&
-          !query.some((q) => q.type && covers.has(q.term)) &&
-          !(met >= (input.chanceWeight ?? Infinity) * CHANCE_MARGIN && window / totalWeight >= CHANCE_SUPPORT);
-        const minSupport = phrased ? PHRASED_SUPPORT : phraseless ? PHRASE_LESS_SUPPORT : MIN_SUPPORT;
-        if (missing > (phrased ? PHRASED_MISSING : MAX_MISSING) * totalWeight) return;
-        // A sentence with no content word of the question is not evidence, whatever its header says.
-        // Fragments ("Cell culture", "Notes") carry no statement to quote.
-        // A sentence that asks ("does hypoxia change p53 half-life?") states nothing.
-        if (direct === 0 || text.split(/\s+/).length < MIN_WORDS || /[?？]["')\]]*$/.test(text)) return;
-        const coverage = own / totalWeight;
-        const support = window / totalWeight;
-        const terms = [...termSets[position]].filter((t) => t.length > 1 || /\d/.test(t));
-        const novelty = terms.length ? terms.filter((t) => !questionTerms.has(t)).length / terms.length : 0;
-        const answersType = !asksType || query.some((q) => q.type && covers.has(q.term));
-        const score =
-          (coverage + NEIGHBOUR_CREDIT * (support - coverage)) *
-            Math.min(1, 0.5 + novelty / (2 * MIN_NOVELTY)) *
-            (answersType ? 1 : WITHOUT_VALUE) -
-          RANK_DECAY * passage;
-        candidates.push({ text, passage, unit: unitOf[position], position, coverage, support, minSupport, score, covers });
-      });
     });
 
   const supported = candidates.filter((c) => c.support >= c.minSupport);
   supported.sort((a, b) => b.score - a.score || a.passage - b.passage || a.position - b.position);
   const best = supported[0];
   if (!best) return refusal;
+  return { answer: composeAnswer(chooseSentences(best, supported, question, texts, unitsOf)), refused: false };
+}
 
+/**
+ * Scores every sentence of one run of joined passages (the `passage`-th by rank) against the
+ * question, adding those that may be quoted to `candidates`. Returns the run's sentences and the
+ * passage each is cited by.
+ */
+function scoreRun(
+  run: number[],
+  passage: number,
+  passages: Passage[],
+  { query, totalWeight, asksType, questionTerms, variants, questionPhrases, chanceWeight }: Question,
+  candidates: Scored[],
+): { sentences: string[]; unitOf: number[] } {
+  const { lang, sentences, unitOf, contextOf } = readRun(run, passages);
+  const termLists = sentences.map((text) => tokenize(text, { language: lang }));
+  const termSets = termLists.map((terms) => new Set(terms));
+  const phraseSets = termLists.map((terms) => pairsOf(terms, PHRASE_GAP));
+  const phrasesNear = (i: number): number => {
+    let n = 0;
+    for (const phrase of questionPhrases) {
+      for (let j = Math.max(0, i - WINDOW); j <= Math.min(sentences.length - 1, i + WINDOW); j++) {
+        if (phraseSets[j].has(phrase)) {
+          n++;
+          break;
+        }
+      }
+    }
+    return n;
+  };
+  const holds = (i: number, q: QueryTerm): boolean =>
+    i >= 0 && i < sentences.length && (q.type ? q.type.sentence.test(sentences[i]) : termSets[i].has(q.term));
+  const near = (i: number, q: QueryTerm): boolean => {
+    for (let d = 1; d <= WINDOW; d++) if (holds(i - d, q) || holds(i + d, q)) return true;
+    return false;
+  };
+  sentences.forEach((text, position) => {
+    // Planted instructions are never quoted as answers, nor what stands in for one withheld.
+    if (text.includes(WITHHELD) || isInjectedInstruction(text)) return;
+    // A sentence about hepatitis G is not evidence about hepatitis C, however many words it shares.
+    if (namesOtherVariant(variants, (i) => termSets[i], position)) return;
+    let own = 0;
+    let window = 0;
+    let direct = 0;
+    let missing = 0;
+    const covers = new Set<string>();
+    // The weight of the question's words (not its asked-for values) the window holds.
+    let met = 0;
+    for (const q of query) {
+      if (holds(position, q)) {
+        own += q.weight;
+        window += q.weight;
+        covers.add(q.term);
+        if (!q.type) {
+          direct++;
+          met += q.weight;
+        }
+      } else if (near(position, q) || (!q.type && contextOf[position].has(q.term))) {
+        window += q.weight;
+        if (!q.type) met += q.weight;
+        if (!q.type && contextOf[position].has(q.term)) own += q.weight * HEADER_CREDIT;
+      } else if (!q.type) {
+        missing = Math.max(missing, q.weight);
+      }
+    }
+    const phrases = phrasesNear(position);
+    const phrased = phrases >= PHRASE_HITS;
+    // A value of the asked-for kind in the sentence itself ("100 V" for "what voltage") is as
+    // specific as a phrase: the window is not held to the phrase-less bar.
+    const phraseless =
+      questionPhrases.size > 0 &&
+      phrases === 0 &&
+      !query.some((q) => q.type && covers.has(q.term)) &&
+      !(met >= (chanceWeight ?? Infinity) * CHANCE_MARGIN && window / totalWeight >= CHANCE_SUPPORT);
+    const minSupport = phrased ? PHRASED_SUPPORT : phraseless ? PHRASE_LESS_SUPPORT : MIN_SUPPORT;
+    if (missing > (phrased ? PHRASED_MISSING : MAX_MISSING) * totalWeight) return;
+    // A sentence with no content word of the question is not evidence, whatever its header says.
+    // Fragments ("Cell culture", "Notes") carry no statement to quote.
+    // A sentence that asks ("does hypoxia change p53 half-life?") states nothing.
+    if (direct === 0 || text.split(/\s+/).length < MIN_WORDS || /[?？]["')\]]*$/.test(text)) return;
+    const coverage = own / totalWeight;
+    const support = window / totalWeight;
+    const terms = [...termSets[position]].filter((t) => t.length > 1 || /\d/.test(t));
+    const novelty = terms.length ? terms.filter((t) => !questionTerms.has(t)).length / terms.length : 0;
+    const answersType = !asksType || query.some((q) => q.type && covers.has(q.term));
+    const score =
+      (coverage + NEIGHBOUR_CREDIT * (support - coverage)) *
+        Math.min(1, 0.5 + novelty / (2 * MIN_NOVELTY)) *
+        (answersType ? 1 : WITHOUT_VALUE) -
+      RANK_DECAY * passage;
+    candidates.push({ text, passage, unit: unitOf[position], position, coverage, support, minSupport, score, covers });
+  });
+  return { sentences, unitOf };
+}
+
+/**
+ * The best sentence and up to MAX_SENTENCES - 1 others close to it, in the order chosen.
+ * `texts` and `unitsOf` are every run's sentences and the passage each is cited by.
+ */
+function chooseSentences(
+  best: Scored,
+  supported: Scored[],
+  { query, asksType }: Question,
+  texts: string[][],
+  unitsOf: number[][],
+): Scored[] {
   const chosen: Scored[] = [best];
   const add = (s: Scored) => {
     if (chosen.length < MAX_SENTENCES && !chosen.some((c) => sameSentence(c.text, s.text))) chosen.push(s);
@@ -607,7 +649,11 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
     );
     if (support) add(support);
   }
+  return chosen;
+}
 
+/** The chosen sentences as the answer's lines, each cited by its passage. */
+function composeAnswer(chosen: Scored[]): string {
   // The sentence that answers best comes first; the others follow by passage (in the order of
   // their best chosen sentence) and, within a passage, in the document's order, so steps and
   // arguments read in sequence.
@@ -623,5 +669,5 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
     else lines.push(text);
     current = s.passage;
   }
-  return { answer: lines.join('\n'), refused: false };
+  return lines.join('\n');
 }

@@ -80,35 +80,23 @@ interface Held {
   text: string | TextRef;
 }
 
-export function createCatalog(from?: CatalogSnapshot): Catalog {
-  const partitions = new Map<string, LexicalIndex>();
-  const docs = new Map<string, DocRecord>();
-  const byPath = new Map<string, string>();
-  const chunks = new Map<string, Held>();
+/** The maps a catalog is made of; every helper below reads or fills these. */
+interface CatalogState {
+  partitions: Map<string, LexicalIndex>;
+  docs: Map<string, DocRecord>;
+  /** Document id by `pathKey(source, path)`. */
+  byPath: Map<string, string>;
+  chunks: Map<string, Held>;
+}
 
-  const textOf = (h: Held): string => (typeof h.text === 'string' ? h.text : textAt(h.text.table, h.text.index));
-  const chunkOf = (h: Held): Chunk => ({ ...h.info, text: textOf(h) });
-  const pathKey = (source: string, path: string) => `${source}\u0000${path}`;
-  if (from) {
-    if (tableSize(from.texts) !== from.chunks.length) throw new RangeError('catalog snapshot: chunks and texts disagree');
-    for (const [group, index] of from.partitions) partitions.set(group, createLexicalIndex({}, index));
-    from.chunks.forEach((info, index) => chunks.set(info.id, { info, text: { table: from.texts, index } }));
-    // A chunk's group is its document's (groupOf): each chunk must belong to exactly the document
-    // that names it and sit in that document's partition, and no partition may hold more.
-    let owned = 0;
-    for (const d of from.docs) {
-      docs.set(d.id, d);
-      byPath.set(pathKey(d.source, d.path), d.id);
-      if (!d.chunkIds.every((id) => chunks.get(id)?.info.docId === d.id && partitions.get(d.access)?.has(id))) {
-        throw new RangeError(`catalog snapshot: chunks of ${d.id} are missing or another document's`);
-      }
-      owned += d.chunkIds.length;
-    }
-    let indexed = 0;
-    for (const p of partitions.values()) indexed += p.size;
-    if (indexed !== chunks.size || owned !== chunks.size)
-      throw new RangeError('catalog snapshot: the lexical index, the documents and the chunks disagree');
-  }
+const pathKey = (source: string, path: string) => `${source}\u0000${path}`;
+const textOf = (h: Held): string => (typeof h.text === 'string' ? h.text : textAt(h.text.table, h.text.index));
+const chunkOf = (h: Held): Chunk => ({ ...h.info, text: textOf(h) });
+
+export function createCatalog(from?: CatalogSnapshot): Catalog {
+  const state: CatalogState = { partitions: new Map(), docs: new Map(), byPath: new Map(), chunks: new Map() };
+  const { partitions, docs, byPath, chunks } = state;
+  if (from) restoreSnapshot(state, from);
   const partition = (group: string): LexicalIndex => {
     let p = partitions.get(group);
     if (!p) {
@@ -162,31 +150,42 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
     },
     passage(chunkId, score) {
       const h = chunks.get(chunkId);
-      const c = h?.info;
-      const d = c && docs.get(c.docId);
-      if (!h || !c || !d) return undefined;
-      return {
-        chunkId,
-        docId: d.id,
-        text: textOf(h),
-        section: c.section,
-        score,
-        meta: {
-          source: d.source,
-          kind: d.kind,
-          title: d.title,
-          authors: d.authors,
-          year: d.year,
-          journal: d.journal,
-          doi: d.doi,
-          url: d.url,
-          access: d.access,
-          step: c.step,
-          slide: c.slide,
-          page: c.page,
-        },
-      };
+      const d = h && docs.get(h.info.docId);
+      return h && d ? passageOf(chunkId, score, h, d) : undefined;
     },
+    ...partitionSearch(partitions),
+    get chunkCount() {
+      return chunks.size;
+    },
+    groupOf(chunkId) {
+      const h = chunks.get(chunkId);
+      return h && docs.get(h.info.docId)?.access;
+    },
+    load(records, group) {
+      for (const [docId, g] of byDocument(records, group)) {
+        // Merge with chunks already loaded from earlier batches.
+        const earlier = (docs.get(docId)?.chunkIds ?? []).flatMap((id) => {
+          const h = chunks.get(id);
+          return h ? [chunkOf(h)] : [];
+        });
+        const all = [...earlier, ...g.chunks].sort((a, b) => chunkOrdinal(a.id) - chunkOrdinal(b.id));
+        putDocument(g.doc, all);
+      }
+    },
+    snapshot: () => ({
+      docs: [...docs.values()],
+      chunks: [...chunks.values()].map((h) => h.info),
+      // Texts from a snapshot are copied as bytes, never decoded and encoded again.
+      texts: packTexts([...chunks.values()].map((h) => h.text)),
+      partitions: [...partitions].map(([g, p]): [string, LexicalSnapshot] => [g, p.snapshot()]),
+    }),
+    stats: () => statsOf(docs.values()),
+  };
+}
+
+/** Searches and term statistics over the BM25 partitions of the groups asked for. */
+function partitionSearch(partitions: Map<string, LexicalIndex>): Pick<Catalog, 'lexicalSearch' | 'idsWithTerm' | 'idf' | 'chunkCountIn'> {
+  return {
     lexicalSearch(groups, query, n) {
       const hits: Hit[] = [];
       for (const g of groups) {
@@ -205,9 +204,6 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
       }
       return out.slice(0, limit);
     },
-    get chunkCount() {
-      return chunks.size;
-    },
     idf(term, groups) {
       let best = 0;
       const searched = groups ? groups.map((g) => partitions.get(g)) : [...partitions.values()];
@@ -219,55 +215,86 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
       for (const g of new Set(groups)) n += partitions.get(g)?.size ?? 0;
       return n;
     },
-    groupOf(chunkId) {
-      const h = chunks.get(chunkId);
-      return h && docs.get(h.info.docId)?.access;
-    },
-    load(records, group) {
-      // Group by document, then merge with chunks already loaded from earlier batches.
-      const grouped = new Map<string, { doc: LabDocument; chunks: Chunk[] }>();
-      for (const r of records) {
-        const { doc, chunk } = fromChunkMetadata(r.id, r.text, r.metadata, group);
-        const g = grouped.get(doc.id) ?? { doc, chunks: [] };
-        g.chunks.push(chunk);
-        grouped.set(doc.id, g);
-      }
-      for (const [docId, g] of grouped) {
-        const earlier = (docs.get(docId)?.chunkIds ?? []).flatMap((id) => {
-          const h = chunks.get(id);
-          return h ? [chunkOf(h)] : [];
-        });
-        const all = [...earlier, ...g.chunks].sort((a, b) => chunkOrdinal(a.id) - chunkOrdinal(b.id));
-        putDocument(g.doc, all);
-      }
-    },
-    snapshot: () => ({
-      docs: [...docs.values()],
-      chunks: [...chunks.values()].map((h) => h.info),
-      // Texts from a snapshot are copied as bytes, never decoded and encoded again.
-      texts: packTexts([...chunks.values()].map((h) => h.text)),
-      partitions: [...partitions].map(([g, p]): [string, LexicalSnapshot] => [g, p.snapshot()]),
-    }),
-    stats() {
-      // Null-prototype: a source or group may be called "constructor".
-      const s: CatalogStats = { documents: 0, chunks: 0, bySource: Object.create(null), byGroup: Object.create(null) };
-      for (const d of docs.values()) {
-        const n = d.chunkIds.length;
-        s.documents += 1;
-        s.chunks += n;
-        const src = (s.bySource[d.source] ??= { documents: 0, chunks: 0, byKind: {} });
-        src.documents += 1;
-        src.chunks += n;
-        const k = (src.byKind[d.kind] ??= { documents: 0, chunks: 0 });
-        k.documents += 1;
-        k.chunks += n;
-        const g = (s.byGroup[d.access] ??= { documents: 0, chunks: 0 });
-        g.documents += 1;
-        g.chunks += n;
-      }
-      return s;
+  };
+}
+
+/** Fills an empty catalog's maps from a snapshot, refusing one whose parts disagree. */
+function restoreSnapshot({ partitions, docs, byPath, chunks }: CatalogState, from: CatalogSnapshot): void {
+  if (tableSize(from.texts) !== from.chunks.length) throw new RangeError('catalog snapshot: chunks and texts disagree');
+  for (const [group, index] of from.partitions) partitions.set(group, createLexicalIndex({}, index));
+  from.chunks.forEach((info, index) => chunks.set(info.id, { info, text: { table: from.texts, index } }));
+  // A chunk's group is its document's (groupOf): each chunk must belong to exactly the document
+  // that names it and sit in that document's partition, and no partition may hold more.
+  let owned = 0;
+  for (const d of from.docs) {
+    docs.set(d.id, d);
+    byPath.set(pathKey(d.source, d.path), d.id);
+    if (!d.chunkIds.every((id) => chunks.get(id)?.info.docId === d.id && partitions.get(d.access)?.has(id))) {
+      throw new RangeError(`catalog snapshot: chunks of ${d.id} are missing or another document's`);
+    }
+    owned += d.chunkIds.length;
+  }
+  let indexed = 0;
+  for (const p of partitions.values()) indexed += p.size;
+  if (indexed !== chunks.size || owned !== chunks.size)
+    throw new RangeError('catalog snapshot: the lexical index, the documents and the chunks disagree');
+}
+
+/** Records scanned from Chroma, grouped by document (a batch may hold several documents' chunks). */
+function byDocument(records: StoredRecord[], group: string): Map<string, { doc: LabDocument; chunks: Chunk[] }> {
+  const grouped = new Map<string, { doc: LabDocument; chunks: Chunk[] }>();
+  for (const r of records) {
+    const { doc, chunk } = fromChunkMetadata(r.id, r.text, r.metadata, group);
+    const g = grouped.get(doc.id) ?? { doc, chunks: [] };
+    g.chunks.push(chunk);
+    grouped.set(doc.id, g);
+  }
+  return grouped;
+}
+
+function passageOf(chunkId: string, score: number, h: Held, d: DocRecord): Passage {
+  const c = h.info;
+  return {
+    chunkId,
+    docId: d.id,
+    text: textOf(h),
+    section: c.section,
+    score,
+    meta: {
+      source: d.source,
+      kind: d.kind,
+      title: d.title,
+      authors: d.authors,
+      year: d.year,
+      journal: d.journal,
+      doi: d.doi,
+      url: d.url,
+      access: d.access,
+      step: c.step,
+      slide: c.slide,
+      page: c.page,
     },
   };
+}
+
+function statsOf(docs: Iterable<DocRecord>): CatalogStats {
+  // Null-prototype: a source or group may be called "constructor".
+  const s: CatalogStats = { documents: 0, chunks: 0, bySource: Object.create(null), byGroup: Object.create(null) };
+  for (const d of docs) {
+    const n = d.chunkIds.length;
+    s.documents += 1;
+    s.chunks += n;
+    const src = (s.bySource[d.source] ??= { documents: 0, chunks: 0, byKind: {} });
+    src.documents += 1;
+    src.chunks += n;
+    const k = (src.byKind[d.kind] ??= { documents: 0, chunks: 0 });
+    k.documents += 1;
+    k.chunks += n;
+    const g = (s.byGroup[d.access] ??= { documents: 0, chunks: 0 });
+    g.documents += 1;
+    g.chunks += n;
+  }
+  return s;
 }
 
 export function chunkOrdinal(chunkId: string): number {

@@ -4,7 +4,7 @@
 import type { Config } from '../config.ts';
 import type { Chunk, Passage, PassagePart } from '../types.ts';
 import { chunkOrdinal, type Catalog } from './catalog.ts';
-import { fuseRrf, fuseWeighted, type Ranked } from './fuse.ts';
+import { type FusedHit, fuseRrf, fuseWeighted, type Ranked } from './fuse.ts';
 import { exactMatchFraction, exactMatchers, extractExactTerms } from './identifiers.ts';
 import type { Reranker } from './rerank.ts';
 import { readNamedSource, type NamedSource } from './source-query.ts';
@@ -53,6 +53,9 @@ const EXACT_BOOST = 1;
 const NAMED_POOL = 1000;
 /** Ids found only through an exact identifier lookup, at most. */
 const EXACT_LOOKUP_LIMIT = 200;
+
+/** A hit as ranked: its fused score with the exact-match lift, and its reranker score once reranked. */
+type OrderedHit = FusedHit & { exact: number; rerank: number | undefined };
 
 export async function retrieve(
   question: string,
@@ -109,61 +112,18 @@ export async function retrieve(
   const tFuse = performance.now();
   const weights = [settings.denseWeight, settings.lexicalWeight];
   const fused = settings.fusion === 'rrf' ? fuseRrf([dense, lexical], weights, settings.rrfK) : fuseWeighted([dense, lexical], weights);
+  const scored = exactBoosted(question, fused, named, groups, deps.catalog, allowed);
+  const fuseMs = performance.now() - tFuse;
 
-  // Exact terms: make sure every chunk containing a rare identifier is a candidate, then lift
-  // the candidates that contain the terms literally.
-  const terms = extractExactTerms(question);
-  const matchers = exactMatchers(terms);
-  const candidates = new Map(fused.map((h) => [h.id, { ...h }]));
-  // Matchers are phrases first, then identifiers (see exactMatchers). An identifier common in
-  // the corpus (a cell line every protocol names) says little about which passage answers, so
-  // its boost shrinks with its idf; a rare catalogue number keeps the full boost.
-  const exactWeights = [...terms.phrases.map(() => 1), ...terms.identifiers.map((id) => identifierWeight(id, deps.catalog, groups))];
-  if (matchers.length) {
-    for (const id of terms.identifiers) {
-      for (const term of new Set(tokenize(id))) {
-        for (const cid of deps.catalog.idsWithTerm(groups, term, EXACT_LOOKUP_LIMIT)) {
-          if (!candidates.has(cid) && allowed(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
-        }
-      }
-    }
-  }
-  if (named?.restricts) {
-    for (const id of [...candidates.keys()]) if (!named.docIds.has(deps.catalog.chunkInfo(id)?.docId ?? '')) candidates.delete(id);
-    for (const cid of named.chunkIds) if (!candidates.has(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
-  }
-  // Documents that carry an unmatched name on their first page or in their file name compete with
-  // all their chunks, and go first (below).
-  for (const cid of named?.liftedChunkIds ?? [])
-    if (!candidates.has(cid) && allowed(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
+  const tRerank = performance.now();
   const liftedFirst = <T extends { id: string }>(list: T[]): T[] => {
     if (!named?.lifted.size) return list;
     const lifted = (id: string) => named.lifted.has(deps.catalog.chunkInfo(id)?.docId ?? '');
     return [...list.filter((h) => lifted(h.id)), ...list.filter((h) => !lifted(h.id))];
   };
-  const top = fused[0]?.score ?? 1;
-  const scored = [...candidates.values()].map((h) => {
-    const exact = exactMatchFraction(deps.catalog.searchText(h.id) ?? '', matchers, exactWeights);
-    return { ...h, exact, score: h.score + EXACT_BOOST * top * exact };
-  });
-  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  const fuseMs = performance.now() - tFuse;
-
-  const tRerank = performance.now();
   const depth = Math.min(settings.rerankDepth, scored.length);
   let ordered = liftedFirst(scored).map((h) => ({ ...h, rerank: undefined as number | undefined }));
-  if (deps.reranker && depth > 1) {
-    const head = ordered.slice(0, depth);
-    const reranked = await deps.reranker.rerank(
-      question,
-      head.map((h) => ({ id: h.id, text: deps.catalog.searchText(h.id) ?? '', score: h.score })),
-      { idf },
-    );
-    const byId = new Map(head.map((h) => [h.id, h]));
-    const newHead = reranked.filter((r) => byId.has(r.id)).map((r) => ({ ...byId.get(r.id)!, rerank: r.score }));
-    const missing = head.filter((h) => !newHead.some((x) => x.id === h.id));
-    ordered = [...newHead, ...missing, ...ordered.slice(depth)];
-  }
+  if (deps.reranker && depth > 1) ordered = await rerankHead(question, ordered, depth, deps.reranker, deps.catalog, idf);
   if (named?.kinds.length) {
     // "According to our Western blot protocol": passages of the named kind go first, each group in
     // the order ranking gave it (a kind word alone does not exclude the others).
@@ -177,18 +137,105 @@ export async function retrieve(
   ordered = liftedFirst(ordered);
   const rerankMs = performance.now() - tRerank;
 
+  return {
+    passages: topPassages(ordered, k, settings.expandTop, deps.catalog, allowed),
+    ...(named ? { source: named } : {}),
+    terms: termStats,
+    timings: { embedMs, denseMs, lexicalMs, fuseMs, rerankMs, totalMs: performance.now() - t0 },
+  };
+}
+
+/**
+ * The fused hits, widened and lifted by the question's exact terms (and narrowed to a source it
+ * names), best first.
+ */
+function exactBoosted(
+  question: string,
+  fused: FusedHit[],
+  named: NamedSource | undefined,
+  groups: string[],
+  catalog: Catalog,
+  allowed: (id: string) => boolean,
+): (FusedHit & { exact: number })[] {
+  // Exact terms: make sure every chunk containing a rare identifier is a candidate, then lift
+  // the candidates that contain the terms literally.
+  const terms = extractExactTerms(question);
+  const matchers = exactMatchers(terms);
+  const candidates = new Map(fused.map((h) => [h.id, { ...h }]));
+  // Matchers are phrases first, then identifiers (see exactMatchers). An identifier common in
+  // the corpus (a cell line every protocol names) says little about which passage answers, so
+  // its boost shrinks with its idf; a rare catalogue number keeps the full boost.
+  const exactWeights = [...terms.phrases.map(() => 1), ...terms.identifiers.map((id) => identifierWeight(id, catalog, groups))];
+  if (matchers.length) {
+    for (const id of terms.identifiers) {
+      for (const term of new Set(tokenize(id))) {
+        for (const cid of catalog.idsWithTerm(groups, term, EXACT_LOOKUP_LIMIT)) {
+          if (!candidates.has(cid) && allowed(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
+        }
+      }
+    }
+  }
+  if (named?.restricts) {
+    for (const id of [...candidates.keys()]) if (!named.docIds.has(catalog.chunkInfo(id)?.docId ?? '')) candidates.delete(id);
+    for (const cid of named.chunkIds) if (!candidates.has(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
+  }
+  // Documents that carry an unmatched name on their first page or in their file name compete with
+  // all their chunks, and go first (see liftedFirst in retrieve).
+  for (const cid of named?.liftedChunkIds ?? [])
+    if (!candidates.has(cid) && allowed(cid)) candidates.set(cid, { id: cid, score: 0, ranks: [undefined, undefined] });
+  const top = fused[0]?.score ?? 1;
+  const scored = [...candidates.values()].map((h) => {
+    const exact = exactMatchFraction(catalog.searchText(h.id) ?? '', matchers, exactWeights);
+    return { ...h, exact, score: h.score + EXACT_BOOST * top * exact };
+  });
+  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  return scored;
+}
+
+/** The first `depth` hits in the reranker's order (any it drops keep their place after it), then the rest. */
+async function rerankHead(
+  question: string,
+  ordered: OrderedHit[],
+  depth: number,
+  reranker: Reranker,
+  catalog: Catalog,
+  idf: (term: string) => number,
+): Promise<OrderedHit[]> {
+  const head = ordered.slice(0, depth);
+  const reranked = await reranker.rerank(
+    question,
+    head.map((h) => ({ id: h.id, text: catalog.searchText(h.id) ?? '', score: h.score })),
+    { idf },
+  );
+  const byId = new Map(head.map((h) => [h.id, h]));
+  const newHead = reranked.filter((r) => byId.has(r.id)).map((r) => ({ ...byId.get(r.id)!, rerank: r.score }));
+  const missing = head.filter((h) => !newHead.some((x) => x.id === h.id));
+  return [...newHead, ...missing, ...ordered.slice(depth)];
+}
+
+/**
+ * The first k readable hits as passages; the best `expandTop` carry their neighbouring chunks,
+ * which are then not repeated.
+ */
+function topPassages(
+  ordered: OrderedHit[],
+  k: number,
+  expandTop: number,
+  catalog: Catalog,
+  allowed: (id: string) => boolean,
+): RetrievedPassage[] {
   const passages: RetrievedPassage[] = [];
   const used = new Set<string>();
   for (const h of ordered) {
     if (passages.length >= k) break;
     if (used.has(h.id) || !allowed(h.id)) continue;
-    const p = deps.catalog.passage(h.id, h.rerank ?? h.score);
+    const p = catalog.passage(h.id, h.rerank ?? h.score);
     if (!p) continue;
     used.add(h.id);
     // Small-to-big: the best hits carry their neighbouring chunks, so an answer that straddles a
     // chunk boundary still reaches the model; neighbours shown this way are not repeated later.
-    if (passages.length < settings.expandTop) {
-      const { text, ids, parts } = withNeighbours(h.id, deps.catalog);
+    if (passages.length < expandTop) {
+      const { text, ids, parts } = withNeighbours(h.id, catalog);
       p.text = text;
       if (parts.length > 1) p.parts = parts;
       for (const id of ids) used.add(id);
@@ -198,12 +245,7 @@ export async function retrieve(
       debug: { denseRank: h.ranks[0], lexicalRank: h.ranks[1], fused: h.score, exact: h.exact, rerank: h.rerank },
     });
   }
-  return {
-    passages,
-    ...(named ? { source: named } : {}),
-    terms: termStats,
-    timings: { embedMs, denseMs, lexicalMs, fuseMs, rerankMs, totalMs: performance.now() - t0 },
-  };
+  return passages;
 }
 
 /** An identifier's weight: its idf relative to that of a term found in a single chunk, both over the searched groups. */

@@ -82,10 +82,17 @@ const MAX_NOTES = 50;
 
 const SEP = '\u0000';
 
+/** The Redis keys of one physical index: `k` for its own keys, `srcKey` for a source's records. */
+interface IndexKeys {
+  k: (s: string) => string;
+  srcKey: (source: string) => string;
+}
+
 /** `ns` isolates one labbot installation (and each test); `base` is one physical index. */
 export function createRecordStore(redis: Redis, ns: string, base: string, version: string): RecordStore {
   const k = (s: string) => `${ns}:idx:${base}:${s}`;
   const srcKey = (source: string) => k(`src:${source}`);
+  const indexKeys: IndexKeys = { k, srcKey };
   const parse = (json: string | null | undefined): DocRecord | undefined => (json ? (JSON.parse(json) as DocRecord) : undefined);
 
   async function atPath(source: string, p: string): Promise<DocRecord | undefined> {
@@ -119,21 +126,7 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
       return Object.values(all).map((j) => JSON.parse(j) as DocRecord);
     },
     async put(doc, chunks) {
-      const rec: DocRecord = {
-        id: doc.id,
-        source: doc.source,
-        path: doc.path,
-        access: doc.access,
-        ...(doc.accessFrom ? { accessFrom: doc.accessFrom } : {}),
-        kind: doc.kind,
-        title: doc.title,
-        contentHash: doc.contentHash,
-        ...(doc.fileDoi ? { fileDoi: doc.fileDoi } : {}),
-        chunkIds: chunks.map((c) => c.id),
-        chunkHashes: chunks.map((c) => c.hash),
-        indexedAt: new Date().toISOString(),
-        version,
-      };
+      const rec = recordOf(doc, chunks, version);
       const before = await redis.hget(k('ids'), doc.id);
       const tx = redis.multi();
       // A renamed page keeping its id: its old path no longer holds it.
@@ -156,6 +149,62 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
       await execChecked(tx, `removing the record of ${doc.id}`);
     },
     count: () => redis.hlen(k('ids')),
+    ...sourceBookkeeping(redis, indexKeys),
+    async drop() {
+      const sources = await redis.smembers(k('sources'));
+      const keys = [
+        k('ids'),
+        k('sources'),
+        k('identity'),
+        k('rev'),
+        k('snapshot-key'),
+        k('configured'),
+        k('notes'),
+        ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)]),
+      ];
+      await redis.del(...keys);
+    },
+    all,
+    revision,
+    async allAtRevision() {
+      // Every write changes the token in the same transaction as the records, so the same token
+      // before and after the read means no write came in between.
+      const before = await revision();
+      const records = await all();
+      return { records, revision: (await redis.get(k('rev'))) === before ? before : undefined };
+    },
+    ...indexProperties(redis, indexKeys),
+  };
+}
+
+/** The record of a document as indexed now, with this index version. */
+function recordOf(doc: LabDocument, chunks: Chunk[], version: string): DocRecord {
+  return {
+    id: doc.id,
+    source: doc.source,
+    path: doc.path,
+    access: doc.access,
+    ...(doc.accessFrom ? { accessFrom: doc.accessFrom } : {}),
+    kind: doc.kind,
+    title: doc.title,
+    contentHash: doc.contentHash,
+    ...(doc.fileDoi ? { fileDoi: doc.fileDoi } : {}),
+    chunkIds: chunks.map((c) => c.id),
+    chunkHashes: chunks.map((c) => c.hash),
+    indexedAt: new Date().toISOString(),
+    version,
+  };
+}
+
+/** Per source: its sync state, its problem files, whether the config names it. */
+function sourceBookkeeping(
+  redis: Redis,
+  { k, srcKey }: IndexKeys,
+): Pick<
+  RecordStore,
+  'sourceState' | 'setSourceState' | 'setProblem' | 'problems' | 'configuredSources' | 'markConfigured' | 'forgetSource'
+> {
+  return {
     async sourceState(source) {
       const raw = await redis.hgetall(k(`state:${source}`));
       return {
@@ -185,43 +234,6 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
     async problems(source) {
       return Object.values(await redis.hgetall(k(`problems:${source}`))).map((j) => JSON.parse(j) as FileProblem);
     },
-    async drop() {
-      const sources = await redis.smembers(k('sources'));
-      const keys = [
-        k('ids'),
-        k('sources'),
-        k('identity'),
-        k('rev'),
-        k('snapshot-key'),
-        k('configured'),
-        k('notes'),
-        ...sources.flatMap((s) => [srcKey(s), k(`state:${s}`), k(`problems:${s}`)]),
-      ];
-      await redis.del(...keys);
-    },
-    all,
-    revision,
-    async allAtRevision() {
-      // Every write changes the token in the same transaction as the records, so the same token
-      // before and after the read means no write came in between.
-      const before = await revision();
-      const records = await all();
-      return { records, revision: (await redis.get(k('rev'))) === before ? before : undefined };
-    },
-    async snapshotKey() {
-      await redis.set(k('snapshot-key'), randomBytes(32).toString('base64'), 'NX');
-      const key = await redis.get(k('snapshot-key'));
-      if (!key) throw new Error('the lexical snapshot key vanished as it was claimed');
-      return Buffer.from(key, 'base64');
-    },
-    identity: async () => (await redis.get(k('identity'))) ?? undefined,
-    async claimIdentity(id) {
-      await redis.set(k('identity'), id, 'NX');
-      return (await redis.get(k('identity'))) ?? id;
-    },
-    async setIdentity(id) {
-      await redis.set(k('identity'), id);
-    },
     configuredSources: () => redis.smembers(k('configured')),
     async markConfigured(sources) {
       if (sources.length) await redis.sadd(k('configured'), ...sources);
@@ -235,6 +247,29 @@ export function createRecordStore(redis: Redis, ns: string, base: string, versio
           .srem(k('configured'), source),
         `forgetting ${source}`,
       );
+    },
+  };
+}
+
+/** What the index holds besides records: its snapshot key, its identity, the notes for admins. */
+function indexProperties(
+  redis: Redis,
+  { k }: IndexKeys,
+): Pick<RecordStore, 'snapshotKey' | 'identity' | 'claimIdentity' | 'setIdentity' | 'addNote' | 'notes'> {
+  return {
+    async snapshotKey() {
+      await redis.set(k('snapshot-key'), randomBytes(32).toString('base64'), 'NX');
+      const key = await redis.get(k('snapshot-key'));
+      if (!key) throw new Error('the lexical snapshot key vanished as it was claimed');
+      return Buffer.from(key, 'base64');
+    },
+    identity: async () => (await redis.get(k('identity'))) ?? undefined,
+    async claimIdentity(id) {
+      await redis.set(k('identity'), id, 'NX');
+      return (await redis.get(k('identity'))) ?? id;
+    },
+    async setIdentity(id) {
+      await redis.set(k('identity'), id);
     },
     async addNote(text) {
       await execChecked(

@@ -4,7 +4,6 @@
 // administration. CLI and server both use it.
 import path from 'node:path';
 import type { Embeddings } from '@langchain/core/embeddings';
-import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
 import type { IndexedDoc, IngestTarget } from './types.ts';
 import type { IngestSummary, ProgressEvent } from './ingest/pipeline.ts';
@@ -43,9 +42,7 @@ export interface App extends Installation, Asker, Indexing, IndexAdmin {
   /** How the live index's lexical catalog was loaded (undefined where it is not mirrored). */
   readonly lexical: CatalogLoad | undefined;
   events: IndexEvents | undefined;
-  chat: BaseChatModel | undefined;
   reranker: Reranker;
-  version: string;
   versionDescription: string;
   chromaUrl: string;
   /** app.indexer.ingest / ingestSource / remove on the live index. */

@@ -34,7 +34,7 @@ export function configuredReranker(config: Config, log: Logger): Reranker {
       createOfflineReranker();
 }
 
-export function createAsker(deps: AskerDeps, reranker: Reranker): Omit<Asker, 'catalog' | 'records' | 'notices'> {
+export function createAsker(deps: AskerDeps, reranker: Reranker): Pick<Asker, 'retrieve' | 'ask' | 'onAsked'> {
   const { config, log, chat, notices } = deps;
   const listeners: ((e: AskedEvent) => void)[] = [];
 

@@ -3,6 +3,7 @@
 // physical indexes are separate: the queue worker needs the indexer and index administration,
 // never the answerer; the Slack bot and the dashboard ask, and read what the index holds.
 import type { Embeddings } from '@langchain/core/embeddings';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
 import type { AskResult, HistoryTurn } from './answer/answer.ts';
 import type { Config } from './config.ts';
@@ -41,6 +42,10 @@ export interface IndexView {
 
 /** Answering questions. */
 export interface Asker extends IndexView {
+  /** The chat model, when one is configured (a follow-up is made standalone with it too). */
+  chat: BaseChatModel | undefined;
+  /** The live index's settings version (shown by `/labbot status`). */
+  readonly version: string;
   retrieve(question: string, groups: string[], k?: number): Promise<RetrievalResult>;
   ask(
     question: string,

@@ -4,7 +4,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { App } from '../app.ts';
+import type { Asker, Installation } from '../ports.ts';
 import { askAs } from '../ask.ts';
 import type { RetrievedPassage } from '../search/retrieve.ts';
 import type { ActivityStore } from '../store/activity.ts';
@@ -16,7 +16,7 @@ const askBody = z.object({
 });
 
 export interface DashboardAskDeps {
-  app: App;
+  app: Asker & Pick<Installation, 'config'>;
   activity: ActivityStore | undefined;
   log: Logger;
   send(res: Response, status: number, body: unknown): void;

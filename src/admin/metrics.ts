@@ -4,7 +4,7 @@
 import { QueueEvents, type Queue, type Worker, type Job } from 'bullmq';
 import { Router } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { App } from '../app.ts';
+import type { Asker } from '../ports.ts';
 import { KINDS } from '../types.ts';
 
 export type AskOutcome = 'answered' | 'refused' | 'error';
@@ -19,7 +19,7 @@ export interface Metrics {
 
 const QUEUE_STATES = ['waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized', 'waiting-children'] as const;
 
-export function createMetrics(deps: { app: App; queue?: Queue; worker?: Worker }): Metrics {
+export function createMetrics(deps: { app: Pick<Asker, 'catalog' | 'onAsked'>; queue?: Queue; worker?: Worker }): Metrics {
   const registry = new Registry();
   const { app, queue, worker } = deps;
 

@@ -3,7 +3,7 @@
 import type { Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { App } from '../app.ts';
+import type { Asker, Installation } from '../ports.ts';
 import { toAskJson } from '../answer/ask-json.ts';
 import { askAs } from '../ask.ts';
 import type { ActivityStore } from '../store/activity.ts';
@@ -35,7 +35,7 @@ export interface HttpMounts {
   adminToken?: string;
 }
 
-export function createHttpApp(app: App, mounts: HttpMounts = {}): express.Express {
+export function createHttpApp(app: Installation & Asker, mounts: HttpMounts = {}): express.Express {
   const http = express();
   http.disable('x-powered-by');
   // Behind a TLS proxy: req.secure (Secure session cookie) and req.ip (rate limit) follow the

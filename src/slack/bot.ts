@@ -6,7 +6,7 @@ import { App as BoltApp, ExpressReceiver, LogLevel, SocketModeReceiver, type Log
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { App } from '../app.ts';
+import type { Asker } from '../ports.ts';
 import type { Config } from '../config.ts';
 import { SHUTDOWN_BUDGET } from '../shutdown.ts';
 import type { ActivityStore } from '../store/activity.ts';
@@ -30,7 +30,7 @@ import type { HandlerDeps } from './types.ts';
 import { createUserDirectory } from './user-names.ts';
 
 export interface SlackBotDeps {
-  app: App;
+  app: Asker;
   config: Config;
   redis: Redis;
   activity: ActivityStore;

@@ -1,6 +1,7 @@
-// What every Slack handler receives: the labbot App and the stores, passed in (no globals).
+// What every Slack handler receives: labbot's Asker (src/ports.ts), the bot's config and the
+// stores, passed in (no globals).
 import type { Logger } from 'pino';
-import type { App } from '../app.ts';
+import type { Asker } from '../ports.ts';
 import type { Config } from '../config.ts';
 import type { ActivityStore } from '../store/activity.ts';
 import type { AnswerMap } from './answer-map.ts';
@@ -15,7 +16,8 @@ import type { UserDirectory } from './user-names.ts';
 import type { ChannelPacer } from './pacer.ts';
 
 export interface HandlerDeps {
-  app: App;
+  app: Asker;
+  /** The bot's config: labbot's, or (a second bot beside it) another one. */
   config: Config;
   activity: ActivityStore;
   reindexer: Reindexer;

@@ -1,7 +1,7 @@
 // The sources part of the dashboard: each source's state, counts by kind, problems and first
 // documents (sourceViews), and the actions that queue a sync or an index rebuild.
 import { Router } from 'express';
-import type { App } from '../../app.ts';
+import type { Indexing, Installation } from '../../ports.ts';
 import type { SourceConfig } from '../../config.ts';
 import { enqueueRebuild, enqueueSync } from '../../queue/jobs.ts';
 import { KINDS } from '../../types.ts';
@@ -36,7 +36,7 @@ function displayLocation(url: string | undefined, path: string): string {
 }
 
 /** Every configured source, and any the index holds that is not configured (CLI ingest). */
-export async function sourceViews(app: App): Promise<SourceView[]> {
+export async function sourceViews(app: Installation & Indexing): Promise<SourceView[]> {
   const config = app.config;
   const stats = app.catalog.stats();
   // Each source's first documents by title, without sorting all of them.

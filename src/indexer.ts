@@ -22,7 +22,11 @@ import {
 import type { DoiEnricher } from './ingest/metadata/enrich.ts';
 import { checkPath } from './ingest/sources/folder.ts';
 import { prepareSource, sourceTarget, type PreparedSource } from './ingest/sources/prepare.ts';
+import type { RecordStore } from './store/records.ts';
 import type { EmbeddingCache, IndexedDoc, IndexLookup, IngestTarget } from './types.ts';
+
+type ProblemRecord = Parameters<RecordStore['setProblem']>[2] & {};
+type SourceStateUpdate = Parameters<RecordStore['setSourceState']>[1];
 
 export interface WriteOptions {
   /** The index written (a rebuild's new one); the live one by default. */
@@ -51,6 +55,10 @@ export interface Indexer {
   /** Reconciles one file of a source with the index, as the file is now (indexed, or removed when gone). */
   indexFile(source: SourceConfig, rel: string, opts?: { hash?: string; onProgress?: (e: ProgressEvent) => void }): Promise<FileResult>;
   remove(doc: IndexedDoc, into?: PhysicalIndex): Promise<void>;
+  /** Records why a file is not indexed (undefined: it is no longer a problem); a sync's planner finds some before any job. */
+  setProblem(source: string, rel: string, problem: ProblemRecord | undefined, into?: PhysicalIndex): Promise<void>;
+  /** Records a source's sync state (the commit or library version its documents reflect, the last error). */
+  setSourceState(source: string, state: SourceStateUpdate, into?: PhysicalIndex): Promise<void>;
   /** What an index holds, by path, id and source: its records, or its catalog without Redis. */
   lookup(into?: PhysicalIndex): IndexLookup;
 }
@@ -179,6 +187,12 @@ export function createIndexer(deps: IndexerDeps): Indexer {
       };
     },
     remove: (doc, into) => removeIndexed(doc, depsFor(target(into))),
+    setProblem: async (source, rel, problem, into) => {
+      await target(into).records?.setProblem(source, rel, problem);
+    },
+    setSourceState: async (source, state, into) => {
+      await target(into).records?.setSourceState(source, state);
+    },
     lookup: (into) => depsFor(target(into)).lookup,
   };
   return indexer;

@@ -116,10 +116,10 @@ async function zoteroCandidates(
       void o.job?.updateProgress({ source: source.id, zotero: p.phase, done: p.done, total: p.total }).catch(() => undefined),
     onWait: (ms, why) => app.log.info({ source: source.id, seconds: Math.round(ms / 1000), why }, 'Zotero asked to wait'),
   });
-  for (const p of z.resolved) await records.setProblem(source.id, p, undefined);
+  for (const p of z.resolved) await app.indexer.setProblem(source.id, p, undefined);
   for (const p of z.problems) {
     o.fresh.add(p.path);
-    await records.setProblem(source.id, p.path, { status: 'failed', reason: p.reason });
+    await app.indexer.setProblem(source.id, p.path, { status: 'failed', reason: p.reason });
   }
   app.log.info(
     {
@@ -173,7 +173,7 @@ export async function syncSource(app: Installation & Indexing, queue: Queue, dat
     return await syncOnce(app, queue, source, records, data, job);
   } catch (err) {
     // Shown on the dashboard until a sync of this source succeeds.
-    await records
+    await app.indexer
       .setSourceState(source.id, { lastError: `${new Date().toISOString()}: ${messageOf(err).slice(0, 500)}` })
       .catch(() => undefined);
     // A library that cannot be read until someone acts (an unsupported Zotero database) is not retried.
@@ -255,14 +255,15 @@ async function syncOnce(
       if (await isCurrent(rel, what)) {
         result.unchanged += 1;
         // Back to exactly what is indexed (a broken library or sidecar mended): its failure is over.
-        if (known.get(rel)?.contentHash === what.contentHash && problemPaths.has(rel)) await records.setProblem(source.id, rel, undefined);
+        if (known.get(rel)?.contentHash === what.contentHash && problemPaths.has(rel))
+          await app.indexer.setProblem(source.id, rel, undefined);
       } else await enqueue('index-doc', rel, what.contentHash);
       return;
     }
     if (what.state === 'refused' || what.state === 'error') {
-      await records.setProblem(source.id, rel, { status: what.state === 'refused' ? 'skipped' : 'failed', reason: what.reason });
+      await app.indexer.setProblem(source.id, rel, { status: what.state === 'refused' ? 'skipped' : 'failed', reason: what.reason });
     }
-    if (what.state === 'gone' && problemPaths.has(rel)) await records.setProblem(source.id, rel, undefined);
+    if (what.state === 'gone' && problemPaths.has(rel)) await app.indexer.setProblem(source.id, rel, undefined);
     // Whatever was indexed at a path that is now gone or a link leaves the index.
     if (what.state !== 'error' && known.has(rel)) await enqueue('delete-doc', rel, known.get(rel)?.contentHash);
   };
@@ -277,12 +278,12 @@ async function syncOnce(
     for (const i of listing.ignored) {
       const rel = relOf(source.path, i.path);
       present.add(rel);
-      await records.setProblem(source.id, rel, { status: 'skipped', reason: i.reason });
+      await app.indexer.setProblem(source.id, rel, { status: 'skipped', reason: i.reason });
     }
     for (const file of listing.files) {
       present.add(file.rel);
       if (!isSupported(file.rel)) {
-        await records.setProblem(source.id, file.rel, {
+        await app.indexer.setProblem(source.id, file.rel, {
           status: 'skipped',
           reason: `unsupported format "${path.extname(file.rel) || '(no extension)'}"`,
         });
@@ -293,9 +294,9 @@ async function syncOnce(
     for (const [rel, doc] of known) if (!present.has(rel)) await enqueue('delete-doc', rel, doc.contentHash);
     // Problems of files that are no longer there are over.
     for (const p of problems)
-      if (!present.has(p.path) && !known.has(p.path) && !fresh.has(p.path)) await records.setProblem(source.id, p.path, undefined);
+      if (!present.has(p.path) && !known.has(p.path) && !fresh.has(p.path)) await app.indexer.setProblem(source.id, p.path, undefined);
   }
-  await records.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
+  await app.indexer.setSourceState(source.id, { lastSyncAt: new Date().toISOString(), commit, lastError: '' });
   await clearPendingSync(queue, source.id, pending.entries, job?.id);
   return result;
 }

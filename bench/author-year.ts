@@ -48,7 +48,9 @@ const baselinePath = (rel: string) => {
   return rel.startsWith('src/ingest/') && !existsSync(p) ? path.resolve(values.baseline ?? '.', rel.slice(4)) : p;
 };
 const from = async <T>(rel: string, own: T): Promise<T> => (values.baseline ? ((await import(baselinePath(rel))) as T) : own);
-const { openApp } = await from('src/app.ts', appModule);
+// Checkouts from before the rename call it openApp.
+const appApi = (await from('src/app.ts', appModule)) as typeof appModule & { openApp?: typeof appModule.openLabbot };
+const openLabbot = appApi.openLabbot ?? appApi.openApp!;
 const { loadConfig } = await from('src/config.ts', configModule);
 const { runEval } = await from('src/eval/run.ts', runModule);
 const N = Number(values.papers);
@@ -184,12 +186,12 @@ for (let s = 0; s < SEEDS; s++) {
     const ids = zotero ? [] : await writeCorpus(corpus, papers, dir, seed);
     const sources = zotero ? zoteroConfig(zotero, dir).sources : [];
     const config = { ...base, collection: `ay-${corpus.replace(/\W+/g, '').toLowerCase()}-${Date.now().toString(36)}`, dataDir, sources };
-    const app = await openApp(config, createLogger('warn'), zotero ? {} : { loadCatalog: false });
+    const app = await openLabbot(config, createLogger('warn'), zotero ? {} : { loadCatalog: false });
     try {
       let summary: { failed: unknown[] };
       if (zotero) {
         const { prepareSource } = await from('src/ingest/sources/prepare.ts', prepareModule);
-        // ingestSource prepares its source itself now; an older checkout's App does not.
+        // ingestSource prepares its source itself now; an older checkout's Labbot does not.
         const old = app as unknown as { indexer?: unknown; ingestSettings: { maxFileBytes: number } };
         if (!old.indexer) await prepareSource(sources[0], { maxFileBytes: old.ingestSettings.maxFileBytes });
         summary = await app.ingestSource(sources[0]);

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { BM25Retriever } from '@langchain/community/retrievers/bm25';
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import matter from 'gray-matter';
-import { openApp } from '../src/app.ts';
+import { openLabbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { inSplit, SPLITS, type Split } from '../src/eval/split.ts';
 import { createLogger } from '../src/log.ts';
@@ -104,7 +104,7 @@ for (const [size, overlap] of [
   );
 }
 
-const app = await openApp(
+const app = await openLabbot(
   {
     ...base,
     collection: `baselines-${Date.now().toString(36)}`,

@@ -24,7 +24,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Chroma } from '@langchain/community/vectorstores/chroma';
 import { ChromaClient } from 'chromadb';
-import { openApp, type App } from '../src/app.ts';
+import { openLabbot, type Labbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { percentile, spread } from '../src/eval/stats.ts';
 import { createLogger } from '../src/log.ts';
@@ -86,8 +86,8 @@ console.error(`bench: Chroma ${chromaUrl}, work dir ${work}, ${runs} rounds, ${q
 
 // Indexed as `labbot ingest` does it with Redis: records are written, so a later `serve` finds them.
 const benchRedis = await tryConnectRedis(base.redisUrl);
-const openIndexApp = (collection: string): Promise<App> =>
-  openApp({ ...base, chromaUrl, collection, sources: [], dataDir: path.join(work, 'data') }, log, {
+const openIndexApp = (collection: string): Promise<Labbot> =>
+  openLabbot({ ...base, chromaUrl, collection, sources: [], dataDir: path.join(work, 'data') }, log, {
     loadCatalog: false,
     redis: benchRedis,
   });
@@ -226,7 +226,7 @@ interface Round {
 const rounds = new Map<number, Round[]>(sizes.map((s) => [s, []]));
 const recallBySize = new Map<number, { recall: number; p50: number }>();
 
-async function hnswRecall(app: App): Promise<{ recall: number; p50: number }> {
+async function hnswRecall(app: Labbot): Promise<{ recall: number; p50: number }> {
   const ids: string[] = [];
   const vecs: Float32Array[] = [];
   await app.store.scan('public', (rs) => rs.forEach((r) => ids.push(r.id)));

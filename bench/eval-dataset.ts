@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openApp } from '../src/app.ts';
+import { openLabbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { formatReport } from '../src/eval/report.ts';
 import { runEval } from '../src/eval/run.ts';
@@ -61,7 +61,7 @@ const config = {
   dataDir: base.chromaUrl ? base.dataDir : mkdtempSync(path.join(os.tmpdir(), 'labbot-eval-')),
   sources: [],
 };
-const app = await openApp(config, createLogger('warn'), { loadCatalog: false });
+const app = await openLabbot(config, createLogger('warn'), { loadCatalog: false });
 try {
   const t0 = performance.now();
   const summary = await app.ingest({ sourceId: name, root: docsDir });

@@ -15,7 +15,7 @@ import { Chroma } from '@langchain/community/vectorstores/chroma';
 import type { Document } from '@langchain/core/documents';
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { ChromaClient } from 'chromadb';
-import { openApp } from '../src/app.ts';
+import { openLabbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { percentile } from '../src/eval/stats.ts';
 import { createLogger } from '../src/log.ts';
@@ -62,7 +62,7 @@ export async function naiveChunks(dirs: string[], size: number, overlap: number)
 
 async function build(mode: Mode, job: LatencyJob): Promise<{ chunks: number; search: (q: string) => Promise<unknown> }> {
   if (mode === 'labbot-hybrid' || mode === 'labbot-lexical') {
-    const app = await openApp(loadConfig(), createLogger('warn'));
+    const app = await openLabbot(loadConfig(), createLogger('warn'));
     const groups = [app.config.access.default];
     const chunks = app.catalog.stats().chunks;
     if (mode === 'labbot-hybrid') return { chunks, search: (q) => app.retrieve(q, groups, job.k) };

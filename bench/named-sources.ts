@@ -38,7 +38,7 @@ interface Outcome {
   cites: boolean;
 }
 
-/** The slice of the App this bench uses, as every labbot version since named sources has it. */
+/** The slice of the Labbot this bench uses, as every labbot version since named sources has it. */
 interface BenchApp {
   ingest(target: { sourceId: string; root: string }): Promise<{ failed: unknown[] }>;
   ask(question: string): Promise<{ refused: boolean; passages: { doc_id: string }[]; citations: { doc_id: string }[] }>;
@@ -47,7 +47,9 @@ interface BenchApp {
 
 async function openTree(root: string, dataDir: string): Promise<BenchApp> {
   const mod = (p: string) => import(pathToFileURL(path.join(root, p)).href);
-  const [{ openApp }, { loadConfig }, { createLogger }] = await Promise.all([mod('src/app.ts'), mod('src/config.ts'), mod('src/log.ts')]);
+  const [appApi, { loadConfig }, { createLogger }] = await Promise.all([mod('src/app.ts'), mod('src/config.ts'), mod('src/log.ts')]);
+  // Checkouts from before the rename call it openApp.
+  const openLabbot = appApi.openLabbot ?? appApi.openApp;
   const configFile = path.join(dataDir, 'labbot.config.json');
   writeFileSync(configFile, JSON.stringify({ sources: [] }));
   const env: Record<string, string | undefined> = {
@@ -60,9 +62,13 @@ async function openTree(root: string, dataDir: string): Promise<BenchApp> {
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
   const config = loadConfig(env);
-  return openApp({ ...config, collection: `named-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}` }, createLogger('warn'), {
-    loadCatalog: false,
-  });
+  return openLabbot(
+    { ...config, collection: `named-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}` },
+    createLogger('warn'),
+    {
+      loadCatalog: false,
+    },
+  );
 }
 
 async function round(root: string, shelfDir: string, withLab: boolean, shelf: ShelfFile[]): Promise<Outcome[]> {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import express from 'express';
-import { openApp } from '../src/app.ts';
+import { openLabbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startChromaServer } from '../src/store/chroma-server.ts';
@@ -79,7 +79,7 @@ async function main() {
     LOG_LEVEL: 'silent',
     ...slackEnv(fake.apiUrl),
   });
-  const app = await openApp(config, createLogger('silent'));
+  const app = await openLabbot(config, createLogger('silent'));
   await app.ingestSource(config.sources[0]);
   const concurrency = process.env.BENCH_CONCURRENCY ? Number(process.env.BENCH_CONCURRENCY) : undefined;
   const bot = await startTestBot(app, { concurrency });

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openApp } from '../src/app.ts';
+import { openLabbot } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { inSplit, SPLITS, type Split } from '../src/eval/split.ts';
@@ -43,7 +43,7 @@ const config: Config = {
   sources: [],
   dataDir: base.chromaUrl ? base.dataDir : path.join(os.tmpdir(), 'labbot-sweep'),
 };
-const app = await openApp(config, createLogger('warn'));
+const app = await openLabbot(config, createLogger('warn'));
 const s = await app.ingest({ sourceId: name, root: path.join(dir, 'docs') });
 console.error(
   `${name}: ${app.catalog.stats().documents} docs, ${app.catalog.stats().chunks} chunks (${s.documents.indexed} newly indexed)`,

@@ -36,7 +36,7 @@ import { openCrossref } from './enrich/open.ts';
 export type { AskedEvent, IndexHandle } from './ports.ts';
 
 /** A running labbot: every port (src/ports.ts) wired over one live index. */
-export interface App extends Installation, Asker, Indexing, IndexAdmin {
+export interface Labbot extends Installation, Asker, Indexing, IndexAdmin {
   /** The live index's store (it changes on a blue/green switch). */
   readonly store: VectorStore;
   /** How the live index's lexical catalog was loaded (undefined where it is not mirrored). */
@@ -70,7 +70,7 @@ function configuredSettings(config: Config): IndexSettings {
   };
 }
 
-export async function openApp(config: Config, log: Logger, opts: { loadCatalog?: boolean; redis?: Redis } = {}): Promise<App> {
+export async function openLabbot(config: Config, log: Logger, opts: { loadCatalog?: boolean; redis?: Redis } = {}): Promise<Labbot> {
   const chroma = await connectChroma({ chromaUrl: config.chromaUrl, dataDir: config.dataDir }, log);
   const settings = configuredSettings(config);
   const embeddings = await createEmbeddings(config);

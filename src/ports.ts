@@ -1,5 +1,5 @@
 // The narrow faces of a running labbot (src/app.ts wires one of each): what the edges and the
-// queue depend on instead of the whole App. Asking, writing the index, and administering
+// queue depend on instead of the whole Labbot. Asking, writing the index, and administering
 // physical indexes are separate: the queue worker needs the indexer and index administration,
 // never the answerer; the Slack bot and the dashboard ask, and read what the index holds.
 import type { Embeddings } from '@langchain/core/embeddings';

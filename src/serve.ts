@@ -7,7 +7,7 @@ import type express from 'express';
 import { createHttpApp, listen } from './admin/server.ts';
 import { docViewRouter } from './admin/doc-view.ts';
 import { webhookRouter } from './admin/webhooks.ts';
-import { openApp, type App } from './app.ts';
+import { openLabbot, type Labbot } from './app.ts';
 import type { Config, SourceConfig } from './config.ts';
 import { enqueueRebuild, enqueueSync } from './queue/jobs.ts';
 import { startQueueRuntime, type QueueRuntime } from './queue/runtime.ts';
@@ -25,7 +25,7 @@ import { createActivityStore, type ActivityStore } from './store/activity.ts';
 import { startNoticeRecheck } from './enrich/recheck.ts';
 
 export interface Running {
-  app: App;
+  app: Labbot;
   url: string;
   server: Server;
   queue: QueueRuntime | undefined;
@@ -46,7 +46,7 @@ export interface Running {
 }
 
 /** First run for a source: index it in-process (batched, fast) so the first answer has material. */
-async function initialIngest(app: App, source: SourceConfig): Promise<void> {
+async function initialIngest(app: Labbot, source: SourceConfig): Promise<void> {
   const s = await app.indexer.ingestSource(source);
   app.log.info(
     { source: s.source, ...s.documents, chunks: s.chunks.written, skipped: s.skipped.length, failed: s.failed.length },
@@ -57,7 +57,7 @@ async function initialIngest(app: App, source: SourceConfig): Promise<void> {
 
 export interface ServeOptions {
   /** Extra routers (Slack, dashboard) built from the running app. */
-  routers?: (ctx: { app: App; queue: QueueRuntime | undefined; redis: Redis | undefined }) => Promise<express.Router[]>;
+  routers?: (ctx: { app: Labbot; queue: QueueRuntime | undefined; redis: Redis | undefined }) => Promise<express.Router[]>;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
 }
@@ -71,7 +71,7 @@ export async function startServe(config: Config, log: Logger, opts: ServeOptions
       'Redis is not reachable: no queue, webhooks or wiki freshness; sources are indexed once at start',
     );
   // A start that fails (Chroma refused or unreachable) must not leave Redis holding the process open.
-  const app = await openApp(config, log, { redis }).catch(async (err: unknown) => {
+  const app = await openLabbot(config, log, { redis }).catch(async (err: unknown) => {
     if (redis) await closeRedis(redis).catch(() => undefined);
     throw err;
   });

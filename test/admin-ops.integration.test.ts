@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { adminTokenFor } from '../src/admin/auth.ts';
 import { createAdminRouter, dashboardStartCheck } from '../src/admin/dashboard.ts';
 import { createMetrics } from '../src/admin/metrics.ts';
-import { openApp } from '../src/app.ts';
+import { openLabbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { freePort, startChromaServer } from '../src/store/chroma-server.ts';
@@ -42,7 +42,7 @@ describe('dashboard start check', () => {
   it('createAdminRouter throws that message', async () => {
     const config = loadConfig(testEnv({ env: { LABBOT_HOST: '0.0.0.0' } }));
     const log = createLogger('silent');
-    const app = await openApp(config, log);
+    const app = await openLabbot(config, log);
     try {
       const metrics = createMetrics({ app });
       await expect(

@@ -2,7 +2,7 @@
 // languages, access, and OpenAI-compatible providers against a local fake server.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { passageLine, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { openTestApp } from './helpers/app.ts';
 
@@ -13,7 +13,7 @@ const fileConfig = {
 };
 
 describe('ask (extractive, no model)', () => {
-  let app: App;
+  let app: Labbot;
   beforeAll(async () => {
     app = await openTestApp({ fileConfig });
     const s = await app.ingestSource(app.config.sources[0]);
@@ -87,7 +87,7 @@ describe('ask (extractive, no model)', () => {
 });
 
 describe('ask with an OpenAI-compatible model (fake server on 127.0.0.1)', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeOpenAI;
   beforeAll(async () => {
     fake = await startFakeOpenAI({ dimensions: 64 });

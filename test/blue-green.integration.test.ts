@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { rebuildIndex, retiredKey } from '../src/queue/rebuild.ts';
 import { IndexVersionError } from '../src/store/chroma-store.ts';
 import { liveBase } from '../src/store/records.ts';
@@ -23,7 +23,7 @@ afterEach(async () => {
 async function open(
   env: Record<string, string>,
   opts: { loadCatalog?: boolean } = {},
-): Promise<{ app: App; redis: Redis; close: () => Promise<void> }> {
+): Promise<{ app: Labbot; redis: Redis; close: () => Promise<void> }> {
   const opened = await openAppOwnRedis(env, opts);
   cleanups.push(opened.close);
   return opened;
@@ -40,7 +40,7 @@ function makeFolder(n: number): string {
   return dir;
 }
 
-const hasDense = (r: Awaited<ReturnType<App['retrieve']>>) => r.passages.some((p) => p.debug.denseRank !== undefined);
+const hasDense = (r: Awaited<ReturnType<Labbot['retrieve']>>) => r.passages.some((p) => p.debug.denseRank !== undefined);
 
 describe('blue/green rebuild', () => {
   it('a bot configured with the new model gets vector results before and after the switch; the old index is dropped only after every live process switched', async () => {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toAskJson } from '../src/answer/ask-json.ts';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { recheckNotices } from '../src/enrich/recheck.ts';
 import { answerMessages } from '../src/slack/format.ts';
@@ -71,7 +71,7 @@ describe('DOI enrichment from Crossref', () => {
     opened.push(h.close);
     return { app: h.app, env };
   };
-  const ingest = async (app: App) => {
+  const ingest = async (app: Labbot) => {
     const s = await app.ingestSource(app.config.sources[0]);
     expect(s.failed).toEqual([]);
     return s;
@@ -353,7 +353,7 @@ describe('DOI enrichment from Crossref', () => {
 });
 
 /** The environment an app was opened with, for a second process on the same index. */
-function loadConfigEnv(app: App): Record<string, string> {
+function loadConfigEnv(app: Labbot): Record<string, string> {
   const c = app.config;
   return {
     CHROMA_URL: c.chromaUrl!,

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docViewUrl } from '../src/answer/doc-links.ts';
 import { docViewRouter } from '../src/admin/doc-view.ts';
 import { createHttpApp, listen } from '../src/admin/server.ts';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import type { FakeSlack } from './helpers/fake-slack.ts';
 import { LINK_SECRET, midiprepStep, protocolFolder, PUBLIC_URL, STEPS } from './helpers/protocol-corpus.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
@@ -16,13 +16,13 @@ import { post, slashRequest } from './helpers/slack-request.ts';
 
 describe('document view', () => {
   let harness: SlackHarness | undefined;
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let bot: RunningBot;
   const servers: Server[] = [];
 
   /** A view server over this app, optionally with another config or clock. */
-  async function viewServer(opts: { config?: App['config']; now?: () => number } = {}): Promise<string> {
+  async function viewServer(opts: { config?: Labbot['config']; now?: () => number } = {}): Promise<string> {
     const router = docViewRouter({ catalog: () => app.catalog, config: opts.config ?? app.config, log: app.log, now: opts.now });
     const server = await listen(createHttpApp(app, { routers: [router] }), 0, '127.0.0.1');
     servers.push(server);

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { refusalText } from '../src/answer/messages.ts';
 import { runEval, type EvalReport } from '../src/eval/run.ts';
 import { passageLine, startFakeOpenAI, type ChatMessage, type FakeOpenAI } from './helpers/fake-openai.ts';
@@ -51,8 +51,8 @@ beforeAll(() => {
 
 describe('one context budget for every answer path', () => {
   let fake: FakeOpenAI;
-  let model: App;
-  let extractive: App;
+  let model: Labbot;
+  let extractive: Labbot;
   beforeAll(async () => {
     fake = await startFakeOpenAI();
     model = await openTestApp({

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../src/app.ts';
+import { openLabbot, type Labbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { enqueueSync } from '../src/queue/jobs.ts';
@@ -87,7 +87,7 @@ describe('fault suite', () => {
     });
     const redis = connectRedis(`redis://127.0.0.1:${port}`);
     redis.on('error', () => undefined);
-    const app: App = await openApp(loadConfig(env), createLogger('silent'), { redis });
+    const app: Labbot = await openLabbot(loadConfig(env), createLogger('silent'), { redis });
     const q = await startQueueRuntime(app, { worker: true, lockDurationMs: 3000, stalledIntervalMs: 1000 });
     cleanups.push(async () => {
       await q.close();

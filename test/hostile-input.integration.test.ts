@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import type { FileOutcome, IngestSummary } from '../src/ingest/pipeline.ts';
 import { makePaperPdf, PAPER_TITLE, utf8, zeroBytes } from './fixtures/make.ts';
 import {
@@ -89,7 +89,7 @@ const HOSTILE: Record<string, Expectation> = {
 const GOOD = ['protocols/miniprep.md', 'wiki/cold-room.html', 'papers/paper.pdf'];
 
 describe('a folder of hostile files, ingested in one run', () => {
-  let app: App;
+  let app: Labbot;
   let dir: string;
   let first: IngestSummary;
   let firstMs = 0;

@@ -5,7 +5,7 @@ import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../src/app.ts';
+import { openLabbot, type Labbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { eventsChannel } from '../src/index/events.ts';
@@ -19,9 +19,9 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
 });
 
-async function open(env: Record<string, string>): Promise<App> {
+async function open(env: Record<string, string>): Promise<Labbot> {
   const redis = connectRedis(TEST_REDIS_URL);
-  const app = await openApp(loadConfig(env), createLogger('silent'), { redis });
+  const app = await openLabbot(loadConfig(env), createLogger('silent'), { redis });
   cleanups.push(async () => {
     await app.close();
     await closeRedis(redis);

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ChromaClient } from 'chromadb';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startQueueRuntime } from '../src/queue/runtime.ts';
@@ -30,7 +30,7 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
 });
 
-async function open(env: Record<string, string>, log: Logger = createLogger('silent')): Promise<App> {
+async function open(env: Record<string, string>, log: Logger = createLogger('silent')): Promise<Labbot> {
   const opened = await openAppOwnRedis(env, { log });
   cleanups.push(opened.close);
   return Object.assign(opened.app, { close: opened.close });

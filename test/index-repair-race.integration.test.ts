@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../src/app.ts';
+import { openLabbot, type Labbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { createCatalog } from '../src/search/catalog.ts';
@@ -19,7 +19,7 @@ const page = (id: string, body: string) => `---\nid: ${id}\ntitle: ${id}\n---\n\
 describe('index repair against concurrent writers', () => {
   const redis = connectRedis(TEST_REDIS_URL);
   const dirs: string[] = [];
-  let app: App | undefined;
+  let app: Labbot | undefined;
   afterAll(async () => {
     await app?.close();
     await closeRedis(redis);
@@ -31,7 +31,7 @@ describe('index repair against concurrent writers', () => {
     dirs.push(root);
     writeFileSync(path.join(root, 'a.md'), page('a', 'Alpha buffer is kept at 4 degrees.'));
     writeFileSync(path.join(root, 'b.md'), page('b', 'Beta buffer is kept at room temperature.'));
-    app = await openApp(loadConfig(testEnv()), createLogger('silent'), { redis });
+    app = await openLabbot(loadConfig(testEnv()), createLogger('silent'), { redis });
     await app.ingest({ sourceId: 'lab', root });
 
     // The repair's view of Chroma, taken now...

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { makeDocx, makeEncryptedPdf, makePaperPdf, makeSlidesPptx } from './fixtures/make.ts';
 import { openTestApp, uniqueCollection } from './helpers/app.ts';
 
@@ -93,7 +93,7 @@ let encrypted: Uint8Array;
 const makePaperPdfSync = () => pdfBytes;
 
 describe('ingest into real Chroma', () => {
-  let app: App;
+  let app: Labbot;
   let dir: string;
 
   beforeAll(async () => {

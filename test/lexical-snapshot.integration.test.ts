@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, truncateSync, utimesSync,
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../src/app.ts';
+import { openLabbot, type Labbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
@@ -18,9 +18,9 @@ describe('lexical snapshot', () => {
   let redis: Redis;
   let env: Record<string, string>;
   let root: string;
-  const opened: App[] = [];
+  const opened: Labbot[] = [];
   const open = async (o: { loadCatalog?: boolean; withRedis?: boolean } = {}) => {
-    const app = await openApp(loadConfig(env), createLogger('silent'), {
+    const app = await openLabbot(loadConfig(env), createLogger('silent'), {
       loadCatalog: o.loadCatalog,
       redis: o.withRedis === false ? undefined : redis,
     });
@@ -28,7 +28,7 @@ describe('lexical snapshot', () => {
     return app;
   };
   // Lexical hits only: hashed dense vectors find something for any query.
-  const top = async (app: App, q: string) => [
+  const top = async (app: Labbot, q: string) => [
     ...new Set(app.catalog.lexicalSearch(['public'], q, 3).map((h) => app.catalog.chunk(h.id)!.docId)),
   ];
   const snapshotDir = () => path.join(env.LABBOT_DATA_DIR, 'lexical');

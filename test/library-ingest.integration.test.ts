@@ -15,7 +15,7 @@ import { libraryParseCount } from '../src/ingest/metadata/library.ts';
 import { enqueueSync } from '../src/queue/jobs.ts';
 import type { SyncResult } from '../src/queue/sync-source.ts';
 import { startServe, type Running } from '../src/serve.ts';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { betterBibtex, zoteroCslJson, zoteroRis, type LibraryPaper } from './fixtures/libraries.ts';
 import { renderPaperPdf, type GeneratedPaper, type PaperLayout } from './fixtures/papers.ts';
 import { openTestApp, testEnv } from './helpers/app.ts';
@@ -120,10 +120,10 @@ async function writeLab(root: string): Promise<void> {
   writeFileSync(path.join(root, 'protocols', 'weber2020.md'), '# Western blot\n\nThe PROTOCOLMARK protocol.\n');
 }
 
-const docAt = (app: App, rel: string) => [...app.catalog.docs()].find((d) => d.path === rel);
+const docAt = (app: Labbot, rel: string) => [...app.catalog.docs()].find((d) => d.path === rel);
 
 describe('library bibliographies through an in-process ingest', () => {
-  let app: App;
+  let app: Labbot;
   let root: string;
   const ingest = () => app.ingest({ sourceId: 'lab', root, kind: 'paper' });
   beforeAll(async () => {
@@ -229,7 +229,7 @@ describe('library bibliographies through an in-process ingest', () => {
 });
 
 describe('access from library entries, and libraries that cannot be read', () => {
-  let app: App;
+  let app: Labbot;
   beforeAll(async () => {
     app = await openTestApp({ env: { LLM: 'none' } });
   });

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { makeShelf, makeTextShelf, type ShelfFile } from './fixtures/shelf.ts';
 import { chatEnv, passageLine, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { openTestApp } from './helpers/app.ts';
@@ -25,7 +25,7 @@ async function shelfDir(files?: ShelfFile[]): Promise<{ dir: string; shelf: Shel
 }
 
 /** The shelf and the sample lab as two folder sources of one app, both ingested. */
-async function shelfBesideLab(files: ShelfFile[]): Promise<{ app: App; shelf: ShelfFile[] }> {
+async function shelfBesideLab(files: ShelfFile[]): Promise<{ app: Labbot; shelf: ShelfFile[] }> {
   const made = await shelfDir(files);
   const app = await openTestApp({
     fileConfig: {
@@ -43,7 +43,7 @@ async function shelfBesideLab(files: ShelfFile[]): Promise<{ app: App; shelf: Sh
 const docOf = (shelf: ShelfFile[], title: string) => `shelf:${shelf.find((f) => f.paper.title === title)!.name}`;
 
 describe('named sources on a shelf without metadata, beside the sample lab (no model)', () => {
-  let app: App;
+  let app: Labbot;
   let shelf: ShelfFile[];
   beforeAll(async () => {
     ({ app, shelf } = await shelfBesideLab(await makeShelf()));
@@ -93,7 +93,7 @@ describe('named sources on a shelf without metadata, beside the sample lab (no m
 });
 
 describe('named sources on papers kept as text files, beside the sample lab (no model)', () => {
-  let app: App;
+  let app: Labbot;
   let shelf: ShelfFile[];
   beforeAll(async () => {
     ({ app, shelf } = await shelfBesideLab(makeTextShelf()));
@@ -123,7 +123,7 @@ describe('named sources on papers kept as text files, beside the sample lab (no 
 });
 
 describe('named sources on a shelf with no metadata at all, with a model', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeOpenAI;
   let shelf: ShelfFile[];
   beforeAll(async () => {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AskResult } from '../src/answer/answer.ts';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { sourcesBlocks } from '../src/slack/format.ts';
 import { makeSlidesPptx, type SlideSpec } from './fixtures/make.ts';
 import { MINIPREP, TRANSFORMATION, makeProtocolDocx, protocolMarkdown } from './fixtures/protocols.ts';
@@ -50,7 +50,7 @@ const SLIDES: SlideSpec[] = [
  * Every quote shown under a source sits in a chunk of that document whose section is the one the
  * source names, and every label in the answer points at a passage of the section its source shows.
  */
-function expectOwnPlaces(app: App, r: AskResult, question: string): void {
+function expectOwnPlaces(app: Labbot, r: AskResult, question: string): void {
   for (const c of r.citations) {
     const chunks = app.catalog.doc(c.doc_id)!.chunkIds.map((id) => app.catalog.chunk(id)!);
     for (const quote of c.quotes) {
@@ -66,7 +66,7 @@ function expectOwnPlaces(app: App, r: AskResult, question: string): void {
 }
 
 describe('neighbouring chunks keep their own labels (no model)', () => {
-  let app: App;
+  let app: Labbot;
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-neighbours-'));
     writeFileSync(path.join(dir, 'screen-update.pptx'), await makeSlidesPptx(SLIDES));
@@ -142,7 +142,7 @@ describe('neighbouring chunks keep their own labels (no model)', () => {
 });
 
 describe('neighbouring chunks keep their own labels (with a model)', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeOpenAI;
   let prompts: ChatMessage[][] = [];
   beforeAll(async () => {

@@ -9,7 +9,7 @@ import { fileContentHash } from '../src/ingest/file-hash.ts';
 import { parseFile } from '../src/ingest/parse/index.ts';
 import { frontPageMeta, parseAuthorLine } from '../src/ingest/parse/pdf-front-page.ts';
 import { itemsToLines, joinAccents, type LayoutLine } from '../src/ingest/parse/pdf-layout.ts';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { DEV_MIX, generatePapers, renderPaperPdf, type AuthorStyle, type GeneratedPaper, type PaperLayout } from './fixtures/papers.ts';
 import { openTestApp } from './helpers/app.ts';
 
@@ -211,7 +211,7 @@ describe('an index built before PDFs were read this way', () => {
 });
 
 describe('PDFs without metadata, through ingest and ask', () => {
-  let app: App;
+  let app: Labbot;
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-nometa-'));

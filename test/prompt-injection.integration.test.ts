@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import type { AskResult } from '../src/answer/answer.ts';
 import { WITHHELD } from '../src/answer/injection.ts';
 import { passageLine, startFakeOpenAI, type ChatMessage, type FakeOpenAI } from './helpers/fake-openai.ts';
@@ -158,7 +158,7 @@ function expectValidCitations(r: AskResult): void {
 
 describe('prompt injection, forged citations, access walls and model failures', () => {
   let fake: FakeOpenAI;
-  let app: App;
+  let app: Labbot;
   let dir: string;
   let restrictedText: string;
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkDocument, detectKind } from '../src/ingest/chunk/index.ts';
 import { parseFile } from '../src/ingest/parse/index.ts';
 import { titleFromBlocks } from '../src/ingest/title.ts';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import type { ChunkDraft, Kind } from '../src/types.ts';
 import { makePaperPdf } from './fixtures/make.ts';
 import {
@@ -176,7 +176,7 @@ describe('protocols without front matter, from their shape', () => {
 });
 
 describe('protocols without front matter, ingested and cited by step', () => {
-  let app: App;
+  let app: Labbot;
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-protocols-'));
     writeFileSync(path.join(dir, 'transformation.md'), protocolMarkdown(TRANSFORMATION));

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../src/app.ts';
+import { openLabbot, type Labbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { enqueueRebuild, enqueueSync } from '../src/queue/jobs.ts';
@@ -36,9 +36,9 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
 });
 
-async function open(env: Record<string, string>): Promise<{ app: App; redis: Redis }> {
+async function open(env: Record<string, string>): Promise<{ app: Labbot; redis: Redis }> {
   const redis = connectRedis(TEST_REDIS_URL);
-  const app = await openApp(loadConfig(env), createLogger('silent'), { redis });
+  const app = await openLabbot(loadConfig(env), createLogger('silent'), { redis });
   cleanups.push(async () => {
     await app.close();
     await closeRedis(redis);
@@ -46,7 +46,7 @@ async function open(env: Record<string, string>): Promise<{ app: App; redis: Red
   return { app, redis };
 }
 
-async function runtime(app: App, worker: boolean): Promise<QueueRuntime> {
+async function runtime(app: Labbot, worker: boolean): Promise<QueueRuntime> {
   const r = await startQueueRuntime(app, { worker, lockDurationMs: 2000, stalledIntervalMs: 1000 });
   cleanups.push(() => r.close());
   return r;

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp } from '../src/app.ts';
+import { openLabbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { closeRedis, connectRedis, type Redis } from '../src/store/redis.ts';
@@ -21,7 +21,7 @@ afterAll(() => closeRedis(redis));
 
 describe('test Redis namespaces', () => {
   it("removes every key a test app wrote (records, embedding cache) and keeps others' keys", async () => {
-    const app = await openApp(loadConfig(testEnv()), createLogger('silent'), { redis });
+    const app = await openLabbot(loadConfig(testEnv()), createLogger('silent'), { redis });
     const prefix = `${app.ns}:`;
     expect(trackedPrefixes().get(TEST_REDIS_URL)?.has(prefix)).toBe(true);
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-cleanup-'));

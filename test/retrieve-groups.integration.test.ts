@@ -4,15 +4,15 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { openTestApp, uniqueCollection } from './helpers/app.ts';
 
-const apps: App[] = [];
+const apps: Labbot[] = [];
 afterAll(async () => {
   for (const a of apps) await a.close();
 });
 
-async function open(collection?: string): Promise<App> {
+async function open(collection?: string): Promise<Labbot> {
   const app = await openTestApp({ collection });
   apps.push(app);
   return app;

@@ -6,7 +6,7 @@
 // Redis and Chroma; Slack is the strict fake.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import type { FakeSlack } from './helpers/fake-slack.ts';
 import { waitForPost } from './helpers/slack-answers.ts';
 import { SIGNING_SECRET, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
@@ -29,7 +29,7 @@ const promptsOf = (body: Record<string, unknown>) =>
   (typeof body.prompts === 'string' ? JSON.parse(body.prompts) : body.prompts) as { title: string; message: string }[];
 
 describe('Slack agent experience', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let bot: RunningBot;
   let harness: SlackHarness | undefined;

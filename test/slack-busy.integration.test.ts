@@ -2,7 +2,7 @@
 // with the sample corpus; Slack is the fake Web API, which can hold a call to play a slow Slack.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import type { FakeSlack, SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import {
@@ -29,7 +29,7 @@ function shown(c: SlackCall): string {
 const inChannel = (fake: FakeSlack, method: string, channel: string) => fake.callsOf(method).filter((c) => c.body.channel === channel);
 
 describe('Slack bot in busy moments, shared channels, attachments and shutdown', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   const bots: RunningBot[] = [];
 

@@ -4,7 +4,7 @@
 // and Chroma with the sample corpus; Slack is the strict fake.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import type { FakeSlack, SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
 import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
@@ -42,7 +42,7 @@ const shareValue = (body: Record<string, unknown>) =>
 
 describe('Slack Connect is decided from conversations.info on every way in', () => {
   let harness: SlackHarness | undefined;
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let bot: RunningBot;
   const extra: RunningBot[] = [];

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp } from '../src/app.ts';
+import { openLabbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startChromaServer, type ChromaServer } from '../src/store/chroma-server.ts';
@@ -130,7 +130,7 @@ describe('never silent: empty index and Chroma outage', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-chroma-outage-'));
     let chroma: ChromaServer | undefined = await startChromaServer(dir);
     const config = loadConfig({ ...testEnv({ fileConfig, env: slackEnv(fake.apiUrl) }), CHROMA_URL: chroma.url });
-    const app = await openApp(config, createLogger('silent'));
+    const app = await openLabbot(config, createLogger('silent'));
     const bot = await startTestBot(app);
     try {
       await app.ingestSource(app.config.sources[0]);

@@ -6,7 +6,7 @@
 // deleted ones take their answer along. The first test prints the thread as posted.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import type { FakeMessage, FakeSlack } from './helpers/fake-slack.ts';
 import { shownTextOf, waitForPost } from './helpers/slack-answers.ts';
 import { SIGNING_SECRET, startTestBot, type RunningBot } from './helpers/slack-bot.ts';
@@ -26,7 +26,7 @@ const fileConfig = { sources: [{ id: 'lab', type: 'folder', path: LAB }], access
 const NAMES: Record<string, string> = { UADA: 'Ada', UBEN: 'Ben', UCAROL: 'Carol', UBOT: 'labbot' };
 
 describe('thread etiquette', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let bot: RunningBot;
   let harness: SlackHarness | undefined;

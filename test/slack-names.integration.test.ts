@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { namesIn, threadHistory } from '../src/slack/answer-question.ts';
 import { createUserDirectory } from '../src/slack/user-names.ts';
 import type { FakeOpenAI } from './helpers/fake-openai.ts';
@@ -53,7 +53,7 @@ const actionValue = (body: Record<string, unknown>, actionId: string) =>
   ((body.blocks as Blocks) ?? []).flatMap((b) => b.elements ?? []).find((e) => e.action_id === actionId)?.value;
 
 describe('mentioned users by name; private answers in full', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;

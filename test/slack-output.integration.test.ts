@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { threadHistory } from '../src/slack/answer-question.ts';
 import type { FakeOpenAI } from './helpers/fake-openai.ts';
 import { startModelSlackHarness, type ModelSlackHarness } from './helpers/slack-harness.ts';
@@ -51,7 +51,7 @@ const sectionText = (c: SlackCall) =>
     .join('\n');
 
 describe('Slack output and input, end to end', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;

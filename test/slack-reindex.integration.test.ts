@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import type { FakeSlack } from './helpers/fake-slack.ts';
 import type { RunningBot } from './helpers/slack-bot.ts';
 import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
@@ -36,7 +36,7 @@ function sources(): { papers: string; wiki: string } {
 }
 
 describe('/labbot reindex: one progress message that updates, the summary where docs/slack.md says', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let bot: RunningBot;
   let harness: SlackHarness | undefined;

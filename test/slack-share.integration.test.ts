@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { passageLine, type ChatMessage, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { validateMessage, type FakeMessage, type FakeSlack } from './helpers/fake-slack.ts';
 import { startTestBot, type RunningBot } from './helpers/slack-bot.ts';
@@ -92,7 +92,7 @@ function everyPassage(messages: ChatMessage[]): string {
 }
 
 describe('Share in channel: once, the private copy deleted, long answers threaded', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import { routeSlashCommand } from '../src/slack/slash.ts';
 import { passageLine, type FakeOpenAI } from './helpers/fake-openai.ts';
 import type { FakeSlack } from './helpers/fake-slack.ts';
@@ -28,7 +28,7 @@ function labFolder(): string {
 }
 
 describe('/labbot: acknowledged at once, a question without `ask`, subcommands by one rule', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let openai: FakeOpenAI;
   let bot: RunningBot;

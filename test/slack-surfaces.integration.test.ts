@@ -3,7 +3,7 @@
 // and Chroma; Slack is the fake Web API.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import type { FakeSlack } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { startSlackHarness, type SlackHarness } from './helpers/slack-harness.ts';
@@ -32,7 +32,7 @@ type Blocks = {
 const sections = (blocks: unknown) => ((blocks as Blocks) ?? []).filter((b) => b.type === 'section').map((b) => b.text!.text);
 
 describe('Slack surfaces', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let bot: RunningBot;
   let harness: SlackHarness | undefined;

@@ -2,7 +2,7 @@
 // only Slack is replaced, by a fake Web API on 127.0.0.1 that enforces Block Kit limits.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.ts';
+import type { Labbot } from '../src/app.ts';
 import type { FakeSlack, SlackCall } from './helpers/fake-slack.ts';
 import { SIGNING_SECRET, type RunningBot } from './helpers/slack-bot.ts';
 import { feedbackRecordId, waitForPost } from './helpers/slack-answers.ts';
@@ -38,7 +38,7 @@ function shownText(c: SlackCall): string {
 }
 
 describe('Slack bot over HTTP (Events API)', () => {
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let bot: RunningBot;
 

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../src/app.ts';
+import { openLabbot, type Labbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { enqueueRebuild, requestSync } from '../src/queue/jobs.ts';
@@ -21,9 +21,9 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
 });
 
-async function open(env: Record<string, string>, loadCatalog: boolean): Promise<App> {
+async function open(env: Record<string, string>, loadCatalog: boolean): Promise<Labbot> {
   const redis = connectRedis(TEST_REDIS_URL);
-  const app = await openApp(loadConfig(env), createLogger('silent'), { redis, loadCatalog });
+  const app = await openLabbot(loadConfig(env), createLogger('silent'), { redis, loadCatalog });
   cleanups.push(async () => {
     await app.close();
     await closeRedis(redis);

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../src/app.ts';
+import { openLabbot, type Labbot } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { enqueueDoc } from '../src/queue/jobs.ts';
@@ -33,7 +33,7 @@ describe('worker shutdown', () => {
       fileConfig: { sources: [{ id: 'docs', type: 'folder', path: folder }], queue: { concurrency: 1 } },
     });
     const redis = connectRedis(TEST_REDIS_URL);
-    const app: App = await openApp(loadConfig(env), createLogger('silent'), { redis });
+    const app: Labbot = await openLabbot(loadConfig(env), createLogger('silent'), { redis });
     const q: QueueRuntime = await startQueueRuntime(app, { worker: false });
     cleanups.push(async () => {
       await q.close();

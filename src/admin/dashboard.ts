@@ -6,7 +6,7 @@
 import type { Queue } from 'bullmq';
 import express, { Router } from 'express';
 import type { Logger } from 'pino';
-import type { App } from '../app.ts';
+import type { Labbot } from '../app.ts';
 import type { ActivityStore } from '../store/activity.ts';
 import type { Redis } from '../store/redis.ts';
 import { type AdminToken, createAuth, dashboardStartCheck } from './auth.ts';
@@ -27,7 +27,7 @@ export { dashboardStartCheck } from './auth.ts';
 export { readyzRouter } from './dashboard/readyz.ts';
 
 export interface AdminDeps {
-  app: App;
+  app: Labbot;
   queue: Queue | undefined;
   redis: Redis | undefined;
   activity: ActivityStore | undefined;

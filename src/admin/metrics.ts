@@ -1,6 +1,6 @@
 // Prometheus metrics on GET /metrics, in a Registry of our own (never prom-client's global one).
 // Queue depth and index sizes are read when scraped; latencies and outcomes are observed by the
-// App itself (every ask, whichever path it came by: Slack, /api/ask, the dashboard).
+// Labbot itself (every ask, whichever path it came by: Slack, /api/ask, the dashboard).
 import { QueueEvents, type Queue, type Worker, type Job } from 'bullmq';
 import { Router } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';

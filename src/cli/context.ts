@@ -1,6 +1,6 @@
-// What every command starts from: the config, a logger for what the command is, and the App.
+// What every command starts from: the config, a logger for what the command is, and the Labbot.
 import type { Logger } from 'pino';
-import { openApp, type App } from '../app.ts';
+import { openLabbot, type Labbot } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { chooseLogging, createLogger } from '../log.ts';
 import { closeRedis, tryConnectRedis } from '../store/redis.ts';
@@ -21,12 +21,12 @@ export function setup(role: 'service' | 'command' = 'command'): CommandEnv {
   return { config, log };
 }
 
-export async function withApp<T>(fn: (app: App) => Promise<T>, opts: { loadCatalog?: boolean; env?: CommandEnv } = {}): Promise<T> {
+export async function withApp<T>(fn: (app: Labbot) => Promise<T>, opts: { loadCatalog?: boolean; env?: CommandEnv } = {}): Promise<T> {
   const { config, log } = opts.env ?? setup();
   // With Redis, the CLI sees the live index after a blue/green switch, and its ingests update the
   // records and every running bot's lexical index. Without it, it works on its own.
   const redis = await tryConnectRedis(config.redisUrl, 1000);
-  const app = await openApp(config, log, { loadCatalog: opts.loadCatalog, redis });
+  const app = await openLabbot(config, log, { loadCatalog: opts.loadCatalog, redis });
   try {
     return await fn(app);
   } finally {

@@ -1,7 +1,7 @@
 // `labbot reindex`: queue a re-sync of sources, or a blue/green rebuild, for the workers, and follow it.
 import type { Queue } from 'bullmq';
 import type { Command } from 'commander';
-import { openApp } from '../app.ts';
+import { openLabbot } from '../app.ts';
 import { ConfigError, type SourceConfig } from '../config.ts';
 import { redactUrls } from '../log.ts';
 import { enqueueRebuild, requestSync } from '../queue/jobs.ts';
@@ -88,7 +88,7 @@ export function addReindexCommand(program: Command): void {
         throw new ConfigError(
           `reindex needs Redis (the queue); nothing answers at ${redactUrls(config.redisUrl)}. Use \`labbot ingest\` to index in-process.`,
         );
-      const app = await openApp(config, log, { redis, loadCatalog: false });
+      const app = await openLabbot(config, log, { redis, loadCatalog: false });
       const runtime = await startQueueRuntime(app, { worker: false });
       try {
         if (opts.rebuild) await rebuild(runtime.queue, opts);

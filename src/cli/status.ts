@@ -1,9 +1,9 @@
 // `labbot status`: what the index holds and what it was built with.
 import type { Command } from 'commander';
-import type { App } from '../app.ts';
+import type { Labbot } from '../app.ts';
 import { withApp } from './context.ts';
 
-async function collectStatus(app: App) {
+async function collectStatus(app: Labbot) {
   return {
     chroma_url: app.chromaUrl,
     collection: app.config.collection,

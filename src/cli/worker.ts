@@ -1,6 +1,6 @@
 // `labbot worker`: a queue worker that syncs sources, indexes and deletes documents, rebuilds.
 import type { Command } from 'commander';
-import { openApp } from '../app.ts';
+import { openLabbot } from '../app.ts';
 import { ConfigError } from '../config.ts';
 import { redactUrls } from '../log.ts';
 import { reconcileWithConfig } from '../queue/reconcile-config.ts';
@@ -20,7 +20,7 @@ export function addWorkerCommand(program: Command): void {
       if (!redis) throw new ConfigError(`The worker needs Redis; nothing answers at ${redactUrls(config.redisUrl)} (REDIS_URL).`);
       // A worker reads what is indexed from Redis records, not from a lexical index in memory:
       // skipping the catalog saves its start-up load and about half a bot's memory.
-      const app = await openApp(config, log, { redis, loadCatalog: false });
+      const app = await openLabbot(config, log, { redis, loadCatalog: false });
       await reconcileWithConfig(app);
       const runtime = await startQueueRuntime(app, { worker: true });
       log.info({ concurrency: config.queue.concurrency, queue: 'labbot-index' }, 'worker started');

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Redis } from '../store/redis.ts';
 import type { CrossrefEnricher } from './crossref-enricher.ts';
 
-/** What a re-check needs of a serving process (an App has all of it). */
+/** What a re-check needs of a serving process (a Labbot has all of it). */
 export interface RecheckDeps {
   enricher?: Pick<CrossrefEnricher, 'recheck'>;
   catalog: { docs(): Iterable<{ doi?: string }> };

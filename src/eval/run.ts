@@ -1,8 +1,8 @@
-// Runs an evaluation against an open App: retrieval metrics on every question and, with
+// Runs an evaluation against an open Labbot: retrieval metrics on every question and, with
 // `answers`, the full ask path (retrieve, context budget, model or extractive answer, citation
 // check) scored end to end. Used by `labbot eval` and `npm run eval`, so both report the same.
 import { answerQuestion, type AskResult } from '../answer/answer.ts';
-import type { App } from '../app.ts';
+import type { Labbot } from '../app.ts';
 import { describeModel } from '../models/chat.ts';
 import type { RetrievalResult } from '../search/retrieve.ts';
 import {
@@ -65,7 +65,7 @@ export interface EvalReport {
   results: EvalResultRow[];
 }
 
-type EvalApp = Pick<App, 'config' | 'log' | 'chat' | 'retrieve'>;
+type EvalApp = Pick<Labbot, 'config' | 'log' | 'chat' | 'retrieve'>;
 
 const asEvalPassages = (r: RetrievalResult): EvalPassage[] =>
   r.passages.map((p) => ({ doc_id: p.docId, chunk_id: p.chunkId, section: p.section, text: p.text, score: p.score }));

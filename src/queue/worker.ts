@@ -1,4 +1,4 @@
-// The queue worker: runs sync-source, index-doc, delete-doc and rebuild jobs against an App.
+// The queue worker: runs sync-source, index-doc, delete-doc and rebuild jobs against labbot (its Indexing and IndexAdmin ports).
 // Several workers (threads of one process or processes on several machines) share the queue:
 // per-document jobs are deduplicated by document, and the record of what is indexed lives in Redis.
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job, type Queue } from 'bullmq';

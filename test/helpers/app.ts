@@ -1,9 +1,9 @@
-// Opens a real labbot App against the shared test Chroma server, in its own collection.
+// Opens a real labbot Labbot against the shared test Chroma server, in its own collection.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { openApp, type App } from '../../src/app.ts';
+import { openLabbot, type Labbot } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Logger } from 'pino';
@@ -41,21 +41,21 @@ export function testEnv(opts: TestAppOptions = {}): Record<string, string> {
   };
 }
 
-export async function openTestApp(opts: TestAppOptions = {}): Promise<App> {
+export async function openTestApp(opts: TestAppOptions = {}): Promise<Labbot> {
   const config = loadConfig(testEnv(opts));
-  return openApp(config, createLogger('silent'));
+  return openLabbot(config, createLogger('silent'));
 }
 
 /**
- * An App on a Redis connection of its own, as a separate process would open it; `close` (safe to
+ * A Labbot on a Redis connection of its own, as a separate process would open it; `close` (safe to
  * call twice) closes both.
  */
 export async function openAppOwnRedis(
   env: Record<string, string>,
   opts: { log?: Logger; loadCatalog?: boolean } = {},
-): Promise<{ app: App; redis: Redis; close: () => Promise<void> }> {
+): Promise<{ app: Labbot; redis: Redis; close: () => Promise<void> }> {
   const redis = connectRedis(TEST_REDIS_URL);
-  const app = await openApp(loadConfig(env), opts.log ?? createLogger('silent'), {
+  const app = await openLabbot(loadConfig(env), opts.log ?? createLogger('silent'), {
     redis,
     ...(opts.loadCatalog === undefined ? {} : { loadCatalog: opts.loadCatalog }),
   });

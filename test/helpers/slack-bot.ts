@@ -1,8 +1,8 @@
 // A real labbot Slack bot (Bolt, HTTP mode) on 127.0.0.1 against the fake Slack, real Redis and the
-// App it is given. Used by the Slack integration tests and bench/slack-ack.ts.
+// Labbot it is given. Used by the Slack integration tests and bench/slack-ack.ts.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { App } from '../../src/app.ts';
+import type { Labbot } from '../../src/app.ts';
 import { createHttpApp, listen } from '../../src/admin/server.ts';
 import type { Config } from '../../src/config.ts';
 import { createSlackBot, type SlackBot } from '../../src/slack/bot.ts';
@@ -42,7 +42,7 @@ export interface RunningBot {
 }
 
 export async function startTestBot(
-  app: App,
+  app: Labbot,
   /** `prefix`: another bot's, to run this one as a second replica of the same app. */
   opts: { config?: Config; reindexer?: Reindexer; concurrency?: number; drainMs?: number; prefix?: string; progressEditMs?: number } = {},
 ): Promise<RunningBot> {

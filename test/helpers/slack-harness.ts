@@ -1,7 +1,7 @@
-// One Slack integration set-up: the fake Slack, an App (shared test Chroma, real Redis) whose Slack
+// One Slack integration set-up: the fake Slack, a Labbot (shared test Chroma, real Redis) whose Slack
 // points at the fake, its first source indexed, and the bot; closed in reverse order.
 import { citationLink } from '../../src/answer/cite.ts';
-import type { App } from '../../src/app.ts';
+import type { Labbot } from '../../src/app.ts';
 import type { IngestSummary } from '../../src/ingest/pipeline.ts';
 import { openTestApp } from './app.ts';
 import { chatEnv, startFakeOpenAI, type FakeOpenAI } from './fake-openai.ts';
@@ -12,7 +12,7 @@ export interface SlackHarness {
   fake: FakeSlack;
   /** The first source's ingest, unless the harness was started without one. */
   ingested?: IngestSummary;
-  app: App;
+  app: Labbot;
   bot: RunningBot;
   close(): Promise<void>;
 }
@@ -21,7 +21,7 @@ export interface SlackHarness {
  * The URLs a masked link may go to: each indexed document's own (its DOI link or URL, any deep-link
  * fragment) and labbot's signed document view. Read at each check, so documents indexed later count.
  */
-export function documentLinks(app: App): (string | RegExp)[] {
+export function documentLinks(app: Labbot): (string | RegExp)[] {
   const out: (string | RegExp)[] = [];
   for (const d of app.catalog.docs()) {
     const link = citationLink(d);
@@ -43,7 +43,7 @@ export interface SlackAppOptions {
 export type SlackApp = Omit<SlackHarness, 'bot'>;
 
 /**
- * The fake Slack and an App pointed at it, its first source indexed, without a bot: for suites
+ * The fake Slack and a Labbot pointed at it, its first source indexed, without a bot: for suites
  * that start bots of their own (several, or with other options) on the one app.
  */
 export async function startSlackApp(opts: SlackAppOptions): Promise<SlackApp> {

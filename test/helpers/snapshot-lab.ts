@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { openApp } from '../../src/app.ts';
+import { openLabbot } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { requestSync } from '../../src/queue/jobs.ts';
@@ -41,7 +41,7 @@ export function snapshotLab(): SnapshotLab {
     serve: (log = createLogger('silent')) => startServe(loadConfig(env), log),
     async resyncThroughWorker() {
       const redis = connectRedis(TEST_REDIS_URL);
-      const app = await openApp(loadConfig(env), createLogger('silent'), { redis, loadCatalog: false });
+      const app = await openLabbot(loadConfig(env), createLogger('silent'), { redis, loadCatalog: false });
       try {
         await reconcileWithConfig(app);
         const runtime = await startQueueRuntime(app, { worker: true });

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
+import type { Labbot } from '../../src/app.ts';
 import { findInjectedInstructions, WITHHELD } from '../../src/answer/injection.ts';
 import { startFakeOpenAI, type ChatMessage, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { openTestApp } from '../helpers/app.ts';
@@ -110,8 +110,8 @@ const sentToModel = (fake: FakeOpenAI, from: number): ChatMessage[][] =>
 
 describe('a planted instruction is neither the answer nor shown to the model as an instruction', () => {
   let dir: string;
-  let extractive: App;
-  let withModel: App;
+  let extractive: Labbot;
+  let withModel: Labbot;
   let fake: FakeOpenAI;
 
   beforeAll(async () => {

@@ -7,12 +7,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
+import type { Labbot } from '../../src/app.ts';
 import type { IngestSummary } from '../../src/ingest/pipeline.ts';
 import { accessVariants, brokenAccessVariants, type AccessVariant } from '../helpers/access-variants.ts';
 import { openTestApp } from '../helpers/app.ts';
 
-let app: App;
+let app: Labbot;
 beforeAll(async () => {
   app = await openTestApp();
 });
@@ -43,7 +43,7 @@ async function ingestAndAsk(
   const summary = await app.ingest({ sourceId, root: dir });
   const doc = [...app.catalog.docs()].find((d) => d.source === sourceId && d.path === Object.keys(files)[0]);
   const question = `What does the ${marker} note say?`;
-  const ofThisSource = (r: Awaited<ReturnType<App['ask']>>) =>
+  const ofThisSource = (r: Awaited<ReturnType<Labbot['ask']>>) =>
     r.passages.filter((p) => p.doc_id.startsWith(`${sourceId}:`)).map((p) => p.text);
   return {
     summary,

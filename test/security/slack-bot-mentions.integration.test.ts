@@ -5,7 +5,7 @@
 // and Chroma with the sample lab; Slack is the strict fake.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
+import type { Labbot } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { testEnv } from '../helpers/app.ts';
 import type { FakeSlack } from '../helpers/fake-slack.ts';
@@ -37,7 +37,7 @@ const touched = (fake: FakeSlack, channel: string) =>
 
 describe('bot-authored mentions are ignored unless slack.allowBots lists the bot', () => {
   let harness: SlackHarness | undefined;
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let bot: RunningBot;
   const extra: RunningBot[] = [];

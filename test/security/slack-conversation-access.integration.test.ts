@@ -7,7 +7,7 @@
 // Slack is the strict fake (a DM between two people is channel_not_found to labbot, as in Slack).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
+import type { Labbot } from '../../src/app.ts';
 import type { FakeMessage, FakeSlack } from '../helpers/fake-slack.ts';
 import { postIn, shownTextOf, waitForPost } from '../helpers/slack-answers.ts';
 import { SIGNING_SECRET, startTestBot, type RunningBot } from '../helpers/slack-bot.ts';
@@ -32,7 +32,7 @@ const GROUP_DM = 'CGROUPDM';
 
 describe('personal grants apply only in labbot’s own DM with the asker, as Slack reports it', () => {
   let harness: SlackHarness | undefined;
-  let app: App;
+  let app: Labbot;
   let fake: FakeSlack;
   let bot: RunningBot;
   const extra: RunningBot[] = [];

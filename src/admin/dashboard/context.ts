@@ -2,13 +2,13 @@
 import type { Queue } from 'bullmq';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { App } from '../../app.ts';
+import type { Labbot } from '../../app.ts';
 import type { ActivityStore } from '../../store/activity.ts';
 import type { Auth } from '../auth.ts';
 import type { Refusals } from './refusals.ts';
 
 export interface DashboardContext {
-  app: App;
+  app: Labbot;
   queue: Queue | undefined;
   activity: ActivityStore | undefined;
   log: Logger;

@@ -1,6 +1,6 @@
 // GET /readyz (no authentication): Chroma and Redis reachable; served even when the dashboard is not.
 import { Router } from 'express';
-import type { App } from '../../app.ts';
+import type { Labbot } from '../../app.ts';
 import type { Redis } from '../../store/redis.ts';
 
 function withTimeout<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
@@ -8,7 +8,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
 }
 
 /** GET /readyz (no authentication): Chroma and Redis reachable; served even when the dashboard is not. */
-export function readyzRouter(app: App, redis: Redis | undefined): Router {
+export function readyzRouter(app: Labbot, redis: Redis | undefined): Router {
   const router = Router();
   router.get('/readyz', async (_req, res) => {
     const [chroma, redisOk] = await Promise.all([

@@ -69,7 +69,10 @@ const zoteroName = (p: GeneratedPaper, ext: string) =>
 /** The paper's text as Markdown: title, abstract, results. No author or year in the body. */
 function body(p: GeneratedPaper): string {
   const t = p.truth;
-  return `# ${t.title}\n\n## Abstract\n\n${t.abstract}\n\n## Results\n\n${t.findings.join(' ')} We measured ${t.topic} in three independent clutches, blind to genotype.\n`;
+  return (
+    `# ${t.title}\n\n## Abstract\n\n${t.abstract}\n\n## Results\n\n${t.findings.join(' ')} ` +
+    `We measured ${t.topic} in three independent clutches, blind to genotype.\n`
+  );
 }
 
 const asLibrary = (p: GeneratedPaper, file?: string): LibraryPaper => ({
@@ -94,7 +97,9 @@ async function writeCorpus(corpus: Corpus, papers: GeneratedPaper[], dir: string
       const t = p.truth;
       writeFileSync(
         path.join(docs, name),
-        `---\ntitle: ${yaml(t.title)}\nauthors: [${t.authors.map((a) => yaml(`${a.given} ${a.family}`)).join(', ')}]\nyear: ${t.year}\njournal: ${yaml(t.journal)}\n---\n\n${body(p)}`,
+        `---\ntitle: ${yaml(t.title)}\n` +
+          `authors: [${t.authors.map((a) => yaml(`${a.given} ${a.family}`)).join(', ')}]\n` +
+          `year: ${t.year}\njournal: ${yaml(t.journal)}\n---\n\n${body(p)}`,
       );
     } else if (corpus === 'library .bib' || corpus === 'no metadata') {
       name = `${p.key}.md`;
@@ -211,7 +216,8 @@ for (let s = 0; s < SEEDS; s++) {
       r.failed.push(summary.failed.length);
       if (report.answers) r.refused.push(report.answers.refusal_rate);
       console.error(
-        `seed ${seed} ${corpus}: R@1 ${(report.metrics.doc_recall_at_1 * 100).toFixed(1)}% R@5 ${(report.metrics.doc_recall_at_5 * 100).toFixed(1)}%${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`,
+        `seed ${seed} ${corpus}: R@1 ${(report.metrics.doc_recall_at_1 * 100).toFixed(1)}% ` +
+          `R@5 ${(report.metrics.doc_recall_at_5 * 100).toFixed(1)}%${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`,
       );
     } finally {
       await app.reset();

@@ -164,7 +164,9 @@ else {
   for (const r of rows) {
     const m = r.metrics;
     console.log(
-      `| ${r.name} | ${r.chunks} | ${pct(m.doc_recall_at_1)} | ${pct(m.doc_recall_at_5)} | ${pct(m.doc_recall_at_k)} | ${m.mrr_at_k.toFixed(3)} | ${pct(m.doc_in_context)} | ${m.with_answers ? pct(m.answer_in_context) : 'n/a'} |`,
+      `| ${r.name} | ${r.chunks} | ${pct(m.doc_recall_at_1)} | ${pct(m.doc_recall_at_5)} ` +
+        `| ${pct(m.doc_recall_at_k)} | ${m.mrr_at_k.toFixed(3)} | ${pct(m.doc_in_context)} ` +
+        `| ${m.with_answers ? pct(m.answer_in_context) : 'n/a'} |`,
     );
   }
 }

@@ -291,7 +291,8 @@ try {
         throw new Error(`serve loaded its index from ${serve.from}, then from ${restart.from}`);
       rounds.get(c.size)!.push({ chunks: written, ingestPerS, chromaAlonePerS: alone.chunksPerS, latency, serve, restart });
       console.error(
-        `  round ${round + 1}/${runs}, ${c.size}: ${written} chunks, ingest ${ingestPerS.toFixed(0)}/s, hybrid p95 ${latency['labbot-hybrid'].p95.toFixed(1)} ms, ` +
+        `  round ${round + 1}/${runs}, ${c.size}: ${written} chunks, ingest ${ingestPerS.toFixed(0)}/s, ` +
+          `hybrid p95 ${latency['labbot-hybrid'].p95.toFixed(1)} ms, ` +
           `serve first answer ${serve.firstAnswerMs} ms (restart with snapshot ${restart.firstAnswerMs} ms), RSS ${serve.rssPeakMb}/${restart.rssPeakMb} MB`,
       );
       const drop = await openIndexApp(collection);
@@ -374,30 +375,46 @@ const lines = [
   '',
   `Written entirely by \`${command}\` at commit ${commit}; nothing here is edited by hand.`,
   '',
-  `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GB RAM, Node ${process.version}, load average at the end ${os.loadavg()[0].toFixed(1)}. ` +
-    `Embeddings: offline hash (384-d). Chroma: local server. Corpus: synthetic heading-less papers built from PubMedQA sentences; queries: PubMedQA questions. ` +
-    `Every figure is the median over ${runs} interleaved round${runs > 1 ? 's' : ''}, with the range (min–max) in brackets; ratios are computed within each round.`,
+  `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 1024 ** 3).toFixed(0)} ` +
+    `GB RAM, Node ${process.version}, load average at the end ${os.loadavg()[0].toFixed(1)}. ` +
+    `Embeddings: offline hash (384-d). Chroma: local server. Corpus: synthetic ` +
+    `heading-less papers built from PubMedQA sentences; queries: PubMedQA questions. ` +
+    `Every figure is the median over ${runs} interleaved round${runs > 1 ? 's' : ''}, ` +
+    `with the range (min–max) in brackets; ratios are computed within each round.`,
   '',
   '## Sizing: `labbot serve`',
   '',
-  `A fresh \`labbot serve\` process (\`node bin/labbot.js serve\`, its bundle built beforehand; no worker, Redis if reachable) on the index, started twice per round: first with no lexical snapshot (the catalog is read from Chroma and analysed, then saved), then again (a restart: the catalog comes from that snapshot). Index load is the catalog load as serve logs it; launch to first answer is from spawning the process until \`POST /api/ask\` first answers; peak RSS is the process's VmHWM after answering the ${warmup.length + queries.length + 1} questions (extractive answers). Chroma's own memory and disk are not included.`,
+  `A fresh \`labbot serve\` process (\`node bin/labbot.js serve\`, its bundle ` +
+    `built beforehand; no worker, Redis if reachable) on the index, started ` +
+    `twice per round: first with no lexical snapshot (the catalog is read from ` +
+    `Chroma and analysed, then saved), then again (a restart: the catalog comes ` +
+    `from that snapshot). Index load is the catalog load as serve logs it; ` +
+    `launch to first answer is from spawning the process until \`POST /api/ask\` ` +
+    `first answers; peak RSS is the process's VmHWM after answering the ${warmup.length + queries.length + 1} ` +
+    `questions (extractive answers). Chroma's own memory and disk are not included.`,
   '',
   '| chunks | lexical index | index load s | launch to first answer s | peak RSS MB |',
   '|---|---|---|---|---|',
   ...entries.flatMap(([, rs]) => [
-    `| ${chunksOf(rs)} | rebuilt from Chroma (first start, or no snapshot) | ${fig(rs.map((r) => r.serve.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.serve.firstAnswerMs / 1000))} | ${fig(
-      rs.map((r) => r.serve.rssPeakMb),
-      0,
-    )} |`,
-    `| ${chunksOf(rs)} | from its snapshot (a restart) | ${fig(rs.map((r) => r.restart.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.restart.firstAnswerMs / 1000))} | ${fig(
-      rs.map((r) => r.restart.rssPeakMb),
-      0,
-    )} |`,
+    `| ${chunksOf(rs)} | rebuilt from Chroma (first start, or no snapshot) ` +
+      `| ${fig(rs.map((r) => r.serve.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.serve.firstAnswerMs / 1000))} ` +
+      `| ${fig(
+        rs.map((r) => r.serve.rssPeakMb),
+        0,
+      )} |`,
+    `| ${chunksOf(rs)} | from its snapshot (a restart) | ${fig(rs.map((r) => r.restart.indexLoadMs / 1000))} ` +
+      `| ${fig(rs.map((r) => r.restart.firstAnswerMs / 1000))} | ${fig(
+        rs.map((r) => r.restart.rssPeakMb),
+        0,
+      )} |`,
   ]),
   '',
   '## Ingest',
   '',
-  "labbot's whole ingest (list, parse, chunk, embed, store) into a fresh collection, and Chroma alone (`bench/chroma-alone.ts`: a bare client embedding then upserting as many 500-character chunks, one batch at a time; not an upper bound for labbot, which embeds the next batch while the last is written).",
+  "labbot's whole ingest (list, parse, chunk, embed, store) into a fresh collection, and " +
+    'Chroma alone (`bench/chroma-alone.ts`: a bare client embedding then upserting as many ' +
+    '500-character chunks, one batch at a time; not an upper bound for labbot, which embeds ' +
+    'the next batch while the last is written).',
   '',
   '| chunks | labbot chunks/s | Chroma alone chunks/s | labbot / Chroma alone |',
   '|---|---|---|---|',
@@ -417,7 +434,11 @@ const lines = [
   '',
   '## Retrieval latency',
   '',
-  `Each pipeline in its own fresh process, top ${k}, the same ${warmup.length} warm-up and ${queries.length} measured queries, one at a time. "Build/load" is what the process does before its first query: labbot loads its index from Chroma; the naive pipelines split the documents and build their BM25 (the tutorial pipeline's vectors were stored in Chroma beforehand).`,
+  `Each pipeline in its own fresh process, top ${k}, the same ${warmup.length} ` +
+    `warm-up and ${queries.length} measured queries, one at a time. "Build/load" ` +
+    `is what the process does before its first query: labbot loads its index ` +
+    `from Chroma; the naive pipelines split the documents and build their BM25 ` +
+    `(the tutorial pipeline's vectors were stored in Chroma beforehand).`,
   '',
   ...entries.flatMap(([size, rs]) => [
     `### ${chunksOf(rs)} labbot chunks (target ${size})`,
@@ -448,7 +469,8 @@ const lines = [
     )}x`,
     '',
   ]),
-  `## HNSW recall@10 against an exact scan (100 queries, first round; M=${base.retrieval.hnswM}, ef_construction=${base.retrieval.hnswEfConstruction}, ef_search=${base.retrieval.hnswEfSearch})`,
+  `## HNSW recall@10 against an exact scan (100 queries, first round; M=${base.retrieval.hnswM}, ` +
+    `ef_construction=${base.retrieval.hnswEfConstruction}, ef_search=${base.retrieval.hnswEfSearch})`,
   '',
   '| chunks | recall@10 | Chroma query p50 ms |',
   '|---|---|---|',
@@ -459,7 +481,13 @@ const lines = [
   '',
   '## Retrieval quality against naive pipelines (`npx tsx bench/baselines.ts <dataset> --split test`)',
   '',
-  'Test split only (documents whose id hashes to "test", src/eval/split.ts); settings are tuned on the dev split. Measured once: with hash embeddings and no model the lexical rows are identical on every run, and a hybrid row moves by about a tenth of a point at most (Chroma does not build its HNSW graph deterministically). "LangChain tutorial" is what many tutorials do: its BM25Retriever lowercases the query but not the documents, keeps punctuation and matches substrings, so it is not standard BM25; the fair naive baselines are the splitter with a standard BM25.',
+  'Test split only (documents whose id hashes to "test", src/eval/split.ts); settings are ' +
+    'tuned on the dev split. Measured once: with hash embeddings and no model the lexical rows ' +
+    'are identical on every run, and a hybrid row moves by about a tenth of a point at most ' +
+    '(Chroma does not build its HNSW graph deterministically). "LangChain tutorial" is what ' +
+    'many tutorials do: its BM25Retriever lowercases the query but not the documents, keeps ' +
+    'punctuation and matches substrings, so it is not standard BM25; the fair naive baselines ' +
+    'are the splitter with a standard BM25.',
   '',
   ...quality,
   ...service,

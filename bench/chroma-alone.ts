@@ -88,7 +88,8 @@ try {
     console.log(JSON.stringify({ chunks: total, chunksPerS: Math.round(rate), layout: asDocuments ? 'documents' : 'metadata' }));
   else
     console.log(
-      `Chroma alone, text as ${asDocuments ? 'documents' : 'metadata'}: ${rate.toFixed(0)} chunks/s over ${total} chunks (embedding included, ${BATCH} per upsert, one at a time)`,
+      `Chroma alone, text as ${asDocuments ? 'documents' : 'metadata'}: ${rate.toFixed(0)} ` +
+        `chunks/s over ${total} chunks (embedding included, ${BATCH} per upsert, one at a time)`,
     );
 } finally {
   await client.deleteCollection({ name }).catch(() => undefined);

@@ -28,22 +28,33 @@ const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
 // The client runs in a worker thread so a blocked server loop cannot also hold the client's
 // clock. Plain JS (eval): tsx does not load in workers.
-const CLIENT = `
+const CLIENT =
+  `
 const { parentPort, workerData } = require('node:worker_threads');
-const { base, view, headers } = workerData;
+const ` +
+  `{ base, view, headers } = workerData;
 (async () => {
-  await fetch(base + '/healthz').then((r) => r.text());
+  await fetch(base ` +
+  `+ '/healthz').then((r) => r.text());
   let done = false;
-  const lat = [];
+  const lat = ` +
+  `[];
   const t0 = performance.now();
-  const viewP = fetch(base + view, { headers }).then(async (r) => { const body = await r.text(); done = true; return { status: r.status, ms: performance.now() - t0, bytes: body.length, planted: body.includes(workerData.planted), pending: body.includes('id="injections-pending"') }; });
+  const viewP = fetch(base + view, ` +
+  `{ headers }).then(async (r) => { const body = await r.text(); done = true; ` +
+  `return { status: r.status, ms: performance.now() - t0, bytes: body.length, ` +
+  `planted: body.includes(workerData.planted), pending: body.includes('id="injections-pending"') ` +
+  `}; });
   while (!done) {
     const s = performance.now();
-    await fetch(base + '/healthz').then((r) => r.text());
-    lat.push(performance.now() - s);
+    await fetch(base ` +
+  `+ '/healthz').then((r) => r.text());
+    lat.push(performance.now() - ` +
+  `s);
   }
   const v = await viewP;
-  parentPort.postMessage({ ...v, healthz: lat });
+  parentPort.postMessage({ ...v, healthz: ` +
+  `lat });
 })().catch((err) => parentPort.postMessage({ error: String(err) }));
 `;
 
@@ -121,7 +132,8 @@ async function main() {
       ['/doc (member view, first page)', docLink, {}],
     ];
     console.log(
-      `${MB} MB document (${running.app.catalog.chunkCount} chunks with the sample lab), indexed in ${ingestS.toFixed(0)} s; load average ${os.loadavg()[0].toFixed(1)}`,
+      `${MB} MB document (${running.app.catalog.chunkCount} chunks with the ` +
+        `sample lab), indexed in ${ingestS.toFixed(0)} s; load average ${os.loadavg()[0].toFixed(1)}`,
     );
     console.log(
       '| view | status | view ms | size | /healthz answered meanwhile | slowest /healthz ms | longest loop stall ms | planted line |',

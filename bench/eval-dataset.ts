@@ -89,7 +89,8 @@ try {
   if (values.json) console.log(JSON.stringify({ dataset, ...summaryOnly }, null, 2));
   else {
     console.log(
-      `dataset ${name}: ${dataset.documents} documents, ${dataset.chunks} chunks, ${dataset.failed} failed, ingest ${dataset.ingest_seconds}s (${dataset.embeddings})`,
+      `dataset ${name}: ${dataset.documents} documents, ${dataset.chunks} chunks, ${dataset.failed} ` +
+        `failed, ingest ${dataset.ingest_seconds}s (${dataset.embeddings})`,
     );
     console.log(formatReport(report));
   }

@@ -169,7 +169,8 @@ const rows: [string, keyof Outcome][] = [
 const lines = [
   '# Questions that name their paper',
   '',
-  `Written by \`npx tsx bench/named-sources.ts${values.baseline ? ' --baseline <tree> --baseline-name <name>' : ''} --runs ${runs}\`; nothing here is edited by hand.`,
+  `Written by \`npx tsx bench/named-sources.ts${values.baseline ? ' --baseline <tree> --baseline-name <name>' : ''} ` +
+    `--runs ${runs}\`; nothing here is edited by hand.`,
   `${shelf.length} papers (test/fixtures/shelf.ts), each asked "In <first author> et al. (<year>): <the question of its topic cluster>",`,
   'in two layouts: "journal", the one the name rules were developed on, and "publisher", written after they were settled',
   '(its first run, 20/30 at the top, exposed one bug: a byline name glued to its affiliation mark, "Sharma1", which the index',

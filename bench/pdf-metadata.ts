@@ -87,7 +87,10 @@ async function runHalf(half: (typeof HALVES)[number], parse: Parse, resolve: (p:
       y += Number(r.year);
       if (values.failures && (!r.title || !r.firstAuthor || !r.year)) {
         failures.push(
-          `${p.fileName}\n  layout ${JSON.stringify(p.layout)}\n  want ${JSON.stringify({ title: p.truth.title, first: p.truth.authors[0].family, year: p.truth.year })}\n  got  ${JSON.stringify({ title: r.got.title, authors: r.got.authors, year: r.got.year })}\n  wrong: ${[!r.title && 'title', !r.firstAuthor && 'first author', !r.year && 'year'].filter(Boolean).join(', ')}`,
+          `${p.fileName}\n  layout ${JSON.stringify(p.layout)}\n  ` +
+            `want ${JSON.stringify({ title: p.truth.title, first: p.truth.authors[0].family, year: p.truth.year })}\n  ` +
+            `got  ${JSON.stringify({ title: r.got.title, authors: r.got.authors, year: r.got.year })}\n  ` +
+            `wrong: ${[!r.title && 'title', !r.firstAuthor && 'first author', !r.year && 'year'].filter(Boolean).join(', ')}`,
         );
       }
     }
@@ -124,7 +127,9 @@ for (const half of HALVES) {
   const s = summary(now.perSeed);
   const row: Record<string, unknown> = { now: s, perSeed: now.perSeed };
   const line = (label: string, x: ReturnType<typeof summary>) =>
-    `${half.name} ${label}: title ${pct(x.title.median)} (${pct(x.title.min)}–${pct(x.title.max)}), first author ${pct(x.firstAuthor.median)} (${pct(x.firstAuthor.min)}–${pct(x.firstAuthor.max)}), year ${pct(x.year.median)} (${pct(x.year.min)}–${pct(x.year.max)})`;
+    `${half.name} ${label}: title ${pct(x.title.median)} (${pct(x.title.min)}–${pct(x.title.max)}), ` +
+    `first author ${pct(x.firstAuthor.median)} (${pct(x.firstAuthor.min)}–${pct(x.firstAuthor.max)}), ` +
+    `year ${pct(x.year.median)} (${pct(x.year.min)}–${pct(x.year.max)})`;
   console.log(line('now', s));
   if (before) {
     const b = await runHalf(half, before, resolveBefore);

@@ -40,7 +40,9 @@ const t0 = performance.now();
 const vecs = chunks.map((c) => hashEmbed(c.text));
 const embedMs = performance.now() - t0;
 console.log(
-  `${chunks.length} chunks from ${new Set(chunks.map((c) => c.doc)).size} abstracts, ${questions.length} questions; hash embedding (${HASH_EMBEDDING_MODEL}) ${embedMs.toFixed(0)} ms, ${((embedMs / chunks.length) * 1000).toFixed(0)} ms per 1000 chunks (cold)`,
+  `${chunks.length} chunks from ${new Set(chunks.map((c) => c.doc)).size} ` +
+    `abstracts, ${questions.length} questions; hash embedding (${HASH_EMBEDDING_MODEL}) ${embedMs.toFixed(0)} ` +
+    `ms, ${((embedMs / chunks.length) * 1000).toFixed(0)} ms per 1000 chunks (cold)`,
 );
 
 const dot = (a: Float32Array, b: Float32Array) => {

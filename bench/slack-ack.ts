@@ -123,11 +123,13 @@ async function main() {
     );
     const f = (n: number) => `${n.toFixed(1)} ms`;
     console.log(
-      `${COUNT} concurrent signed mentions (HTTP mode, offline models, examples/lab: ${app.catalog.chunkCount} chunks, answer concurrency ${concurrency ?? 'default'})`,
+      `${COUNT} concurrent signed mentions (HTTP mode, offline models, examples/lab: ${app.catalog.chunkCount} ` +
+        `chunks, answer concurrency ${concurrency ?? 'default'})`,
     );
     console.log(`  HTTP ack:          p50 ${f(pct(ackMs, 50))}  p99 ${f(pct(ackMs, 99))}  max ${f(Math.max(...ackMs))}`);
     console.log(
-      `  floor (bare 200):  p50 ${f(pct(floor, 50))}  p99 ${f(pct(floor, 99))}  (same client, an endpoint doing nothing; load average ${os.loadavg()[0].toFixed(1)})`,
+      `  floor (bare 200):  p50 ${f(pct(floor, 50))}  p99 ${f(pct(floor, 99))}  ` +
+        `(same client, an endpoint doing nothing; load average ${os.loadavg()[0].toFixed(1)})`,
     );
     console.log(`  status line:       p50 ${f(pct(statuses, 50))}  p99 ${f(pct(statuses, 99))}`);
     console.log(`  answer posted:     p50 ${f(pct(answers, 50))}  p99 ${f(pct(answers, 99))}  max ${f(Math.max(...answers))}`);
@@ -158,7 +160,8 @@ async function main() {
     console.log(`  HTTP ack:          p50 ${f(pct(fAckMs, 50))}  p99 ${f(pct(fAckMs, 99))}  max ${f(Math.max(...fAckMs))}`);
     console.log(`  answer posted:     p50 ${f(pct(fAnswers, 50))}  p99 ${f(pct(fAnswers, 99))}  max ${f(Math.max(...fAnswers))}`);
     console.log(
-      `  thread reads (conversations.replies): ${reads}; chat.postMessage calls beyond one per follow-up: ${fake.callsOf('chat.postMessage').length - 3 * COUNT}`,
+      `  thread reads (conversations.replies): ${reads}; chat.postMessage calls ` +
+        `beyond one per follow-up: ${fake.callsOf('chat.postMessage').length - 3 * COUNT}`,
     );
     const sample = fake.callsOf('chat.postMessage').find((c) => c.body.channel === 'CB0')!;
     if (process.env.SHOW_SAMPLE) console.log(JSON.stringify(sample.body.blocks, null, 2));

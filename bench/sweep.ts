@@ -38,7 +38,12 @@ const chunking = { size: Number(values.size), overlap: Number(values.overlap) };
 const config: Config = {
   ...base,
   // Named by the index version too: a chunker change gets a fresh collection, not a refusal.
-  collection: `sweep-${name}-${indexVersion({ embeddingProvider: base.embeddings.provider, embeddingModel: base.embeddings.model, dimensions: base.embeddings.dimensions ?? 384, chunking })}`,
+  collection: `sweep-${name}-${indexVersion({
+    embeddingProvider: base.embeddings.provider,
+    embeddingModel: base.embeddings.model,
+    dimensions: base.embeddings.dimensions ?? 384,
+    chunking,
+  })}`,
   chunking,
   sources: [],
   dataDir: base.chromaUrl ? base.dataDir : path.join(os.tmpdir(), 'labbot-sweep'),
@@ -124,7 +129,8 @@ for (const v of chosen) {
   }
   const m = summarize(scores, k);
   console.log(
-    `${v.name.padEnd(28)} ${pct(m.doc_recall_at_1)} ${pct(m.doc_recall_at_5)} ${pct(m.doc_recall_at_k)}  ${m.mrr_at_k.toFixed(3)} ${pct(m.answer_recall_at_5)} ${pct(m.answer_in_context)}  ${percentile(lat, 0.95).toFixed(1)}`,
+    `${v.name.padEnd(28)} ${pct(m.doc_recall_at_1)} ${pct(m.doc_recall_at_5)} ${pct(m.doc_recall_at_k)}  ` +
+      `${m.mrr_at_k.toFixed(3)} ${pct(m.answer_recall_at_5)} ${pct(m.answer_in_context)}  ${percentile(lat, 0.95).toFixed(1)}`,
   );
 }
 await app.close();

@@ -35,7 +35,8 @@ for (let d = 0; d < DOCS; d++) {
   const parts = [`# Protocol note ${d}`];
   for (let s = 0; s < SECTIONS; s++)
     parts.push(
-      `## Part ${s}\nStep ${s} of note ${d}: reagent MEM${d}X${s} is diluted ${1 + ((d * 7 + s) % 50)}-fold in buffer and kept on ice for ${5 + (s % 9)} minutes before use.`,
+      `## Part ${s}\nStep ${s} of note ${d}: reagent MEM${d}X${s} is diluted ${1 + ((d * 7 + s) % 50)}-fold ` +
+        `in buffer and kept on ice for ${5 + (s % 9)} minutes before use.`,
     );
   writeFileSync(path.join(folder, `note-${d}.md`), `${parts.join('\n\n')}\n`);
 }
@@ -152,7 +153,9 @@ const rows: [string, keyof Reading, string][] = [
   ['indexing time', 'indexS', 's'],
 ];
 const lines = [
-  `Written by \`npx tsx bench/worker-memory.ts --chunks ${CHUNKS} --runs ${RUNS}${values.baseline ? ' --baseline <tree>' : ''}\`: a \`labbot worker\` process, ${DOCS} Markdown notes of ${SECTIONS} sections, hash embeddings; medians of ${RUNS} (range).`,
+  `Written by \`npx tsx bench/worker-memory.ts --chunks ${CHUNKS} --runs ${RUNS}${values.baseline ? ' --baseline <tree>' : ''}\`: ` +
+    `a \`labbot worker\` process, ${DOCS} Markdown notes of ${SECTIONS} sections, ` +
+    `hash embeddings; medians of ${RUNS} (range).`,
   '',
   `| | ${trees.map((t) => t.label).join(' | ')} |`,
   `|---|${trees.map(() => '---').join('|')}|`,

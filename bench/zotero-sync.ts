@@ -168,7 +168,9 @@ const lines = [
   `| sync seconds, until every changed document is indexed or removed | ${fmt(col('incS'), 2)} |`,
   `| API requests (files downloaded) | ${fmt(col('incRequests'), 0)} (${fmt(col('incFiles'), 0)}) |`,
   `| documents indexed / removed | ${fmt(col('indexed'), 0)} / ${fmt(col('removed'), 0)} |`,
-  `| baseline: a sync without state downloads everything again (the first sync's requests) | ${(med(col('firstRequests')) / med(col('incRequests'))).toFixed(0)}x the incremental requests |`,
+  `| baseline: a sync without state downloads everything again (the first ` +
+    `sync's requests) | ${(med(col('firstRequests')) / med(col('incRequests'))).toFixed(0)}x ` +
+    `the incremental requests |`,
 ];
 console.log(lines.join('\n'));
 if (values.out) writeFileSync(values.out, `${lines.join('\n')}\n`);

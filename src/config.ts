@@ -560,7 +560,9 @@ function withSourceSecrets(
     else if (split.user !== undefined) basic = { user: split.user, password: split.password ?? '' };
     if (split.user !== undefined && (!s.tokenEnv || split.password !== undefined)) {
       warnings.push(
-        `source "${s.id}": credentials in its git URL in ${file} are no longer needed there; put the token in .env and name the variable with "tokenEnv" (${s.tokenEnv ? 'tokenEnv is used' : 'they are used for now, kept out of the clone'})`,
+        `source "${s.id}": credentials in its git URL in ${file} are no longer ` +
+          `needed there; put the token in .env and name the variable with "tokenEnv" ` +
+          `(${s.tokenEnv ? 'tokenEnv is used' : 'they are used for now, kept out of the clone'})`,
       );
     }
     return { ...s, secret, url: split.url, ...(basic ? { gitAuth: { ...s.gitAuth, basic } } : {}) };

@@ -25,7 +25,8 @@ describe('admin dashboard in a browser', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(
-        `The browser test needs Debian's chromium at ${CHROMIUM}: \`npm test\` installs it with apt (scripts/test-deps.sh) when run as root or with password-less sudo.`,
+        `The browser test needs Debian's chromium at ${CHROMIUM}: \`npm test\` ` +
+          `installs it with apt (scripts/test-deps.sh) when run as root or with password-less sudo.`,
       );
     }
     s = await startAdminServer();

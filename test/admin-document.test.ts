@@ -101,7 +101,10 @@ describe('the document view', () => {
     expect(page).toMatch(/<th scope="row">Year<\/th><td>2022<\/td><td><span class="pill">papers\/library\.bib \(sharma2022\)<\/span>/);
     expect(page).toMatch(/<th scope="row">DOI<\/th><td>10\.1242\/dev\.200123<\/td><td><span class="pill">text<\/span>/);
     expect(page).toMatch(
-      /id="meta-notes"><li class="error">matched by 2 library entries: papers\/library\.bib \(sharma2022, by file name\); library\.json \(sharma, by citation key\)/,
+      new RegExp(
+        String.raw`id="meta-notes"><li class="error">matched by 2 library entries: ` +
+          String.raw`papers\/library\.bib \(sharma2022, by file name\); library\.json \(sharma, by citation key\)`,
+      ),
     );
     expect(page).toContain('Loss of kcnk5b &lt;script&gt;alert(1)&lt;/script&gt; lengthens fins');
     expect(page).not.toContain('<script>alert(1)</script>');

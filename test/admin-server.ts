@@ -18,7 +18,9 @@ export function evilFolder(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-evil-'));
   writeFileSync(
     path.join(dir, 'evil.md'),
-    `---\nid: evil-doc\ntitle: "Ultracentrifuge rotor ${EVIL}"\n---\n\n# Ultracentrifuge rotor\n\nThe ultracentrifuge rotor ${EVIL} must be cleaned with mild detergent after every ultracentrifuge run and logged in the rotor book.\n`,
+    `---\nid: evil-doc\ntitle: "Ultracentrifuge rotor ${EVIL}"\n---\n\n# Ultracentrifuge ` +
+      `rotor\n\nThe ultracentrifuge rotor ${EVIL} must be cleaned with mild detergent ` +
+      `after every ultracentrifuge run and logged in the rotor book.\n`,
   );
   return dir;
 }

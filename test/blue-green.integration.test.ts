@@ -43,7 +43,8 @@ function makeFolder(n: number): string {
 const hasDense = (r: Awaited<ReturnType<Labbot['retrieve']>>) => r.passages.some((p) => p.debug.denseRank !== undefined);
 
 describe('blue/green rebuild', () => {
-  it('a bot configured with the new model gets vector results before and after the switch; the old index is dropped only after every live process switched', async () => {
+  it('a bot configured with the new model gets vector results before and after the switch; the ' +
+    'old index is dropped only after every live process switched', async () => {
     const folder = makeFolder(5);
     const env = testEnv({
       collection: uniqueCollection('bg'),

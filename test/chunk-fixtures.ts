@@ -97,9 +97,11 @@ export function paperBlocks(): Block[] {
     {
       type: 'paragraph',
       text:
-        'Lysosomes degrade macromolecules delivered by endocytosis, phagocytosis and autophagy, and they act as signalling hubs that sense nutrient availability. ' +
+        'Lysosomes degrade macromolecules delivered by endocytosis, phagocytosis and autophagy, ' +
+        'and they act as signalling hubs that sense nutrient availability. ' +
         'The coordinated lysosomal expression and regulation (CLEAR) network links these functions to a common transcriptional programme. ' +
-        'Sardiello et al. identified TFEB as the master regulator of this network, and later work showed that TFEB also drives autophagosome formation (e.g. through UVRAG and VPS11). ' +
+        'Sardiello et al. identified TFEB as the master regulator of this network, and later work ' +
+        'showed that TFEB also drives autophagosome formation (e.g. through UVRAG and VPS11). ' +
         'Under nutrient-rich conditions mTORC1 phosphorylates TFEB at Ser142 and Ser211, which retains it in the cytoplasm bound to 14-3-3 proteins.',
     },
     {
@@ -114,7 +116,8 @@ export function paperBlocks(): Block[] {
       type: 'paragraph',
       text:
         'In this study we reduced TFEB by RNA interference in HeLa cells and measured lysosomal markers, lysosome number and autophagic flux. ' +
-        'We chose a partial knock-down on purpose: a complete loss may trigger compensation by TFE3, whereas a 70-80% reduction mimics the haploinsufficiency seen in some patients. ' +
+        'We chose a partial knock-down on purpose: a complete loss may trigger compensation by ' +
+        'TFE3, whereas a 70-80% reduction mimics the haploinsufficiency seen in some patients. ' +
         'We also asked whether the effect depends on nutrient status, because approx. 20% of TFEB is nuclear even in complete medium. ' +
         'Our data show that TFEB dosage, and not only its activation, sets lysosomal capacity in these cells.',
     },
@@ -132,7 +135,10 @@ export function paperBlocks(): Block[] {
     {
       type: 'paragraph',
       text:
-        'Cells were seeded at 1.5 × 10^5 per well in 6-well plates and transfected the next day with 20 nM siRNA against TFEB (Dharmacon, cat. no. L-009798-00) or a non-targeting control pool using Lipofectamine RNAiMAX (Thermo Fisher, cat. no. 13778150) according to the manufacturer. ' +
+        'Cells were seeded at 1.5 × 10^5 per well in 6-well plates and transfected the next day ' +
+        'with 20 nM siRNA against TFEB (Dharmacon, cat. no. L-009798-00) or a non-targeting ' +
+        'control pool using Lipofectamine RNAiMAX (Thermo Fisher, cat. no. 13778150) according to ' +
+        'the manufacturer. ' +
         'The medium was replaced after 6 h. ' +
         'Knock-down was verified by qPCR and western blot 48 h after transfection.',
     },
@@ -141,7 +147,9 @@ export function paperBlocks(): Block[] {
       type: 'paragraph',
       text:
         'Cells were lysed in RIPA buffer with protease and phosphatase inhibitors, and 20 µg of protein per lane were separated on 4-12% Bis-Tris gels. ' +
-        'Proteins were transferred to PVDF membranes, blocked in 5% milk in TBST for 1 h and probed overnight at 4 °C with antibodies against TFEB (1:1000), LAMP1 (1:2000), cathepsin D (1:1000), LC3B (1:2000) and GAPDH (1:5000). ' +
+        'Proteins were transferred to PVDF membranes, blocked in 5% milk in TBST for 1 h and ' +
+        'probed overnight at 4 °C with antibodies against TFEB (1:1000), LAMP1 (1:2000), cathepsin ' +
+        'D (1:1000), LC3B (1:2000) and GAPDH (1:5000). ' +
         'Bands were quantified with ImageJ and normalised to GAPDH. ' +
         'For flux measurements, bafilomycin A1 (100 nM) was added 4 h before lysis.',
     },
@@ -168,7 +176,8 @@ export function paperBlocks(): Block[] {
       text:
         'Our results show that a partial loss of TFEB is enough to reduce lysosomal protein levels and autophagic flux in HeLa cells. ' +
         'This agrees with the dosage sensitivity reported by Settembre et al. in liver, but contrasts with the mild phenotype of TFEB knock-out fibroblasts. ' +
-        'One explanation is that acute knock-down leaves no time for compensation by TFE3, whose nuclear levels did not change in our hands (data not shown). ' +
+        'One explanation is that acute knock-down leaves no time for compensation by TFE3, whose ' +
+        'nuclear levels did not change in our hands (data not shown). ' +
         'A limitation of this study is the use of a single cell line; primary cells may respond differently.',
     },
     { type: 'heading', level: 2, text: 'References' },

@@ -10,7 +10,8 @@ const TITLE = 'Western blot for phospho-ERK1/2 in HEK293T lysates';
 const STEPS = [
   'Aspirate the medium, wash cells once with ice-cold PBS and add 150 µl RIPA buffer with inhibitors per well of a 6-well plate.',
   'Scrape the cells, transfer the lysate to a pre-chilled 1.5 ml tube and rotate for 30 min at 4 °C.',
-  'Centrifuge at 14,000 × g for 15 min at 4 °C and transfer the supernatant to a new tube. Keep the pellet on ice until the BCA result is known, in case the lysis was incomplete.',
+  'Centrifuge at 14,000 × g for 15 min at 4 °C and transfer the supernatant to a new tube. ' +
+    'Keep the pellet on ice until the BCA result is known, in case the lysis was incomplete.',
   'Measure protein with the BCA kit.',
   'Mix 20 µg protein with 4× Laemmli buffer containing 10% β-mercaptoethanol and heat at 95 °C for 5 min.',
   'Load samples and 5 µl of the prestained ladder on a 4-20% gel and run at 120 V for about 75 min, until the dye front reaches the bottom.',
@@ -34,7 +35,9 @@ function westernBlot(): Block[] {
     { type: 'heading', level: 2, text: 'Background' },
     {
       type: 'paragraph',
-      text: 'ERK1/2 phosphorylation at Thr202/Tyr204 is a read-out of MAPK pathway activity. Phosphatases act within seconds after lysis, so everything is done on ice with inhibitors.',
+      text:
+        'ERK1/2 phosphorylation at Thr202/Tyr204 is a read-out of MAPK pathway activity. ' +
+        'Phosphatases act within seconds after lysis, so everything is done on ice with inhibitors.',
     },
     { type: 'heading', level: 2, text: 'Materials' },
     { type: 'heading', level: 3, text: 'Reagents' },
@@ -50,7 +53,9 @@ function westernBlot(): Block[] {
     { type: 'heading', level: 2, text: 'Notes' },
     {
       type: 'paragraph',
-      text: 'Use BSA rather than milk for blocking: milk contains casein, a phosphoprotein that raises background with phospho-specific antibodies. Strip and re-probe for total ERK1/2 to normalise.',
+      text:
+        'Use BSA rather than milk for blocking: milk contains casein, a phosphoprotein that raises ' +
+        'background with phospho-specific antibodies. Strip and re-probe for total ERK1/2 to normalise.',
     },
     { type: 'heading', level: 2, text: 'Safety' },
     { type: 'paragraph', text: 'β-mercaptoethanol is toxic: handle it in the fume hood. Methanol is flammable.' },

@@ -13,7 +13,9 @@ const deck: Block[] = [
     type: 'slide',
     number: 2,
     title: 'Screen design',
-    body: '- Brunello library, 4 sgRNAs per gene, 77,441 sgRNAs\n- HeLa GFP-LC3-RFP reporter, MOI 0.3\n- Sort top and bottom 10% by GFP/RFP ratio after 6 h EBSS',
+    body:
+      '- Brunello library, 4 sgRNAs per gene, 77,441 sgRNAs\n- HeLa GFP-LC3-RFP reporter, MOI ' +
+      '0.3\n- Sort top and bottom 10% by GFP/RFP ratio after 6 h EBSS',
     notes: 'We kept coverage above 500x at every step. The sort took two days, so the replicate was sorted a week later.',
   },
   {

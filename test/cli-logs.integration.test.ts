@@ -38,7 +38,8 @@ describe('labbot commands keep their log out of their output', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-cli-logs-'));
     writeFileSync(
       path.join(dir, 'freezer.md'),
-      '---\nid: freezer\ntitle: Freezer map\n---\n\n# Freezer map\n\nThe minus eighty freezer in room 214 holds plasmid stocks on shelf two and competent cells on shelf three.\n',
+      '---\nid: freezer\ntitle: Freezer map\n---\n\n# Freezer map\n\nThe minus eighty freezer in ' +
+        'room 214 holds plasmid stocks on shelf two and competent cells on shelf three.\n',
     );
     // LOG_LEVEL unset: each command's own default, as a lab runs it.
     env = { ...testEnv(), LOG_LEVEL: '' };
@@ -77,8 +78,9 @@ describe('labbot commands keep their log out of their output', () => {
   });
 
   it('on a terminal, stderr gets readable lines (auto)', () => {
-    // `script` (util-linux/bsdutils, an essential Debian package) gives the process a terminal. Inside it, stdout and stderr are both the terminal; stdout goes to /dev/null so what
-    // reaches the terminal is the log alone.
+    // `script` (util-linux/bsdutils, an essential Debian package) gives the process a terminal. Inside it,
+    // stdout and stderr are both the terminal; stdout goes to /dev/null so what reaches the terminal
+    // is the log alone.
     const r = spawnSync('script', ['-qec', `"${process.execPath}" "${BIN}" status --json 2>&1 >/dev/null`, '/dev/null'], {
       env: { ...process.env, ...env, LOG_LEVEL: 'info', NO_COLOR: '1' },
       encoding: 'utf8',

@@ -16,9 +16,11 @@ function run(args: string[], env: Record<string, string>) {
 
 const DOCS: Record<string, string> = {
   'centrifuge.md':
-    '---\nid: centrifuge\ntitle: Centrifuge booking\n---\n\n# Centrifuge booking\n\nBook the Sorvall centrifuge on the shared calendar at least one day ahead. Rotor F14 must be balanced to 0.1 g.\n',
+    '---\nid: centrifuge\ntitle: Centrifuge booking\n---\n\n# Centrifuge booking\n\nBook the ' +
+    'Sorvall centrifuge on the shared calendar at least one day ahead. Rotor F14 must be balanced to 0.1 g.\n',
   'freezer.md':
-    '---\nid: freezer\ntitle: Freezer map\n---\n\n# Freezer map\n\nThe minus eighty freezer in room 214 holds plasmid stocks on shelf two and competent cells on shelf three.\n',
+    '---\nid: freezer\ntitle: Freezer map\n---\n\n# Freezer map\n\nThe minus eighty freezer in ' +
+    'room 214 holds plasmid stocks on shelf two and competent cells on shelf three.\n',
   'broken.pdf': '%PDF-1.7 this is not really a pdf',
 };
 

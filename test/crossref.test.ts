@@ -138,45 +138,49 @@ describe('the Crossref client against the fake Crossref', () => {
     expect(out.status === 'unavailable' && out.reason).toMatch(/unreachable|ECONNREFUSED/);
   });
 
-  it("backs off for 2 minutes after a failure Crossref gave no Retry-After for, doubling while it fails; for Crossref's Retry-After when it gave one", async () => {
-    let now = Date.now();
-    const store = memoryCrossrefStore(() => now);
-    const client = createCrossrefClient({ apiUrl: fake.url, mailto: 'lab@example.org' });
-    const enricher = createCrossrefEnricher({ client, store, maxAgeMs: 86_400_000 });
-    fake.failures.push(503, 503, 503);
-    expect((await enricher.lookup('10.5555/paced.3')).status).toBe('unavailable');
-    expect(await store.downFor()).toBe(120_000);
-    expect(await enricher.available()).toBe(false);
-    // While down, nothing is sent at all.
-    const sent = fake.requests.length;
-    expect((await enricher.lookup('10.5555/paced.4')).status).toBe('unavailable');
-    expect(fake.requests.length).toBe(sent);
-    now += 120_001;
-    expect(await enricher.available()).toBe(true);
-    fake.failures.push(503, 503, 503);
-    await enricher.lookup('10.5555/paced.3');
-    expect(await store.downFor()).toBe(240_000);
-    now += 240_001;
-    fake.retryAfter = 3600;
-    fake.failures.push(429);
-    expect((await enricher.lookup('10.5555/paced.5')).status).toBe('unavailable');
-    fake.retryAfter = undefined;
-    expect(await store.downFor()).toBeGreaterThan(3_590_000);
-    // The same client does not hold the next lookup for that hour: it answers at once.
-    await store.markUp();
-    const t0 = Date.now();
-    expect((await enricher.lookup('10.5555/paced.6')).status).toBe('unavailable');
-    expect(Date.now() - t0).toBeLessThan(1000);
-    // Crossref answering again clears the back-off.
-    const fresh = createCrossrefEnricher({
-      client: createCrossrefClient({ apiUrl: fake.url, mailto: 'lab@example.org' }),
-      store,
-      maxAgeMs: 86_400_000,
-    });
-    await store.markUp();
-    expect((await fresh.lookup('10.5555/paced.5')).status).toBe('found');
-    expect(await store.backoff()).toBe(0);
-  });
+  it(
+    'backs off for 2 minutes after a failure Crossref gave no Retry-After for, doubling while ' +
+      "it fails; for Crossref's Retry-After when it gave one",
+    async () => {
+      let now = Date.now();
+      const store = memoryCrossrefStore(() => now);
+      const client = createCrossrefClient({ apiUrl: fake.url, mailto: 'lab@example.org' });
+      const enricher = createCrossrefEnricher({ client, store, maxAgeMs: 86_400_000 });
+      fake.failures.push(503, 503, 503);
+      expect((await enricher.lookup('10.5555/paced.3')).status).toBe('unavailable');
+      expect(await store.downFor()).toBe(120_000);
+      expect(await enricher.available()).toBe(false);
+      // While down, nothing is sent at all.
+      const sent = fake.requests.length;
+      expect((await enricher.lookup('10.5555/paced.4')).status).toBe('unavailable');
+      expect(fake.requests.length).toBe(sent);
+      now += 120_001;
+      expect(await enricher.available()).toBe(true);
+      fake.failures.push(503, 503, 503);
+      await enricher.lookup('10.5555/paced.3');
+      expect(await store.downFor()).toBe(240_000);
+      now += 240_001;
+      fake.retryAfter = 3600;
+      fake.failures.push(429);
+      expect((await enricher.lookup('10.5555/paced.5')).status).toBe('unavailable');
+      fake.retryAfter = undefined;
+      expect(await store.downFor()).toBeGreaterThan(3_590_000);
+      // The same client does not hold the next lookup for that hour: it answers at once.
+      await store.markUp();
+      const t0 = Date.now();
+      expect((await enricher.lookup('10.5555/paced.6')).status).toBe('unavailable');
+      expect(Date.now() - t0).toBeLessThan(1000);
+      // Crossref answering again clears the back-off.
+      const fresh = createCrossrefEnricher({
+        client: createCrossrefClient({ apiUrl: fake.url, mailto: 'lab@example.org' }),
+        store,
+        maxAgeMs: 86_400_000,
+      });
+      await store.markUp();
+      expect((await fresh.lookup('10.5555/paced.5')).status).toBe('found');
+      expect(await store.backoff()).toBe(0);
+    },
+  );
 
   it('the fake puts a request without a valid contact address in the public pool, one at a time', async () => {
     const before = fake.requests.length;

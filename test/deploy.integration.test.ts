@@ -531,41 +531,45 @@ describe('Dockerfile', () => {
     }
   });
 
-  it('runs the CLI bundle built in the image (tsx as the fallback), so esbuild and tsx are runtime dependencies, and src/ingest/bin import no dev dependency', () => {
-    const pkg = JSON.parse(read('package.json'));
-    expect(pkg.dependencies.tsx).toBeDefined();
-    expect(pkg.dependencies.esbuild).toBeDefined();
-    expect(read('bin/labbot.js')).toContain('tsx');
-    // Built where the sources are typechecked; the runtime stage's /app is read-only to the app.
-    expect(stages[0].some((i) => i.op === 'RUN' && /node bin\/bundle\.js/.test(i.args))).toBe(true);
-    expect(finalStage.some((i) => i.op === 'COPY' && /--from=build\s+\/app\/dist\s+\.\/dist/.test(i.args))).toBe(true);
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const f of readdirSync(dir)) {
-        const p = path.join(dir, f);
-        if (statSync(p).isDirectory()) walk(p);
-        else if (/\.(ts|js|mjs)$/.test(f)) files.push(p);
+  it(
+    'runs the CLI bundle built in the image (tsx as the fallback), so esbuild and tsx are ' +
+      'runtime dependencies, and src/ingest/bin import no dev dependency',
+    () => {
+      const pkg = JSON.parse(read('package.json'));
+      expect(pkg.dependencies.tsx).toBeDefined();
+      expect(pkg.dependencies.esbuild).toBeDefined();
+      expect(read('bin/labbot.js')).toContain('tsx');
+      // Built where the sources are typechecked; the runtime stage's /app is read-only to the app.
+      expect(stages[0].some((i) => i.op === 'RUN' && /node bin\/bundle\.js/.test(i.args))).toBe(true);
+      expect(finalStage.some((i) => i.op === 'COPY' && /--from=build\s+\/app\/dist\s+\.\/dist/.test(i.args))).toBe(true);
+      const files: string[] = [];
+      const walk = (dir: string) => {
+        for (const f of readdirSync(dir)) {
+          const p = path.join(dir, f);
+          if (statSync(p).isDirectory()) walk(p);
+          else if (/\.(ts|js|mjs)$/.test(f)) files.push(p);
+        }
+      };
+      ['src', 'bin'].forEach(walk);
+      expect(files.length).toBeGreaterThan(10);
+      const builtins = new Set(builtinModules);
+      const missing = new Set<string>();
+      for (const f of files) {
+        const text = read(f);
+        const specs = [
+          ...[...text.matchAll(/^\s*import\s+(?!type\s)(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)].map((m) => m[1]),
+          ...[...text.matchAll(/^\s*export\s+(?!type\s)[^'"]*?\sfrom\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]),
+          ...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]),
+        ];
+        for (const s of specs) {
+          if (s.startsWith('.') || s.startsWith('node:') || builtins.has(s.split('/')[0])) continue;
+          const name = s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0];
+          if (!pkg.dependencies[name]) missing.add(`${name} (${f})`);
+        }
       }
-    };
-    ['src', 'bin'].forEach(walk);
-    expect(files.length).toBeGreaterThan(10);
-    const builtins = new Set(builtinModules);
-    const missing = new Set<string>();
-    for (const f of files) {
-      const text = read(f);
-      const specs = [
-        ...[...text.matchAll(/^\s*import\s+(?!type\s)(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)].map((m) => m[1]),
-        ...[...text.matchAll(/^\s*export\s+(?!type\s)[^'"]*?\sfrom\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]),
-        ...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]),
-      ];
-      for (const s of specs) {
-        if (s.startsWith('.') || s.startsWith('node:') || builtins.has(s.split('/')[0])) continue;
-        const name = s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0];
-        if (!pkg.dependencies[name]) missing.add(`${name} (${f})`);
-      }
-    }
-    expect([...missing], 'imported at run time but not in "dependencies" (npm ci --omit=dev drops it)').toEqual([]);
-  });
+      expect([...missing], 'imported at run time but not in "dependencies" (npm ci --omit=dev drops it)').toEqual([]);
+    },
+  );
 
   it('installs git, runs as a non-root user with /data writable, and starts `labbot serve`', () => {
     const has = (op: string, re: RegExp) => finalStage.some((i) => i.op === op && re.test(i.args));

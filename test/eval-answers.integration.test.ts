@@ -28,15 +28,19 @@ const BUDGET = 500;
 // Six short documents that all match "buffer": together far over the budget.
 const BUFFERS = Array.from({ length: 6 }, (_, i) => [
   `buffer-${i}.md`,
-  `---\nid: buffer-${i}\ntitle: Buffer note ${i}\n---\n\n# Buffer note ${i}\n\nThe wash buffer for assay ${i} is TBS-T with ${i + 1} mM EDTA, made fresh each week by the rota. ` +
+  `---\nid: buffer-${i}\ntitle: Buffer note ${i}\n---\n\n# Buffer note ${i}\n\nThe ` +
+    `wash buffer for assay ${i} is TBS-T with ${i + 1} mM EDTA, made fresh ` +
+    `each week by the rota. ` +
     `Store the buffer at room temperature for at most ${i + 2} days and label the bottle with the date.\n`,
 ]);
 const DOCS: Record<string, string> = {
   ...Object.fromEntries(BUFFERS),
   'centrifuge.md':
-    '---\nid: centrifuge\ntitle: Centrifuge booking\n---\n\n# Centrifuge booking\n\nBook the Sorvall centrifuge on the shared calendar at least one day ahead. Rotor F14 must be balanced to 0.1 g.\n',
+    '---\nid: centrifuge\ntitle: Centrifuge booking\n---\n\n# Centrifuge booking\n\nBook the ' +
+    'Sorvall centrifuge on the shared calendar at least one day ahead. Rotor F14 must be balanced to 0.1 g.\n',
   'freezer.md':
-    '---\nid: freezer\ntitle: Freezer map\n---\n\n# Freezer map\n\nThe minus eighty freezer in room 214 holds plasmid stocks on shelf two and competent cells on shelf three.\n',
+    '---\nid: freezer\ntitle: Freezer map\n---\n\n# Freezer map\n\nThe minus eighty freezer in ' +
+    'room 214 holds plasmid stocks on shelf two and competent cells on shelf three.\n',
 };
 const fileConfig = (dir: string) => ({ sources: [{ id: 'notes', type: 'folder', path: dir }], retrieval: { contextChars: BUDGET } });
 

@@ -75,7 +75,9 @@ describe('fault suite', () => {
     for (let i = 1; i <= 500; i++) {
       writeFileSync(
         path.join(folder, `note-${i}.md`),
-        `# Note ${i}\n\n## Summary\nNote ${i} records sample batch B${i} kept in rack ${i % 17}.\n\n## Detail\nSample batch B${i} was thawed once; code NOTE${i}CODE.\n`,
+        `# Note ${i}\n\n## Summary\nNote ${i} records sample batch B${i} kept ` +
+          `in rack ${i % 17}.\n\n## Detail\nSample batch B${i} was thawed once; code ` +
+          `NOTE${i}CODE.\n`,
       );
     }
     const env = testEnv({

@@ -72,7 +72,9 @@ function writeCorpus(dir: string) {
   writeFileSync(path.join(dir, 'papers', 'paper.pdf'), Buffer.from(makePaperPdfSync()));
   writeFileSync(
     path.join(dir, 'papers', 'paper.bib'),
-    '@article{okafor2021, title={{p53 dynamics in stressed HEK293T cells}}, author={Okafor, Ada and Lee, Min}, year={2021}, journal={Journal of Cell Stress}, doi={10.1234/jcs.2021.001}, keywords={Nutlin-3a; ubiquitin ligase}}',
+    '@article{okafor2021, title={{p53 dynamics in stressed HEK293T cells}}, author={Okafor, ' +
+      'Ada and Lee, Min}, year={2021}, journal={Journal of Cell Stress}, ' +
+      'doi={10.1234/jcs.2021.001}, keywords={Nutlin-3a; ubiquitin ligase}}',
   );
   writeFileSync(path.join(dir, 'slides', 'update.pptx'), Buffer.from(slides));
   writeFileSync(path.join(dir, 'protocols', 'passaging.docx'), Buffer.from(docx));

@@ -138,7 +138,9 @@ function fencedPassages(user: string, question: string): string[] {
   expect(countOf(user, /<\s*\/?\s*(history|turn)\b/gi)).toBe(0);
   let outside = user;
   for (const b of blocks) outside = outside.replace(b[0], '<passage/>');
-  const frame = `Passages, best match first:\n<passages>\n${Array(n).fill('<passage/>').join('\n')}\n</passages>\n\nQuestion:\n<question>\n${question}\n</question>`;
+  const frame =
+    `Passages, best match first:\n<passages>\n${Array(n).fill('<passage/>').join('\n')}\n</passages>\n\n` +
+    `Question:\n<question>\n${question}\n</question>`;
   expect(outside).toBe(frame);
   return blocks.map((b) => b[2]);
 }

@@ -25,7 +25,9 @@ function makeFolder(n: number, word = 'ALPHA'): string {
   for (let i = 1; i <= n; i++) {
     writeFileSync(
       path.join(dir, `doc-${i}.md`),
-      `# Document ${i}\n\n## Part one\nThe ${word} reagent number ${i} is stored at minus twenty; code ${word}${i}A.\n\n## Part two\nDispose of ${word} waste number ${i} in the yellow bin; code ${word}${i}B.\n`,
+      `# Document ${i}\n\n## Part one\nThe ${word} reagent number ${i} is stored ` +
+        `at minus twenty; code ${word}${i}A.\n\n## Part two\nDispose of ${word} ` +
+        `waste number ${i} in the yellow bin; code ${word}${i}B.\n`,
     );
   }
   return dir;

@@ -123,7 +123,9 @@ function plantedFolder(): string {
   );
   writeFileSync(
     path.join(dir, 'cryostat.md'),
-    `---\nid: cryostat-care\ntitle: Cryostat care\n---\n\n# Cryostat care\n\nThe cryostat blade is replaced after every 40 sections and the chamber is defrosted on Fridays.\n`,
+    `---\nid: cryostat-care\ntitle: Cryostat care\n---\n\n# Cryostat care\n\nThe ` +
+      `cryostat blade is replaced after every 40 sections and the chamber is ` +
+      `defrosted on Fridays.\n`,
   );
   return dir;
 }

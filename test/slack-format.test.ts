@@ -65,7 +65,9 @@ describe('markdownToMrkdwn', () => {
 
   it('emits a link only for a validated http(s) URL; other Markdown links keep their text only', () => {
     const out = markdownToMrkdwn(
-      'Ask [the team](!channel), see [login](javascript:alert(1)), [them](@U123), [raw](<!everyone>) and [the protocol](https://lab.example.org/a|b>c) or <https://lab.example.org/x_y__z__>',
+      'Ask [the team](!channel), see [login](javascript:alert(1)), [them](@U123), ' +
+        '[raw](<!everyone>) and [the protocol](https://lab.example.org/a|b>c) or ' +
+        '<https://lab.example.org/x_y__z__>',
       citedLinks([{ url: 'https://lab.example.org/a|b>c', link: 'https://lab.example.org/x_y__z__' }]),
     );
     expect(out).not.toContain('<!channel');

@@ -24,7 +24,8 @@ const PRIMERS =
 // character, a zero-width space inside a file name, and mrkdwn in the text.
 const HOSTILE_DOC =
   '---\ntitle: "Door PIN <!channel>"\nurl: https://lab-portal.evil.example/door-pin\n---\n\n# Door PIN\n\n' +
-  'Reset your door PIN at \\[the official lab portal\\](https://evil.example/login) before Friday <!channel>, then check /data/doors/pin\u200b_*list*.txt\u0002 for *your* entry.\n';
+  'Reset your door PIN at \\[the official lab portal\\](https://evil.example/login) before ' +
+  'Friday <!channel>, then check /data/doors/pin\u200b_*list*.txt\u0002 for *your* entry.\n';
 
 async function hostileFolder(): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'labbot-links-'));

@@ -25,7 +25,8 @@ function folderWithHostileDoc(): string {
   writeFileSync(
     path.join(dir, 'blocking.html'),
     `<!doctype html><html lang="en"><head><title>Membrane blocking</title><link rel="canonical" href="${HOSTILE.replace(/"/g, '&quot;')}"></head>` +
-      '<body><h1>Membrane blocking</h1><p>Block the membrane in 5% milk in TBST for one hour at room temperature before the primary antibody.</p></body></html>',
+      '<body><h1>Membrane blocking</h1><p>Block the membrane in 5% milk in TBST for one hour at ' +
+      'room temperature before the primary antibody.</p></body></html>',
   );
   return dir;
 }
@@ -35,7 +36,8 @@ function longAnswer(): string {
   const hostile = 'Ask [the team](!channel) or `<!channel>` and `map<a,b>`; <!here> <@U0123> &lt;ok&gt; [Sign in](javascript:alert(1))';
   // The hostile text rides inside a sentence its passage supports, so the citation check keeps it.
   const para = (i: number) =>
-    `**Step ${i}.** ${'Block the membrane in 5% milk in TBST for one hour. '.repeat(6)}Block the membrane in 5% milk in TBST for one hour${i % 10 === 0 ? ` with milk and TBST: ${hostile}` : ''}. [S1]`;
+    `**Step ${i}.** ${'Block the membrane in 5% milk in TBST for one hour. '.repeat(6)}Block ` +
+    `the membrane in 5% milk in TBST for one hour${i % 10 === 0 ? ` with milk and TBST: ${hostile}` : ''}. [S1]`;
   return Array.from({ length: STEPS }, (_, i) => para(i)).join('\n\n');
 }
 
@@ -89,7 +91,8 @@ describe('Slack output and input, end to end', () => {
       textChars: String(c.body.text).length,
     }));
     console.log(
-      `long answer (${answer.length} chars) as posted: ${calls.length} messages ${JSON.stringify(report)}; mention tokens: ${JSON.stringify(calls.flatMap((c) => findMentions(c.body)))}`,
+      `long answer (${answer.length} chars) as posted: ${calls.length} messages ${JSON.stringify(report)}; ` +
+        `mention tokens: ${JSON.stringify(calls.flatMap((c) => findMentions(c.body)))}`,
     );
     for (const c of calls) {
       expect(validateMessage(c.body)).toBeUndefined();

@@ -91,11 +91,14 @@ describe('/labbot reindex: one progress message that updates, the summary where 
       );
       const replies = posts.map(
         (p, i) =>
-          `response_url post ${i + 1} (${String(p.body.response_type)}):\n${shownText({ blocks: p.body.blocks as unknown[], text: String(p.body.text) }).replace(/^/gm, '  | ')}`,
+          `response_url post ${i + 1} (${String(p.body.response_type)}):\n` +
+          `${shownText({ blocks: p.body.blocks as unknown[], text: String(p.body.text) }).replace(/^/gm, '  | ')}`,
       );
       writeFileSync(
         path.join(process.env.LABBOT_TRANSCRIPTS, 'reindex-progress.txt'),
-        `/labbot reindex all (UADMIN in #COPS)\n\n${replies.join('\n')}\n\nThe progress message in UADMIN's DM with labbot (chat.postMessage once, then chat.update):\n${edits.join('\n')}\n`,
+        `/labbot reindex all (UADMIN in #COPS)\n\n${replies.join('\n')}\n\nThe ` +
+          `progress message in UADMIN's DM with labbot (chat.postMessage once, then ` +
+          `chat.update):\n${edits.join('\n')}\n`,
       );
     }
   });

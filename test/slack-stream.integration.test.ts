@@ -32,7 +32,8 @@ describe('streamed model answers', () => {
   it('streams the answer in the DM thread, escaped, then adds Sources and feedback buttons; no placeholder message at all', async () => {
     // A restatement of the cited passage (the citation check keeps it) carrying a mention token.
     openai.reply = (messages) =>
-      `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(12)}${passageLine(messages, 'S1').replace(/\.$/, '')} (never write <!channel> here) [S1].`;
+      `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(12)}${passageLine(messages, 'S1').replace(/\.$/, '')} ` +
+      `(never write <!channel> here) [S1].`;
     const ts = '1700010000.000100';
     await post(
       bot.url,
@@ -87,7 +88,9 @@ describe('streamed model answers', () => {
 
   it('never streams a disguised link, and replaces a preview whose code spans showed escape backslashes', async () => {
     openai.reply = (messages) =>
-      `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(8)}Log it in [the official lab portal](https://evil.example/login) and keep \`/data/trizol/[run]_*.csv\` (${passageLine(messages, 'S1').replace(/\.$/, '')}) [S1].`;
+      `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(8)}Log ` +
+      `it in [the official lab portal](https://evil.example/login) and keep \`/data/trizol/[run]_*.csv\` ` +
+      `(${passageLine(messages, 'S1').replace(/\.$/, '')}) [S1].`;
     await post(
       bot.url,
       eventRequest(
@@ -110,7 +113,8 @@ describe('streamed model answers', () => {
 
   it('streams a channel mention’s answer in its thread to the asker (recipient user and team), and the final message is the checked one', async () => {
     openai.reply = (messages) =>
-      `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(6)}${passageLine(messages, 'S1').replace(/\.$/, '')} [S1].`;
+      `${'The TRIzol incubation is five minutes at room temperature before adding chloroform. '.repeat(6)}` +
+      `${passageLine(messages, 'S1').replace(/\.$/, '')} [S1].`;
     const env = mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CSTREAM', user: 'UCHAN' });
     const ts = (env.event as { ts: string }).ts;
     await post(bot.url, eventRequest(SIGNING_SECRET, env));
@@ -132,7 +136,9 @@ describe('streamed model answers', () => {
 
   it('a streamed preview never carries a link; the checked answer replaces it', async () => {
     openai.reply = (messages) =>
-      `Log in at [the official lab portal](https://evil.example/login) or see https://evil.example/steal?x=1 first. ${passageLine(messages, 'S1').replace(/\.$/, '')} [S1]. ${'More words follow here to pass the buffer. '.repeat(6)}`;
+      `Log in at [the official lab portal](https://evil.example/login) or see ` +
+      `https://evil.example/steal?x=1 first. ${passageLine(messages, 'S1').replace(/\.$/, '')} ` +
+      `[S1]. ${'More words follow here to pass the buffer. '.repeat(6)}`;
     await post(bot.url, eventRequest(SIGNING_SECRET, mentionEnvelope({ text: 'How long is the TRIzol incubation?', channel: 'CLINKS' })));
     const update = await fake.waitFor(() => inChannel('chat.update', 'CLINKS')[0], 30_000);
     const stop = inChannel('chat.stopStream', 'CLINKS')[0];

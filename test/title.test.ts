@@ -9,7 +9,9 @@ describe('titleFromBlocks', () => {
   it('takes a title-like first line of a plain-text paper', async () => {
     const blocks = await parse(
       'paper.txt',
-      'Functional Genetic Variants in DC-SIGNR Are Associated with Transmission of HIV-1\n\nhttps://example.org/x\n\nAbstract: Mother-to-child transmission is the main cause of infection. We studied it.\n',
+      'Functional Genetic Variants in DC-SIGNR Are Associated with Transmission of ' +
+        'HIV-1\n\nhttps://example.org/x\n\nAbstract: Mother-to-child transmission is the main ' +
+        'cause of infection. We studied it.\n',
     );
     expect(titleFromBlocks(blocks)).toBe('Functional Genetic Variants in DC-SIGNR Are Associated with Transmission of HIV-1');
   });

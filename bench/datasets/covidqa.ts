@@ -101,6 +101,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   for (const d of docs) writeFileSync(path.join(out, 'docs', d.file), d.text);
   writeFileSync(path.join(out, 'questions.jsonl'), `${questions.map((q) => JSON.stringify(q)).join('\n')}\n`);
   console.log(
-    `${docs.length} documents, ${questions.length} questions written to ${out}; ${answersOutsideBody} questions have an answer that is not in the document body`,
+    `${docs.length} documents, ${questions.length} questions written to ${out}; ${answersOutsideBody} ` +
+      `questions have an answer that is not in the document body`,
   );
 }

@@ -20,7 +20,9 @@ export function httpFailure(outcome: AskOutcome, channel?: string): { status: nu
           return {
             status: 403,
             error:
-              'asking as a channel needs the admin token (Authorization: Bearer <LABBOT_ADMIN_TOKEN>, or the token `labbot serve` printed at start-up when none is set); without it only public documents are searched',
+              'asking as a channel needs the admin token (Authorization: Bearer <LABBOT_ADMIN_TOKEN>, or ' +
+              'the token `labbot serve` printed at start-up when none is set); without it only public ' +
+              'documents are searched',
           };
         case 'unknown-channel':
           return { status: 400, error: `unknown channel ${JSON.stringify(channel ?? '')}: it is not one of access.channels in the config` };

@@ -43,7 +43,9 @@ export function createHttpApp(app: Installation & Asker, mounts: HttpMounts = {}
   http.set('trust proxy', app.config.trustProxy);
   if (app.config.trustProxy !== false && !app.config.adminToken) {
     app.log.warn(
-      'LABBOT_TRUST_PROXY is set but LABBOT_ADMIN_TOKEN is not: the dashboard takes only the token printed at start-up (a new one at every start), and anonymous /api/ask refuses every request that came through a proxy',
+      'LABBOT_TRUST_PROXY is set but LABBOT_ADMIN_TOKEN is not: the dashboard takes only the ' +
+        'token printed at start-up (a new one at every start), and anonymous /api/ask refuses ' +
+        'every request that came through a proxy',
     );
   }
   const adminToken = mounts.adminToken ?? app.config.adminToken;

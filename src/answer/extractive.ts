@@ -205,8 +205,11 @@ const ANSWER_TYPES: AnswerType[] = [
   {
     name: 'frequency',
     question: /\bhow (?:often|frequently)\b|\bcon qu[eé] frecuencia\b|\bcada cu[aá]nto\b/i,
-    sentence:
-      /\b(?:every|each|daily|weekly|monthly|yearly|hourly|once|twice|cada|diario|semanal|mensual)\b|\b\d+\s*(?:times|x|veces)\b|\bper (?:day|week|month|hour|year)\b|\bal d[ií]a\b/i,
+    sentence: new RegExp(
+      String.raw`\b(?:every|each|daily|weekly|monthly|yearly|hourly|once|twice|cada|diario|semanal|` +
+        String.raw`mensual)\b|\b\d+\s*(?:times|x|veces)\b|\bper (?:day|week|month|hour|year)\b|\bal d[ií]a\b`,
+      'i',
+    ),
     triggers: 'often frequently frequency frecuencia',
   },
   {
@@ -225,26 +228,42 @@ const ANSWER_TYPES: AnswerType[] = [
   },
   {
     name: 'method',
-    question:
-      /\b(?:what|which) (?:method|technique|assay|approach|test|tool|model)s?\b|\bhow (?:is|are|was|were|do|does|did|can|could|should|to)\b.*\b(?:measur|detect|diagnos|quantif|determin|assess|identif|test|perform|done|made|prepar|purif|isolat|estimat|calculat|analy[sz]|confirm|screen|sequenc|model)|\bqu[eé] (?:m[eé]todo|t[eé]cnica|ensayo)\b|\bc[oó]mo se\b/i,
-    sentence:
-      /\b(?:using|used|by|via|through|with|method|assay|technique|approach|model|performed|measured|detected|determined|estimated|PCR|ELISA|sequencing|microscopy|cytometry|analysis|mediante|usando|con)\b/i,
+    question: new RegExp(
+      String.raw`\b(?:what|which) (?:method|technique|assay|approach|test|tool|model)s?\b|\bhow (?:is|are|` +
+        String.raw`was|were|do|does|did|can|could|should|to)\b.*\b(?:measur|detect|diagnos|quantif|determin|` +
+        String.raw`assess|identif|test|perform|done|made|prepar|purif|isolat|estimat|calculat|analy[sz]|` +
+        String.raw`confirm|screen|sequenc|model)|\bqu[eé] (?:m[eé]todo|t[eé]cnica|ensayo)\b|\bc[oó]mo se\b`,
+      'i',
+    ),
+    sentence: new RegExp(
+      String.raw`\b(?:using|used|by|via|through|with|method|assay|technique|approach|model|performed|` +
+        String.raw`measured|detected|determined|estimated|PCR|ELISA|sequencing|microscopy|cytometry|analysis|` +
+        String.raw`mediante|usando|con)\b`,
+      'i',
+    ),
     triggers: 'method technique assay approach tool método técnica ensayo',
   },
   {
     // A reagent is named with a maker's code or catalogue number ("Abcam ab32389", "Sigma A5441"),
     // an acronym (TBST, DMEM) or its maker in brackets.
     name: 'reagent',
-    question:
-      /\b(?:what|which) (?:antibod(?:y|ies)|reagents?|buffers?|kits?|primers?|enzymes?|drugs?|media|medium|inhibitors?|vectors?|plasmids?|cell lines?|compounds?|substrates?)\b|\bqu[eé] (?:anticuerpo|reactivo|tamp[oó]n|kit|enzima|medio)\b/i,
+    question: new RegExp(
+      String.raw`\b(?:what|which) (?:antibod(?:y|ies)|reagents?|buffers?|kits?|primers?|enzymes?|drugs?|` +
+        String.raw`media|medium|inhibitors?|vectors?|plasmids?|cell lines?|compounds?|substrates?)\b|` +
+        String.raw`\bqu[eé] (?:anticuerpo|reactivo|tamp[oó]n|kit|enzima|medio)\b`,
+      'i',
+    ),
     sentence: /\b\p{L}{0,6}-?\d{2,}[\p{L}\d-]*\b|\b\p{Lu}{2,}[\p{Lu}\d-]*\b|\((?:\p{Lu}[\p{L}&.-]*\s?)+[,)]/u,
     triggers: '',
   },
   {
     name: 'why',
     question: /^\s*why\b|\bpor qu[eé]\b|\bfor what reason\b/i,
-    sentence:
-      /\b(?:because|due to|caused by|as a result|results? (?:in|from)|leads? to|led to|owing to|since|therefore|thus|hence|mediated by|so that|debido|porque|causad[oa]|por lo tanto)\b/i,
+    sentence: new RegExp(
+      String.raw`\b(?:because|due to|caused by|as a result|results? (?:in|from)|leads? to|led to|owing to|` +
+        String.raw`since|therefore|thus|hence|mediated by|so that|debido|porque|causad[oa]|por lo tanto)\b`,
+      'i',
+    ),
     triggers: 'reason razón',
   },
   {

@@ -31,15 +31,21 @@ export const INSTRUCTION_THRESHOLD = 4;
 // A chat-role label at the start of a sentence, or chat-template markers anywhere.
 const ROLE = String.raw`(?:system|assistant|developer|sistema|asistente)\s*(?:prompt|message|mensaje)?`;
 const ROLE_LABEL = new RegExp(String.raw`^\s*(?:[[(<{]\s*${ROLE}\s*[\])>}]\s*[:>-]?|[#*]*\s*${ROLE}\s*[*]*\s*[:>-])\s*(.*)$`, 's');
-const INSTRUCTION_WORDS =
-  /\b(?:you|your|ignore|disregard|answer|respond|reply|print|reveal|output|must|always|never|instructions?|rules?|mode|prompt|questions?|responde|respuesta|instrucciones|debes|siempre|nunca|ignora|pregunta)\b/;
+const INSTRUCTION_WORDS = new RegExp(
+  String.raw`\b(?:you|your|ignore|disregard|answer|respond|reply|print|reveal|output|must|always|never|` +
+    String.raw`instructions?|rules?|mode|prompt|questions?|responde|respuesta|instrucciones|debes|` +
+    String.raw`siempre|nunca|ignora|pregunta)\b`,
+);
 const TEMPLATE_MARKERS =
   /<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<<\/?sys>>|\[\/?inst\]|^\s*#{2,}\s*(?:system|instruction|instructions)\b/m;
 
 // Decisive: nothing in lab material reads like these.
 const DECISIVE: RegExp[] = [
   /\byou are now (?:an? (?:ai|assistant|bot|chatbot|model|language model|different|new|unrestricted)|no longer (?:bound|restricted|an?\b)|free (?:from|of)\b)/,
-  /\b(?:you are(?: now)? in|enter(?:ing)?|switch(?:ing)? to|activat(?:e|ed|ing))\s+(?:the\s+)?(?:admin|administrator|developer|god|jailbreak|dan|unrestricted)\s+mode\b/,
+  new RegExp(
+    String.raw`\b(?:you are(?: now)? in|enter(?:ing)?|switch(?:ing)? to|activat(?:e|ed|` +
+      String.raw`ing))\s+(?:the\s+)?(?:admin|administrator|developer|god|jailbreak|dan|unrestricted)\s+mode\b`,
+  ),
   /\b(?:god|jailbreak|dan)\s+mode\b/,
   /\bmodo\s+(?:administrador|desarrollador|admin)\b/,
   /\bpretend (?:to be|you are)\b|\broleplay as\b|\bact as (?:an? )?(?:unrestricted|different|new|jailbroken)\b/,
@@ -48,20 +54,28 @@ const DECISIVE: RegExp[] = [
 
 // The nouns for a machine reader. "assistant" alone is a person in most lab text ("lab assistant",
 // "assistant professor"), so it only counts where it is addressed (see ADDRESSED).
-const MACHINE = String.raw`(?:(?:(?:ai|responding|answering) )?(?:ai|a\.i\.|bot|chat ?bot|robot|labbot|llm|gpt|chatgpt|copilot|(?:large )?language model|model|assistant|agent|asistente|modelo|ia)|ai (?:system|tool|service))`;
+const MACHINE =
+  String.raw`(?:(?:(?:ai|responding|answering) )?(?:ai|a\.i\.|bot|chat ?bot|robot|` +
+  String.raw`labbot|llm|gpt|chatgpt|copilot|(?:large )?language model|model|assistant|` +
+  String.raw`agent|asistente|modelo|ia)|ai (?:system|tool|service))`;
 // A machine reader addressed: by a vocative or label at the start ("Assistant, …", "Chatbot: …",
 // "Dear model, …"), by a note to it ("Note for the bot:", "Message to the AI assistant:"), or by
 // describing it reading ("To the assistant reading this", "If you are an AI model reading …").
 const ADDRESSED: RegExp[] = [
   new RegExp(
-    String.raw`^[\s"'*>#\-•\[(]*(?:(?:dear|hey|hi|hello|ok|okay|attention|attn|please|oh)[,!]?\s+)?(?:the |our |you, |you |any |all )?${MACHINE}s?\s*(?:[,:;!)\]]|\u2014|\u2013| - |$)`,
+    String.raw`^[\s"'*>#\-•\[(]*(?:(?:dear|hey|hi|hello|ok|okay|attention|attn|please|` +
+      String.raw`oh)[,!]?\s+)?(?:the |our |you, |you |any |all )?${MACHINE}s?\s*(?:[,:;!)\]]|` +
+      String.raw`\u2014|\u2013| - |$)`,
   ),
   new RegExp(String.raw`\b(?:dear|hey|attention|attn|hello)\s+(?:the |our )?${MACHINE}\s*(?:[,:;!]|$)`),
   new RegExp(
-    String.raw`\b(?:note|notes|message|instructions?|notice|reminder|memo|warning|nota|mensaje|aviso)\s+(?:to|for|para)\s+(?:the |any |all |el |la |our )?${MACHINE}s?\b`,
+    String.raw`\b(?:note|notes|message|instructions?|notice|reminder|memo|warning|nota|` +
+      String.raw`mensaje|aviso)\s+(?:to|for|para)\s+(?:the |any |all |el |la |our )?${MACHINE}s?\b`,
   ),
   new RegExp(
-    String.raw`(?:^[\s"'*>#\-•[(]*|\b(?:to|for|if you are|whoever reads this as|any|every|all)\s+)(?:the |an? |any )?${MACHINE}s?\s+(?:reading|processing|answering|that reads?|who reads?|that answers?|that process(?:es)?)\b`,
+    String.raw`(?:^[\s"'*>#\-•[(]*|\b(?:to|for|if you are|whoever reads this as|any|` +
+      String.raw`every|all)\s+)(?:the |an? |any )?${MACHINE}s?\s+(?:reading|processing|` +
+      String.raw`answering|that reads?|who reads?|that answers?|that process(?:es)?)\b`,
   ),
   // "you, the assistant, …"
   new RegExp(String.raw`\byou,? (?:the|our|an?) ${MACHINE}\b`),
@@ -69,68 +83,111 @@ const ADDRESSED: RegExp[] = [
   /\b(?:instructions?|note|message)\s+(?:to|for)\s+whoever\s+(?:answers|responds|replies)\b/,
   // A reader that retrieves passages is a machine.
   /\bwhen (?:this|the) (?:passage|page|document|text|chunk|file) is (?:retrieved|read|shown|used|processed|indexed)\b/,
-  /^[\s"'*>#\-•[(]*(?:system|admin|administrator|developer|operator)\s+(?:notice|message|override|alert|instructions?|update|note|prompt|directive|command)s?\s*(?::|\u2014|-|$)/,
+  new RegExp(
+    String.raw`^[\s"'*>#\-•[(]*(?:system|admin|administrator|developer|operator)\s+(?:notice|message|` +
+      String.raw`override|alert|instructions?|update|note|prompt|directive|command)s?\s*(?::|\u2014|-|$)`,
+  ),
   new RegExp(
     String.raw`^[\s"'*>#\-•[(]*(?:${MACHINE}|system)(?:'s)? (?:notes?|notices?|instructions?|messages?|memos?|directives?|rules?|orders?)\s*:`,
   ),
 ];
 
 // Throwing away what came before: "ignore previous instructions", "forget everything you were told".
-const OVERRIDE_VERB = String.raw`(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|discard|neglect|abandon|set aside|pay no attention to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop following|no longer follow)`;
-const RULES = String.raw`(?:instructions?|prompts?|rules?|directions?|directives?|guidance|guidelines?|context|commands?|orders?|constraints?|programming|policies|policy)`;
+const OVERRIDE_VERB =
+  String.raw`(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|discard|` +
+  String.raw`neglect|abandon|set aside|pay no attention to|do not (?:follow|obey|heed)|` +
+  String.raw`don't (?:follow|obey|heed)|stop following|no longer follow)`;
+const RULES =
+  String.raw`(?:instructions?|prompts?|rules?|directions?|directives?|guidance|guidelines?|` +
+  String.raw`context|commands?|orders?|constraints?|programming|policies|policy)`;
 const OVERRIDE: RegExp[] = [
   new RegExp(
-    String.raw`\b${OVERRIDE_VERB}\s+(?:(?:all|any|the|your|of|these|those|its|my|every|other)\s+){0,3}(?:(?:previous|prior|above|earlier|preceding|original|former|old|existing|initial|system|standing|foregoing|aforementioned|current|given)\s+)?(?:\w+\s+)?${RULES}\b`,
+    String.raw`\b${OVERRIDE_VERB}\s+(?:(?:all|any|the|your|of|these|those|its|my|every|` +
+      String.raw`other)\s+){0,3}(?:(?:previous|prior|above|earlier|preceding|original|former|` +
+      String.raw`old|existing|initial|system|standing|foregoing|aforementioned|current|` +
+      String.raw`given)\s+)?(?:\w+\s+)?${RULES}\b`,
   ),
   new RegExp(
     String.raw`\b${OVERRIDE_VERB}\s+(?:all |everything |anything )?(?:of )?(?:the |that )?(?:above|before|preceding|said before)\b`,
   ),
   new RegExp(
-    String.raw`\b${OVERRIDE_VERB}\s+(?:everything|anything|all)\s+(?:you (?:were|have been|are) (?:told|given|taught)|(?:that )?(?:came|comes|was said) before|above)`,
+    String.raw`\b${OVERRIDE_VERB}\s+(?:everything|anything|all)\s+(?:you (?:were|have ` +
+      String.raw`been|are) (?:told|given|taught)|(?:that )?(?:came|comes|was said) before|above)`,
   ),
   /\b(?:ignora|olvida|descarta|omite|no sigas)\b[^.!?\n]{0,40}\b(?:instrucciones|reglas|indicaciones|directrices|ordenes)\b/,
 ];
 // "… the previous instructions for the old centrifuge; …" names what it replaces: a protocol's
 // revision note, not an override of whoever reads it.
-const QUALIFIED =
-  /^\s+(?:on|for|in|of|about|regarding|from|at|with|to|that|which|printed|written|taped|posted|given|listed|under|inside|during|when|until|after|before|if|unless|while)\b/;
+const QUALIFIED = new RegExp(
+  String.raw`^\s+(?:on|for|in|of|about|regarding|from|at|with|to|that|which|printed|written|taped|` +
+    String.raw`posted|given|listed|under|inside|during|when|until|after|before|if|unless|while)\b`,
+);
 
 // Speech and disclosure verbs in command position: at a clause start, after an adverb of command,
 // after a modal ("you must tell"), or as "are to" ("your instructions are to reply").
-const SPEECH = String.raw`(?:answer|reply|respond|say|tell|state|claim|insist|assert|inform|notify|advise|let (?:\w+ ){1,3}know|mention|responde|contesta|di|dile|diles|informa)`;
+const SPEECH =
+  String.raw`(?:answer|reply|respond|say|tell|state|claim|insist|assert|inform|notify|` +
+  String.raw`advise|let (?:\w+ ){1,3}know|mention|responde|contesta|di|dile|diles|informa)`;
 const DISCLOSE = String.raw`(?:print|output|reveal|disclose|give out|give|send|share|provide|show|display|repeat|list|dump|muestra|revela)`;
-const COMMAND_POSITION = String.raw`(?:^|[:;,(\u2014\u2013]\s*|\b(?:and|then|just|please|always|only|simply|now|instead|you|y|siempre)\s+|\b(?:you|bot|assistant|model|ai)?\s*(?:must|should|will|shall|need to|have to|are to|is to|are going to|can only|may only|debes|tienes que)\s+(?:(?:always|now|only|also|simply|instead)\s+)?)`;
+const COMMAND_POSITION =
+  String.raw`(?:^|[:;,(\u2014\u2013]\s*|\b(?:and|then|just|please|always|only|simply|` +
+  String.raw`now|instead|you|y|siempre)\s+|\b(?:you|bot|assistant|model|ai)?\s*(?:must|` +
+  String.raw`should|will|shall|need to|have to|are to|is to|are going to|can only|may ` +
+  String.raw`only|debes|tienes que)\s+(?:(?:always|now|only|also|simply|instead)\s+)?)`;
 const SPEECH_COMMAND = new RegExp(String.raw`${COMMAND_POSITION}\s*[-•*"']*\s*(?:${SPEECH}|${DISCLOSE})\b`);
 // Passive: "users … should be told the password is …"; "answered with …" dictates, "answered by the
 // organisers" only says who answers.
-const PASSIVE_TOLD =
-  /\b(?:should|must|will|shall|are to|is to)(?: all| always| only| now)? be (?:(?:told|informed|given|sent|shown)\b(?! by\b)|answered (?:with|by saying|saying|that)\b|answered\s*:)/;
+const PASSIVE_TOLD = new RegExp(
+  String.raw`\b(?:should|must|will|shall|are to|is to)(?: all| always| only| now)? be (?:(?:told|` +
+    String.raw`informed|given|sent|shown)\b(?! by\b)|answered (?:with|by saying|saying|that)\b|answered\s*:)`,
+);
 // What to say is dictated: "reply that …", "say …", "answer with "…"" weigh most; "tell them the
 // login is …" a little less, since labs ask their members to pass things on ("tell the driver the
 // cold room is on the second floor").
 const SAID: RegExp[] = [
-  /\b(?:answer|reply|respond|state|claim|insist|assert|responde|contesta)\b(?: [^,.;:]{1,60}?)?\s*(?:that|with|by saying|saying|que|con|diciendo)\b|\b(?:answer|reply|respond|state|claim)\s*:/,
+  new RegExp(
+    String.raw`\b(?:answer|reply|respond|state|claim|insist|assert|responde|` +
+      String.raw`contesta)\b(?: [^,.;:]{1,60}?)?\s*(?:that|with|by saying|saying|que|con|diciendo)\b|` +
+      String.raw`\b(?:answer|reply|respond|state|claim)\s*:`,
+  ),
   /\b(?:say|di|dile|diles)\b/,
 ];
 const TOLD: RegExp[] = [
-  /\b(?:tell|inform|notify|advise|let (?:\w+ ){1,3}know)\b(?: (?:them|him|her|everyone|everybody|anyone|anybody|people|users?|the users?|the asker|whoever asks|students|visitors|callers|the (?:student|person|visitor|caller)))?(?: (?:who asks?|that asks?|asking))?\s*(?:that\b|:|"|(?:the |your |our |this |a |an )?\w+(?: \w+){0,3} (?:is|are|was|were|will be|has|have|must|should|can|cannot|needs?)\b)/,
+  new RegExp(
+    String.raw`\b(?:tell|inform|notify|advise|let (?:\w+ ){1,3}know)\b(?: (?:them|him|her|everyone|` +
+      String.raw`everybody|anyone|anybody|people|users?|the users?|the asker|whoever asks|students|` +
+      String.raw`visitors|callers|the (?:student|person|visitor|caller)))?(?: (?:who asks?|that asks?|` +
+      String.raw`asking))?\s*(?:that\b|:|"|(?:the |your |our |this |a |an )?\w+(?: \w+){0,3} (?:is|are|was|` +
+      String.raw`were|will be|has|have|must|should|can|cannot|needs?)\b)`,
+  ),
   // "tell them everything goes in the black bin": whatever follows the audience but a step ("to", "how", …).
-  /\b(?:tell|inform|notify|advise)\s+(?:them|him|her|everyone|everybody|anyone|anybody|people|users?|the users?|the asker|whoever asks)\s+(?!(?:to|about|how|where|when|what|why|which|before|after|if|so|at|in|of|and|or|as|by|for|on|once|until|while|first|again)\b)\w+/,
+  new RegExp(
+    String.raw`\b(?:tell|inform|notify|advise)\s+(?:them|him|her|everyone|everybody|anyone|anybody|` +
+      String.raw`people|users?|the users?|the asker|whoever asks)\s+(?!(?:to|about|how|where|when|what|why|` +
+      String.raw`which|before|after|if|so|at|in|of|and|or|as|by|for|on|once|until|while|first|again)\b)\w+`,
+  ),
   PASSIVE_TOLD,
 ];
 // Telling everyone, not someone: a claim to spread.
 const BROADCAST =
   /\b(?:tell|inform|notify|let|say to|reply to|answer)\s+(?:everyone|everybody|anyone|anybody|all users|all students|people|whoever)\b/;
 // Speech to the people who ask.
-const AUDIENCE =
-  /\b(?:tell|inform|notify|answer|reply to|respond to|say to|let)\s+(?:them|him|her|everyone|everybody|anyone|anybody|people|users?|the users?|the asker|whoever|students|visitors)\b/;
+const AUDIENCE = new RegExp(
+  String.raw`\b(?:tell|inform|notify|answer|reply to|respond to|say to|let)\s+(?:them|him|her|everyone|` +
+    String.raw`everybody|anyone|anybody|people|users?|the users?|the asker|whoever|students|visitors)\b`,
+);
 // A rule for answering questions on a topic: "when asked about the cryostat, respond that …".
-const TOPIC_QUESTION =
-  /\b(?:asks?|asked|asking|queries|queried|enquires|inquires)\s+(?:\w+\s+){0,3}?(?:about|regarding|on|concerning|how|what|whether|where|why|which|por)\b|\b(?:questions?|query|queries)\s+(?:about|on|regarding|concerning|mentions|mentioning|refers to)\b/;
+const TOPIC_QUESTION = new RegExp(
+  String.raw`\b(?:asks?|asked|asking|queries|queried|enquires|inquires)\s+(?:\w+\s+){0,3}?(?:about|` +
+    String.raw`regarding|on|concerning|how|what|whether|where|why|which|por)\b|\b(?:questions?|query|` +
+    String.raw`queries)\s+(?:about|on|regarding|concerning|mentions|mentioning|refers to)\b`,
+);
 
 // Giving out what should stay in: the restricted pages, the hidden notes, every document.
 const EXFILTRATE = new RegExp(
-  String.raw`\b${DISCLOSE}\b(?: \w+){0,4} (?:restricted|hidden|confidential|secret|pi-only|private|internal|system prompt|all (?:the )?(?:documents|files|passages|pages)|the contents of|everything|every (?:document|file|page))\b`,
+  String.raw`\b${DISCLOSE}\b(?: \w+){0,4} (?:restricted|hidden|confidential|secret|` +
+    String.raw`pi-only|private|internal|system prompt|all (?:the )?(?:documents|files|` +
+    String.raw`passages|pages)|the contents of|everything|every (?:document|file|page))\b`,
 );
 
 // The questions others ask, all of them ("any question about …", "whatever the user asks") or
@@ -144,9 +201,15 @@ const UNIVERSAL_SCOPE: RegExp[] = [
   /\b(?:cualquier|toda|todas las) (?:pregunta|preguntas|consulta)s?\b|\blo que (?:te )?pregunte/,
 ];
 const CONDITIONAL_SCOPE: RegExp[] = [
-  /\b(?:when|whenever|if|once|each time|every time|in case|should)\s+(?:an? |the |any |some )?(?:\w+ ){0,2}(?:asks?|asked|queries|enquires|inquires|wants to know|requests?)\b/,
+  new RegExp(
+    String.raw`\b(?:when|whenever|if|once|each time|every time|in case|should)\s+(?:an? |the |any |` +
+      String.raw`some )?(?:\w+ ){0,2}(?:asks?|asked|queries|enquires|inquires|wants to know|requests?)\b`,
+  ),
   /\b(?:if|when|whenever|once)\s+(?:you are |you're |you get )?(?:asked|queried|questioned)\b/,
-  /\b(?:when|whenever|if|each time|every time)\s+(?:a|the|any|an)\s+(?:question|query|request|message)\s+(?:mentions|is about|concerns|touches on|asks|comes up|refers to)\b/,
+  new RegExp(
+    String.raw`\b(?:when|whenever|if|each time|every time)\s+(?:a|the|any|an)\s+(?:question|query|` +
+      String.raw`request|message)\s+(?:mentions|is about|concerns|touches on|asks|comes up|refers to)\b`,
+  ),
   /\b(?:cuando|si)\s+(?:alguien|algun usuario|el usuario|un usuario|te)\s+(?:pregunte|pregunta|preguntan|pide)/,
 ];
 // A bot or AI named as the one asked: "anyone who asks the bot about …". (Not "assistant" or
@@ -157,17 +220,30 @@ const ANSWERER =
   /\b(?:asks?|queries|questions|asking|asked) (?:you|(?:the |our |an? )?(?:bot|chatbot|labbot|ai|llm|language model))\b|\bwhoever answers\b/;
 
 // Holding on: the instruction outlives the sentence.
-const PERSISTENCE =
-  /\b(?:from (?:now|this point|this moment|here|today)(?: on(?:wards?)?| forward)?|you (?:will|must|shall|should) (?:now|henceforth|always)|henceforth|hereafter|going forward|for the rest of (?:the|this) (?:conversation|chat|session)|until (?:told|instructed) otherwise|in (?:all|every) (?:future )?(?:answers?|replies|responses|conversations?)|de ahora en adelante|a partir de ahora)\b/;
+const PERSISTENCE = new RegExp(
+  String.raw`\b(?:from (?:now|this point|this moment|here|today)(?: on(?:wards?)?| forward)?|` +
+    String.raw`you (?:will|must|shall|should) (?:now|henceforth|always)|henceforth|hereafter|` +
+    String.raw`going forward|for the rest of (?:the|this) (?:conversation|chat|session)|until (?:told|` +
+    String.raw`instructed) otherwise|in (?:all|every) (?:future )?(?:answers?|replies|responses|` +
+    String.raw`conversations?)|de ahora en adelante|a partir de ahora)\b`,
+);
 
 // A credential given out: with its value, or handed over by a speech or disclosure verb.
-const SECRET = String.raw`(?:password|passcode|passphrase|login|log-in|credentials?|username|pin(?: code)?|door code|alarm code|access code|credit card(?: number)?|card number|cvv|api key|token|secret key|ssh key|bank account|iban|home address|phone number|contrase(?:n|ñ)a|clave)`;
+const SECRET =
+  String.raw`(?:password|passcode|passphrase|login|log-in|credentials?|username|pin(?: ` +
+  String.raw`code)?|door code|alarm code|access code|credit card(?: number)?|card number|` +
+  String.raw`cvv|api key|token|secret key|ssh key|bank account|iban|home address|phone ` +
+  String.raw`number|contrase(?:n|ñ)a|clave)`;
 const SECRET_VALUE = new RegExp(
-  String.raw`\b${SECRET}\b(?: (?:for|of) (?:the )?\w+(?: \w+)?)?\s*(?:is|are|:|=|es)\s*(?!(?:in|on|at|posted|written|kept|stored|available|changed|your|the same|provided|given|managed|taped|with|held|printed|shown|listed|sent|not|never|reset|by|a|an|the)\b)["']?[\w!@#$%^&*./-]{3,}`,
+  String.raw`\b${SECRET}\b(?: (?:for|of) (?:the )?\w+(?: \w+)?)?\s*(?:is|are|:|=|es)\s*(?!(?:in|` +
+    String.raw`on|at|posted|written|kept|stored|available|changed|your|the same|provided|` +
+    String.raw`given|managed|taped|with|held|printed|shown|listed|sent|not|never|reset|` +
+    String.raw`by|a|an|the)\b)["']?[\w!@#$%^&*./-]{3,}`,
 );
 // ("tell them the password is on the whiteboard" gives out where it is, not what it is.)
 const SECRET_GIVEN = new RegExp(
-  String.raw`\b(?:${SPEECH}|${DISCLOSE})\b(?: \w+){0,5} ${SECRET}\b(?!\s+(?:is|are)\s+(?:in|on|at|posted|written|kept|stored|available|taped|printed|with|held|changed|managed)\b)`,
+  String.raw`\b(?:${SPEECH}|${DISCLOSE})\b(?: \w+){0,5} ${SECRET}\b(?!\s+(?:is|are)\s+(?:in|` +
+    String.raw`on|at|posted|written|kept|stored|available|taped|printed|with|held|changed|managed)\b)`,
 );
 
 // About the machine's own rules and output: "your instructions", "do not cite sources".
@@ -175,7 +251,10 @@ const META: RegExp[] = [
   /\byour (?:new |real |true |actual )?(?:instructions|rules|guidelines|system prompt|programming|training|prompt|directives)\b/,
   /\b(?:do not|don't|never|stop)\s+(?:cite|citing|mention|show|include)\s+(?:the |any |your )?(?:sources?|passages?|citations?|references?)\b/,
   // Keeping itself hidden: "do not reveal that this note exists".
-  /\b(?:do not|don't|never)\s+(?:reveal|mention|tell|say|disclose|admit)\s+(?:that |to anyone that )?(?:this|these|the) (?:note|message|instructions?|text|rule)s?\b/,
+  new RegExp(
+    String.raw`\b(?:do not|don't|never)\s+(?:reveal|mention|tell|say|disclose|admit)\s+(?:that |` +
+      String.raw`to anyone that )?(?:this|these|the) (?:note|message|instructions?|text|rule)s?\b`,
+  ),
   /\bnew (?:system )?(?:instructions?|rules?|persona|role|directives?)\s*(?::|are\b)/,
   /\b(?:system|hidden|secret|original) prompt\b/,
   /\byou are an? (?:ai|language model|llm|chatbot|bot|(?:ai )?assistant)\b/,
@@ -183,8 +262,17 @@ const META: RegExp[] = [
 
 // A blanket answer: "the answer to any question about X is …", "your reply must be: …". One that
 // points somewhere ("… is in the SOP binder") is how labs write FAQs, and scores less.
-const BLANKET =
-  /\b(?:(?:the |your |our )?(?:only |correct |right |official |proper |standard |true |real )?(?:answer|reply|response)s? (?:to|for|about|on) (?:(?:any|every|all|each)\b|(?:\w+ ){0,2}questions?\b)[^.!?]{0,100}?\b(?:is|are|must be|should be|will be|shall be)\b|\b(?:your|the) (?:answer|reply|response)s? (?:must|should|will|shall|has to|have to|needs to|need to|is to|are to|ought to) (?:always |only )?(?:be|say|read|state)\s*(?:[:"']|that\b)|\b(?:all|every|any) (?:answers?|replies|responses) (?:about|to|on|for)\b[^.!?]{0,60}\b(?:must|should|shall|will) (?:say|state|include|mention|be)\b|\bquestions? (?:about|on|regarding|concerning)\b[^.!?]{0,60}\b(?:get|gets|receive|deserve|should get|must get) (?:the |a |an |this )?(?:answer|reply|response)\b)/;
+const BLANKET = new RegExp(
+  String.raw`\b(?:(?:the |your |our )?(?:only |correct |right |official |proper |standard |true |` +
+    String.raw`real )?(?:answer|reply|response)s? (?:to|for|about|on) (?:(?:any|every|all|each)\b|` +
+    String.raw`(?:\w+ ){0,2}questions?\b)[^.!?]{0,100}?\b(?:is|are|must be|should be|will be|shall be)\b|` +
+    String.raw`\b(?:your|the) (?:answer|reply|response)s? (?:must|should|will|shall|has to|have to|` +
+    String.raw`needs to|need to|is to|are to|ought to) (?:always |only )?(?:be|say|read|` +
+    String.raw`state)\s*(?:[:"']|that\b)|\b(?:all|every|any) (?:answers?|replies|responses) (?:about|to|` +
+    String.raw`on|for)\b[^.!?]{0,60}\b(?:must|should|shall|will) (?:say|state|include|mention|be)\b|` +
+    String.raw`\bquestions? (?:about|on|regarding|concerning)\b[^.!?]{0,60}\b(?:get|gets|receive|deserve|` +
+    String.raw`should get|must get) (?:the |a |an |this )?(?:answer|reply|response)\b)`,
+);
 const POINTER = /^\s*(?:in|on|at|found|available|kept|listed|posted|given in|described in|usually|often|explained in)\b/;
 
 // Every cue above needs one of these word starts; a sentence with none (most protocol steps) is
@@ -193,9 +281,20 @@ const POINTER = /^\s*(?:in|on|at|found|available|kept|listed|posted|given in|des
 const TRIGGER = new RegExp(
   String.raw`\b(?:` +
     // word starts
-    String.raw`answer|repl|respon|tell|inform|notif|advis|mention|state|claim|insist|assert|ignor|disregard|forget|overr|bypass|skip|discard|neglect|abandon|set aside|pay no|follow|obey|heed|system|admin|develop|operat|assistant|robot|chat|model|instruction|prompt|rule|guid|direct|context|command|constraint|polic|programming|question|quer|request|enquir|inquir|whatever|whichever|regardless|no matter|restrict|hidden|confidential|secret|pi-only|private|internal|content|everything|reading|processing|retriev|whoever|user|cite|citing|messag|notice|pretend|roleplay|respuesta|responde|pregunt|instruccion|indicacion|regla|asistente|modelo|sistema|olvida|ignora|descarta|omite|contesta|cualquier|mensaje|aviso` +
+    String.raw`answer|repl|respon|tell|inform|notif|advis|mention|state|claim|insist|` +
+    String.raw`assert|ignor|disregard|forget|overr|bypass|skip|discard|neglect|abandon|` +
+    String.raw`set aside|pay no|follow|obey|heed|system|admin|develop|operat|assistant|` +
+    String.raw`robot|chat|model|instruction|prompt|rule|guid|direct|context|command|constraint|` +
+    String.raw`polic|programming|question|quer|request|enquir|inquir|whatever|whichever|` +
+    String.raw`regardless|no matter|restrict|hidden|confidential|secret|pi-only|private|` +
+    String.raw`internal|content|everything|reading|processing|retriev|whoever|user|cite|` +
+    String.raw`citing|messag|notice|pretend|roleplay|respuesta|responde|pregunt|instruccion|` +
+    String.raw`indicacion|regla|asistente|modelo|sistema|olvida|ignora|descarta|omite|` +
+    String.raw`contesta|cualquier|mensaje|aviso` +
     // whole words
-    String.raw`|(?:say|says|said|let|ask|asks|asked|asking|drop|ai|a\.i\.|bot|bots|llm|gpt|agent|copilot|labbot|language|every|any|all|your|you are|new|note|act as|mode|di|dile|diles|ia|toda|lo que|cuando|si|nota|no sigas)\b` +
+    String.raw`|(?:say|says|said|let|ask|asks|asked|asking|drop|ai|a\.i\.|bot|bots|llm|` +
+    String.raw`gpt|agent|copilot|labbot|language|every|any|all|your|you are|new|note|` +
+    String.raw`act as|mode|di|dile|diles|ia|toda|lo que|cuando|si|nota|no sigas)\b` +
     ')',
 );
 

@@ -138,8 +138,11 @@ function systemText(language: Language, labels: string[], hasNotice = false): st
     '',
     'Rules:',
     '1. Answer only from the passages. Do not add facts from general knowledge, even when you are sure of them.',
-    `2. After each claim, cite the passage it comes from by its label in square brackets, like [S2], or [S1, S3] for several. Valid labels: ${range}. Never invent a label. ` +
-      'A passage marked "continues" is the text right after the one it names, in the same document: cite whichever of them the claim comes from, since each names its own step, slide or section.',
+    `2. After each claim, cite the passage it comes from by its label in square ` +
+      `brackets, like [S2], or [S1, S3] for several. Valid labels: ${range}. ` +
+      `Never invent a label. ` +
+      'A passage marked "continues" is the text right after the one it names, in the same ' +
+      'document: cite whichever of them the claim comes from, since each names its own step, slide or section.',
     `3. If the passages do not contain the answer, reply with exactly this sentence and nothing else: ${refusal}`,
     '4. When passages disagree, prefer the newest source (the latest year) and say so briefly, citing both the newer and the older passage.',
     `5. Answer in ${LANGUAGE_NAMES[language]}, the language of the question, even when the passages are in another language.`,

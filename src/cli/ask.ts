@@ -17,7 +17,10 @@ function cliFailure(outcome: Exclude<AskOutcome, { kind: 'answered' }>, channel:
     case 'empty-question':
       return 'The question is empty.';
     case 'empty-index':
-      return 'The index is empty: nothing has been ingested yet. Run `labbot ingest` (the configured sources, or `labbot ingest <folder>`), or `npm start`, which indexes them first, then ask again.';
+      return (
+        'The index is empty: nothing has been ingested yet. Run `labbot ingest` (the configured ' +
+        'sources, or `labbot ingest <folder>`), or `npm start`, which indexes them first, then ask again.'
+      );
     case 'unavailable':
       return 'The index is unavailable right now (Chroma does not answer); try again shortly.';
     case 'failed':

@@ -143,7 +143,8 @@ export function addBackupCommands(program: Command): void {
         else {
           const records = m.chroma.collections.reduce((a, x) => a + x.records, 0);
           console.log(
-            `backup written to ${path.resolve(dir)}: index ${m.base} (${m.chroma.collections.length} collections, ${records} chunks), ${m.redis.keys} Redis keys${m.snapshot ? ', lexical snapshot' : ''}${m.config ? ', labbot.config.json' : ''}`,
+            `backup written to ${path.resolve(dir)}: index ${m.base} (${m.chroma.collections.length} ` +
+              `collections, ${records} chunks), ${m.redis.keys} Redis keys${m.snapshot ? ', lexical snapshot' : ''}${m.config ? ', labbot.config.json' : ''}`,
           );
           console.log("It holds every document's text and the config: keep it as private as the server. .env (the secrets) is not in it.");
         }
@@ -183,7 +184,9 @@ export function addBackupCommands(program: Command): void {
         if (opts.json) console.log(JSON.stringify({ ...rest, base: manifest.base, createdAt: manifest.createdAt }, null, 2));
         else {
           console.log(
-            `restored the backup of ${manifest.createdAt}: index ${manifest.base} (${r.collections} collections, ${r.records} chunks), ${r.keys} Redis keys${r.expired ? ` (${r.expired} expired since, left out)` : ''}${r.snapshot ? ', lexical snapshot' : ''}`,
+            `restored the backup of ${manifest.createdAt}: index ${manifest.base} ` +
+              `(${r.collections} collections, ${r.records} chunks), ${r.keys} Redis keys` +
+              `${r.expired ? ` (${r.expired} expired since, left out)` : ''}${r.snapshot ? ', lexical snapshot' : ''}`,
           );
         }
         if (r.configDiffers)

@@ -76,7 +76,8 @@ export function addReindexCommand(program: Command): void {
       // would drop every other source at the switch: refuse rather than silently rebuild them all.
       if (opts.rebuild && opts.source) {
         throw new ConfigError(
-          '--rebuild builds a new index of every source and switches to it; it cannot be limited to one --source. To re-read one source, use `labbot reindex --source <id> --full`.',
+          '--rebuild builds a new index of every source and switches to it; it cannot be limited to ' +
+            'one --source. To re-read one source, use `labbot reindex --source <id> --full`.',
         );
       }
       const { config, log } = setup();

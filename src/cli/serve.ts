@@ -31,7 +31,8 @@ export function addServeCommand(program: Command): void {
         : 'Slack is not configured (no SLACK_BOT_TOKEN)';
       const admin = running.dashboardRefused
         ? 'no dashboard'
-        : `dashboard ${running.url}/admin${running.dashboardTokenGenerated ? ' (no LABBOT_ADMIN_TOKEN: a token for this start, in the link printed on stdout)' : ''}`;
+        : `dashboard ${running.url}/admin` +
+          `${running.dashboardTokenGenerated ? ' (no LABBOT_ADMIN_TOKEN: a token for this start, in the link printed on stdout)' : ''}`;
       log.info(
         { url: running.url, worker: Boolean(running.queue?.worker) },
         `labbot is serving: POST /api/ask, /hooks/wiki/<source>, ${admin}; ${slack}`,

@@ -9,7 +9,8 @@ export function formatReport(r: EvalReport): string {
   const m = r.metrics;
   const s = r.settings;
   const head = [
-    `settings: k ${s.k}, context ${s.context_chars} chars, ${s.fusion} fusion, chunks ${s.chunking.size}/${s.chunking.overlap}, split ${s.split}${s.answerer ? `, answers by ${s.answerer}` : ''}`,
+    `settings: k ${s.k}, context ${s.context_chars} chars, ${s.fusion} fusion, ` +
+      `chunks ${s.chunking.size}/${s.chunking.overlap}, split ${s.split}${s.answerer ? `, answers by ${s.answerer}` : ''}`,
   ];
   const retrieval = [
     '',

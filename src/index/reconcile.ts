@@ -76,7 +76,8 @@ export function createReconciler(deps: ReconcileDeps): Reconcile {
         partial: r.partial.length,
         droppedPaths: r.dropped.slice(0, 20).map((d) => `${d.source}:${d.path}`),
       },
-      'index repaired: the Redis records and Chroma disagreed (documents missing from Chroma will be indexed again; records of documents Chroma holds were restored from it)',
+      'index repaired: the Redis records and Chroma disagreed (documents missing from Chroma ' +
+        'will be indexed again; records of documents Chroma holds were restored from it)',
     );
   };
 

@@ -43,5 +43,8 @@ export function describeIndexVersion(input: IndexVersionInput): string {
   const dims = input.dimensions ? `/${input.dimensions}d` : '';
   const hnsw = customHnsw(input);
   const graph = hnsw ? `, hnsw m=${hnsw.m} ef_construction=${hnsw.efConstruction}` : '';
-  return `${input.embeddingProvider}:${input.embeddingModel}${dims}, chunks ${input.chunking.size}/${input.chunking.overlap}, chunker v${CHUNKER_VERSION}${graph}`;
+  return (
+    `${input.embeddingProvider}:${input.embeddingModel}${dims}, chunks ${input.chunking.size}/${input.chunking.overlap}, ` +
+    `chunker v${CHUNKER_VERSION}${graph}`
+  );
 }

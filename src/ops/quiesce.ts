@@ -74,7 +74,9 @@ export async function pauseIndexing(queue: Queue, redis: Redis, ns: string, opts
       opts.onWaiting?.(active, initial);
       if (Date.now() > deadline) {
         throw new BackupBusyError(
-          `${active} indexing job(s) still running after ${Math.round(opts.timeoutMs / 1000)} s (a rebuild or a large sync?); the queue was resumed. Try again later, or wait longer with --wait <seconds>.`,
+          `${active} indexing job(s) still running after ${Math.round(opts.timeoutMs / 1000)} ` +
+            `s (a rebuild or a large sync?); the queue was resumed. Try again later, ` +
+            `or wait longer with --wait <seconds>.`,
         );
       }
       await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));

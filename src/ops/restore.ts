@@ -55,7 +55,8 @@ export function readManifest(dir: string): Manifest {
   const m = manifestSchema.safeParse(raw);
   if (!m.success)
     throw new RestoreError(
-      `${path.join(dir, MANIFEST_FILE)} is not a labbot backup manifest of this version: ${m.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      `${path.join(dir, MANIFEST_FILE)} is not a labbot backup manifest of this ` +
+        `version: ${m.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     );
   const named = [m.data.redis.file, ...m.data.chroma.collections.map((c) => c.file), m.data.snapshot, m.data.config].filter(
     (f): f is string => Boolean(f),
@@ -91,7 +92,9 @@ async function assertEmptyTarget(deps: RestoreDeps, manifest: Manifest): Promise
   const key = await anyKeyUnder(deps.redis, `${deps.ns}:`);
   if (key) {
     throw new RestoreError(
-      `Redis already holds keys of this installation (${key}, under ${deps.ns}:): restore into an empty Redis database (another REDIS_URL /<db>), or stop labbot and delete them first. Nothing was restored.`,
+      `Redis already holds keys of this installation (${key}, under ${deps.ns}:): ` +
+        `restore into an empty Redis database (another REDIS_URL /<db>), or stop ` +
+        `labbot and delete them first. Nothing was restored.`,
     );
   }
   const existing = new Set((await collectionsOf(deps.chroma, manifest.base)).map((c) => c.name));
@@ -106,7 +109,8 @@ export async function restore(dir: string, deps: RestoreDeps): Promise<RestoreRe
   const manifest = readManifest(dir);
   if (manifest.collection !== deps.collection) {
     throw new RestoreError(
-      `the backup is of LABBOT_COLLECTION=${manifest.collection}, this installation is ${deps.collection}: set LABBOT_COLLECTION=${manifest.collection} to restore it`,
+      `the backup is of LABBOT_COLLECTION=${manifest.collection}, this installation ` +
+        `is ${deps.collection}: set LABBOT_COLLECTION=${manifest.collection} to restore it`,
     );
   }
   await verifyFiles(dir, manifest, deps.onProgress);

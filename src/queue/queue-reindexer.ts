@@ -29,7 +29,9 @@ export function createQueueReindexer(app: Installation & Indexing, queue: Queue)
       }
       return {
         queued,
-        message: `Queued a re-sync of ${queued.join(', ')}. I will post the result here; progress is in your direct messages with labbot, in one message that updates.`,
+        message:
+          `Queued a re-sync of ${queued.join(', ')}. I will post the result here; ` +
+          `progress is in your direct messages with labbot, in one message that updates.`,
       };
     },
     async status() {

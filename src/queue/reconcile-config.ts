@@ -68,7 +68,8 @@ export async function reconcileWithConfig(app: Installation & Indexing, only?: s
         'the configured group of these documents changed: they left the index until indexed again',
       );
       await app.records?.addNote(
-        `Source "${source.id}": the configured access changed (${groups}); ${moved.length} document${moved.length === 1 ? '' : 's'} left the index until indexed again.`,
+        `Source "${source.id}": the configured access changed (${groups}); ${moved.length} ` +
+          `document${moved.length === 1 ? '' : 's'} left the index until indexed again.`,
       );
     }
   }

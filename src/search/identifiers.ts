@@ -33,8 +33,12 @@ const CAPS_STOP = new Set([
  * letters like an identifier but name no reagent or gene: matched literally they favour whichever
  * passage happens to write the same unit, and weighed as identifiers they drown the question's topic.
  */
-const MEASURE =
-  /^\d+(?:[.,]\d+)?-?(?:st|nd|rd|th|x|fold|years?|yrs?|months?|mo|weeks?|wks?|days?|d|hours?|hrs?|h|min|minut(?:es?)?|s|sec|seconds?|ms|mg|g|kg|µg|ug|ng|ml|l|µl|ul|dl|mm|cm|m|km|nm|µm|um|mmol|mol|kda|bp|kb|mb|kcal|mmhg|bpm|rpm|v|mv|c|hz|khz|iu|ppm|percent|yo)$/i;
+const MEASURE = new RegExp(
+  String.raw`^\d+(?:[.,]\d+)?-?(?:st|nd|rd|th|x|fold|years?|yrs?|months?|mo|weeks?|wks?|days?|d|hours?|` +
+    String.raw`hrs?|h|min|minut(?:es?)?|s|sec|seconds?|ms|mg|g|kg|µg|ug|ng|ml|l|µl|ul|dl|mm|cm|m|km|nm|` +
+    String.raw`µm|um|mmol|mol|kda|bp|kb|mb|kcal|mmhg|bpm|rpm|v|mv|c|hz|khz|iu|ppm|percent|yo)$`,
+  'i',
+);
 
 export function isMeasure(token: string): boolean {
   return MEASURE.test(token);

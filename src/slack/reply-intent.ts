@@ -65,8 +65,11 @@ const ASKS_A_PERSON =
   /\b(?:did|have|had|were|are|will|would|could|can|do)\s+(?:you|u|ya)\b(?:\s+(?:please|also|still|maybe|just|already|actually))?\s+([\p{L}'’]+)/iu;
 const PAST_OR_PLANS = /^(?:did|have|had|were|are|will)$/i;
 // "does anyone…", "can someone…", "you guys": the reply asks the people in the thread.
-const GROUP =
-  /(?:^|\b(?:does|did|has|have|is|are|can|could|will|would|should)\s+)(?:anyone|anybody|someone|somebody|everyone|everybody)\b|\b(?:y'all|you guys|guys|folks|alguien)\b/iu;
+const GROUP = new RegExp(
+  String.raw`(?:^|\b(?:does|did|has|have|is|are|can|could|will|would|should)\s+)(?:anyone|anybody|` +
+    String.raw`someone|somebody|everyone|everybody)\b|\b(?:y'all|you guys|guys|folks|alguien)\b`,
+  'iu',
+);
 const OWN_PLANS =
   /\b(?:i'?ll|i will|i'm going to|i am going to|let me|let'?s|we'?ll|we will|shall we|we could|i can do|i can take|voy a|vamos a)\b/iu;
 const VOCATIVE_LEAD = /^\s*(?:(?:hey|hi|hello|oye|hola|ok|okay|so|thanks|and)[\s,!]+)?([\p{Lu}][\p{Ll}]+)\s*[,:]\s*\S/u;
@@ -74,12 +77,19 @@ const GREETED = /^\s*(?:hey|hi|hello|oye|hola)\s+([\p{Lu}][\p{Ll}]+)\b/u;
 const VOCATIVE_TAIL = /,\s*([\p{Lu}][\p{Ll}]+)\s*[?!.]*\s*$/u;
 const FILLER =
   /^(?:and|also|so|ok|okay|thanks|thank you|but|then|please|now|y|e|pues|entonces|vale|gracias|por favor)(?![\p{L}\p{N}])[\s,!.]*/iu;
-const INTERROGATIVE =
-  /^(?:what|what's|whats|which|who|whose|whom|when|where|why|how|is|are|was|were|do|does|did|can|could|should|would|will|shall|may|might|any|qué|cuál|cuáles|cómo|dónde|cuándo|quién|quiénes|cuánto|cuánta|cuántos|cuántas|hay)(?![\p{L}\p{N}])/iu;
+const INTERROGATIVE = new RegExp(
+  String.raw`^(?:what|what's|whats|which|who|whose|whom|when|where|why|how|is|are|was|were|do|does|did|` +
+    String.raw`can|could|should|would|will|shall|may|might|any|qué|cuál|cuáles|cómo|dónde|cuándo|quién|` +
+    String.raw`quiénes|cuánto|cuánta|cuántos|cuántas|hay)(?![\p{L}\p{N}])`,
+  'iu',
+);
 const FRAGMENT =
   /^(?:what about|how about|and for|and with|and in|and on|same for|same with|y para|y con|y en|y el|y la|qué tal|y si)(?![\p{L}\p{N}])/iu;
-const IMPERATIVE =
-  /^(?:show|tell|list|explain|give|find|summarise|summarize|describe|compare|remind|define|quote|cite|check|look up|search|translate|dime|muestra|explica|busca|resume)(?![\p{L}\p{N}])/iu;
+const IMPERATIVE = new RegExp(
+  String.raw`^(?:show|tell|list|explain|give|find|summarise|summarize|describe|compare|remind|define|` +
+    String.raw`quote|cite|check|look up|search|translate|dime|muestra|explica|busca|resume)(?![\p{L}\p{N}])`,
+  'iu',
+);
 
 function nameIsSomeoneElse(name: string | undefined): boolean {
   return name !== undefined && !NOT_A_NAME.has(name.toLowerCase());

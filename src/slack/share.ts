@@ -75,7 +75,9 @@ const TEXTS = {
     notYours: 'Only the person who asked can share this answer.',
     restInThread: '_The rest of the answer is in the thread._',
     needsMember:
-      'This answer is longer than one Slack message, and I can put the rest in a thread only in channels I am a member of. Invite me (`/invite @labbot`) and share again; your answer stays here meanwhile.',
+      'This answer is longer than one Slack message, and I can put the rest in a thread only in ' +
+      'channels I am a member of. Invite me (`/invite @labbot`) and share again; your answer ' +
+      'stays here meanwhile.',
     failed: 'I could not post the answer in the channel; it stays here. Try again in a minute.',
     partial: 'I could not post all of the answer in its thread; your full copy stays here.',
   },
@@ -86,7 +88,9 @@ const TEXTS = {
     notYours: 'Solo quien preguntó puede compartir esta respuesta.',
     restInThread: '_El resto de la respuesta está en el hilo._',
     needsMember:
-      'Esta respuesta no cabe en un mensaje de Slack, y solo puedo poner el resto en un hilo en los canales de los que soy miembro. Invítame (`/invite @labbot`) y compártela de nuevo; mientras tanto tu respuesta sigue aquí.',
+      'Esta respuesta no cabe en un mensaje de Slack, y solo puedo poner el resto en un hilo en ' +
+      'los canales de los que soy miembro. Invítame (`/invite @labbot`) y compártela de nuevo; ' +
+      'mientras tanto tu respuesta sigue aquí.',
     failed: 'No pude publicar la respuesta en el canal; sigue aquí. Inténtalo de nuevo en un minuto.',
     partial: 'No pude publicar toda la respuesta en su hilo; tu copia completa sigue aquí.',
   },

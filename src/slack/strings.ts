@@ -66,13 +66,17 @@ const TEXTS: Record<Language, SlackStrings> = {
     ].join('\n'),
     queued: (n) => (n <= 1 ? '(busy right now: yours is next)' : `(busy right now: ${n - 1} questions before yours)`),
     connectRefused:
-      'This channel is shared with another organisation (Slack Connect), so I do not answer here: the lab’s material stays inside the lab. Ask me in an internal channel or a direct message.',
+      'This channel is shared with another organisation (Slack Connect), so I do not answer ' +
+      'here: the lab’s material stays inside the lab. Ask me in an internal channel or a direct message.',
     connectUnchecked:
-      'I could not check whether this conversation is shared with another organisation (Slack Connect), so I do not answer here. Ask me in a channel I am a member of, or in a direct message.',
+      'I could not check whether this conversation is shared with another organisation (Slack ' +
+      'Connect), so I do not answer here. Ask me in a channel I am a member of, or in a direct message.',
     connectShareStale:
-      'This channel is shared with another organisation now, and that answer used material the lab keeps inside. Ask again here to get an answer from the lab’s public material.',
+      'This channel is shared with another organisation now, and that answer used material the ' +
+      'lab keeps inside. Ask again here to get an answer from the lab’s public material.',
     shareNotReadable:
-      'That answer used material not everyone in this conversation may read, so I do not share it here; it stays visible to you only. Ask again here for an answer everyone here may see.',
+      'That answer used material not everyone in this conversation may read, so I do not share ' +
+      'it here; it stays visible to you only. Ask again here for an answer everyone here may see.',
     connectPublicOnly: '_This channel is shared with another organisation: only the lab’s public material was searched._',
     attachmentsNotRead: '_I answered from the text of your message: I do not read attachments._',
     restarting: 'labbot is restarting and could not finish this answer. Please ask again in a minute.',
@@ -110,13 +114,20 @@ const TEXTS: Record<Language, SlackStrings> = {
     queued: (n) =>
       n <= 1 ? '(ocupado ahora mismo: la tuya es la siguiente)' : `(ocupado ahora mismo: ${n - 1} preguntas antes de la tuya)`,
     connectRefused:
-      'Este canal está compartido con otra organización (Slack Connect), así que aquí no respondo: el material del laboratorio se queda en el laboratorio. Pregúntame en un canal interno o por mensaje directo.',
+      'Este canal está compartido con otra organización (Slack Connect), así que aquí no ' +
+      'respondo: el material del laboratorio se queda en el laboratorio. Pregúntame en un canal ' +
+      'interno o por mensaje directo.',
     connectUnchecked:
-      'No pude comprobar si esta conversación está compartida con otra organización (Slack Connect), así que aquí no respondo. Pregúntame en un canal del que sea miembro o por mensaje directo.',
+      'No pude comprobar si esta conversación está compartida con otra organización (Slack ' +
+      'Connect), así que aquí no respondo. Pregúntame en un canal del que sea miembro o por mensaje directo.',
     connectShareStale:
-      'Este canal está compartido ahora con otra organización y esa respuesta usó material que el laboratorio guarda dentro. Vuelve a preguntar aquí para obtener una respuesta del material público del laboratorio.',
+      'Este canal está compartido ahora con otra organización y esa respuesta usó material que ' +
+      'el laboratorio guarda dentro. Vuelve a preguntar aquí para obtener una respuesta del ' +
+      'material público del laboratorio.',
     shareNotReadable:
-      'Esa respuesta usó material que no todos en esta conversación pueden leer, así que no la comparto aquí; solo tú la sigues viendo. Vuelve a preguntar aquí para obtener una respuesta que todos puedan ver.',
+      'Esa respuesta usó material que no todos en esta conversación pueden leer, así que no la ' +
+      'comparto aquí; solo tú la sigues viendo. Vuelve a preguntar aquí para obtener una ' +
+      'respuesta que todos puedan ver.',
     connectPublicOnly: '_Este canal está compartido con otra organización: solo se buscó en el material público del laboratorio._',
     attachmentsNotRead: '_Respondí a partir del texto de tu mensaje: no leo los archivos adjuntos._',
     restarting: 'labbot se está reiniciando y no pudo terminar esta respuesta. Vuelve a preguntar en un minuto.',

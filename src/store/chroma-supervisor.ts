@@ -187,7 +187,9 @@ export async function connectChroma(config: { chromaUrl: string | undefined; dat
       }
       if (Date.now() > deadline) {
         throw new Error(
-          `labbot process ${lock.ownerPid} owns the Chroma server of ${config.dataDir} (${lockPath(config.dataDir)}) but it does not answer${lock.url ? ` at ${lock.url}` : ''}; stop that process, or set CHROMA_URL.`,
+          `labbot process ${lock.ownerPid} owns the Chroma server of ${config.dataDir} ` +
+            `(${lockPath(config.dataDir)}) but it does not answer${lock.url ? ` at ${lock.url}` : ''}; ` +
+            `stop that process, or set CHROMA_URL.`,
         );
       }
       await sleep(200); // starting, or restarting after a crash
@@ -225,7 +227,9 @@ async function startOwned(dataDir: string, dir: string, log: Logger): Promise<Ch
     const foreign = serving.filter((p) => !p.ours);
     if (foreign.length) {
       throw new Error(
-        `A Chroma server labbot did not start (pid ${foreign.map((p) => p.pid).join(', ')}) is serving ${dir}; labbot will not run a second one on the same directory. Stop it, or point labbot at it with CHROMA_URL.`,
+        `A Chroma server labbot did not start (pid ${foreign.map((p) => p.pid).join(', ')}) ` +
+          `is serving ${dir}; labbot will not run a second one on the same directory. ` +
+          `Stop it, or point labbot at it with CHROMA_URL.`,
       );
     }
     for (const p of serving) {

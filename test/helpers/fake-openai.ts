@@ -135,7 +135,13 @@ export async function startFakeOpenAI(opts: { dimensions?: number } = {}): Promi
 function streamCompletion(res: ServerResponse, model: string, reply: string): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-    `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    `data: ${JSON.stringify({
+      id: 'chatcmpl-fake',
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    })}\n\n`;
   res.write(chunk({ role: 'assistant', content: '' }, null));
   for (const piece of reply.match(/\S+\s*|\s+/g) ?? []) res.write(chunk({ content: piece }, null));
   res.write(chunk({}, 'stop'));

@@ -24,7 +24,10 @@ export function protocolFolder(): string {
   mkdirSync(path.join(dir, 'pi'));
   writeFileSync(
     path.join(dir, 'pi', 'embargoed-assay.md'),
-    '---\ntitle: Embargoed kinase assay\nkind: protocol\naccess: pi-only\nyear: 2025\n---\n\n# Embargoed kinase assay\n\n## Procedure\n\n1. Thaw the ORIOLE-7 kinase on ice for ten minutes.\n2. Mix ORIOLE-7 with substrate peptide at a 1:4 ratio.\n3. Read the plate at 450 nm after thirty minutes.\n',
+    '---\ntitle: Embargoed kinase assay\nkind: protocol\naccess: pi-only\nyear: 2025\n---\n\n# ' +
+      'Embargoed kinase assay\n\n## Procedure\n\n1. Thaw the ORIOLE-7 kinase on ice for ten ' +
+      'minutes.\n2. Mix ORIOLE-7 with substrate peptide at a 1:4 ratio.\n3. Read the plate at ' +
+      '450 nm after thirty minutes.\n',
   );
   return dir;
 }

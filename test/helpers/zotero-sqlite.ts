@@ -27,39 +27,104 @@ const CREATOR_TYPES = ['author', 'editor', 'contributor'];
 function ddl(layout: Layout): string {
   const z10 = layout === 'zotero10';
   if (layout === 'zotero4') {
-    return `
+    return (
+      `
 CREATE TABLE version (schema TEXT PRIMARY KEY, version INT NOT NULL);
-CREATE TABLE itemTypes (itemTypeID INTEGER PRIMARY KEY, typeName TEXT, templateItemTypeID INT, display INT DEFAULT 1);
-CREATE TABLE fields (fieldID INTEGER PRIMARY KEY, fieldName TEXT, fieldFormatID INT);
-CREATE TABLE items (itemID INTEGER PRIMARY KEY, itemTypeID INT NOT NULL, dateAdded TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, dateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, clientDateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, libraryID INT, key TEXT NOT NULL);
-CREATE TABLE itemAttachments (itemID INTEGER PRIMARY KEY, sourceItemID INT, linkMode INT, mimeType TEXT, charsetID INT, path TEXT, originalPath TEXT, syncState INT DEFAULT 0, storageModTime INT, storageHash TEXT);
-CREATE TABLE creatorData (creatorDataID INTEGER PRIMARY KEY, firstName TEXT, lastName TEXT, shortName TEXT, fieldMode INT, birthYear INT);
-CREATE TABLE creators (creatorID INTEGER PRIMARY KEY, creatorDataID INT NOT NULL, dateAdded TIMESTAMP, dateModified TIMESTAMP, clientDateModified TIMESTAMP, libraryID INT, key TEXT NOT NULL);
-CREATE TABLE libraries (libraryID INTEGER PRIMARY KEY, libraryType TEXT NOT NULL);`;
+CREATE ` +
+      `TABLE itemTypes (itemTypeID INTEGER PRIMARY KEY, typeName TEXT, templateItemTypeID ` +
+      `INT, display INT DEFAULT 1);
+CREATE TABLE fields (fieldID INTEGER PRIMARY ` +
+      `KEY, fieldName TEXT, fieldFormatID INT);
+CREATE TABLE items (itemID INTEGER ` +
+      `PRIMARY KEY, itemTypeID INT NOT NULL, dateAdded TIMESTAMP NOT NULL DEFAULT ` +
+      `CURRENT_TIMESTAMP, dateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, ` +
+      `clientDateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, libraryID ` +
+      `INT, key TEXT NOT NULL);
+CREATE TABLE itemAttachments (itemID INTEGER ` +
+      `PRIMARY KEY, sourceItemID INT, linkMode INT, mimeType TEXT, charsetID ` +
+      `INT, path TEXT, originalPath TEXT, syncState INT DEFAULT 0, storageModTime ` +
+      `INT, storageHash TEXT);
+CREATE TABLE creatorData (creatorDataID INTEGER ` +
+      `PRIMARY KEY, firstName TEXT, lastName TEXT, shortName TEXT, fieldMode ` +
+      `INT, birthYear INT);
+CREATE TABLE creators (creatorID INTEGER PRIMARY ` +
+      `KEY, creatorDataID INT NOT NULL, dateAdded TIMESTAMP, dateModified TIMESTAMP, ` +
+      `clientDateModified TIMESTAMP, libraryID INT, key TEXT NOT NULL);
+CREATE ` +
+      `TABLE libraries (libraryID INTEGER PRIMARY KEY, libraryType TEXT NOT NULL);`
+    );
   }
-  return `
+  return (
+    `
 CREATE TABLE version (schema TEXT PRIMARY KEY, version INT NOT NULL);
-CREATE TABLE settings (setting TEXT, key TEXT, value, PRIMARY KEY (setting, key));
-CREATE TABLE itemTypes (itemTypeID INTEGER PRIMARY KEY, typeName TEXT, templateItemTypeID INT, display INT DEFAULT 1);
-CREATE TABLE itemTypesCombined (itemTypeID INT NOT NULL, typeName TEXT NOT NULL, display INT DEFAULT 1 NOT NULL, custom INT NOT NULL, PRIMARY KEY (itemTypeID));
-CREATE TABLE fields (fieldID INTEGER PRIMARY KEY, fieldName TEXT, fieldFormatID INT);
-CREATE TABLE fieldsCombined (fieldID INT NOT NULL, fieldName TEXT NOT NULL, label TEXT, fieldFormatID INT, custom INT NOT NULL, PRIMARY KEY (fieldID));
-CREATE TABLE creatorTypes (creatorTypeID INTEGER PRIMARY KEY, creatorType TEXT);
-CREATE TABLE libraries (libraryID INTEGER PRIMARY KEY, type TEXT NOT NULL, editable INT NOT NULL, filesEditable INT NOT NULL, version INT NOT NULL DEFAULT 0, ${z10 ? 'clientVersion INT NOT NULL DEFAULT 0, ' : ''}storageVersion INT NOT NULL DEFAULT 0, lastSync INT NOT NULL DEFAULT 0, archived INT NOT NULL DEFAULT 0${z10 ? ', isAdmin INT' : ''});
-CREATE TABLE groups (groupID INTEGER PRIMARY KEY, libraryID INT NOT NULL UNIQUE, name TEXT NOT NULL, description TEXT NOT NULL, version INT NOT NULL);
-CREATE TABLE items (itemID INTEGER PRIMARY KEY, itemTypeID INT NOT NULL, dateAdded TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, dateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, clientDateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, libraryID INT NOT NULL, key TEXT NOT NULL, version INT NOT NULL DEFAULT 0, ${z10 ? 'clientVersion INT NOT NULL DEFAULT 0, ' : ''}synced INT NOT NULL DEFAULT 0, UNIQUE (libraryID, key));
-CREATE TABLE itemDataValues (valueID INTEGER PRIMARY KEY, value UNIQUE${z10 ? ', valueNormalized TEXT' : ''});
-CREATE TABLE itemData (itemID INT, fieldID INT, valueID, PRIMARY KEY (itemID, fieldID));
-CREATE TABLE itemNotes (itemID INTEGER PRIMARY KEY, parentItemID INT, note TEXT, title TEXT);
-CREATE TABLE itemAttachments (itemID INTEGER PRIMARY KEY, parentItemID INT, linkMode INT, contentType TEXT, charsetID INT, path TEXT, syncState INT DEFAULT 0, storageModTime INT, storageHash TEXT, lastProcessedModificationTime INT${z10 ? ', lastRead INT' : ''});
-CREATE TABLE tags (tagID INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE${z10 ? ', nameNormalized TEXT' : ''});
-CREATE TABLE itemTags (itemID INT NOT NULL, tagID INT NOT NULL, type INT NOT NULL, PRIMARY KEY (itemID, tagID));
-CREATE TABLE creators (creatorID INTEGER PRIMARY KEY, firstName TEXT, lastName TEXT, fieldMode INT${z10 ? ', firstNameNormalized TEXT, lastNameNormalized TEXT' : ''}, UNIQUE (lastName, firstName, fieldMode));
-CREATE TABLE itemCreators (itemID INT NOT NULL, creatorID INT NOT NULL, creatorTypeID INT NOT NULL DEFAULT 1, orderIndex INT NOT NULL DEFAULT 0, PRIMARY KEY (itemID, creatorID, creatorTypeID, orderIndex), UNIQUE (itemID, orderIndex));
-CREATE TABLE collections (collectionID INTEGER PRIMARY KEY, collectionName TEXT NOT NULL, parentCollectionID INT DEFAULT NULL, clientDateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, libraryID INT NOT NULL, key TEXT NOT NULL, version INT NOT NULL DEFAULT 0, ${z10 ? 'clientVersion INT NOT NULL DEFAULT 0, ' : ''}synced INT NOT NULL DEFAULT 0, UNIQUE (libraryID, key));
-CREATE TABLE collectionItems (collectionID INT NOT NULL, itemID INT NOT NULL, orderIndex INT NOT NULL DEFAULT 0, PRIMARY KEY (collectionID, itemID));
-CREATE TABLE deletedItems (itemID INTEGER PRIMARY KEY, dateDeleted DEFAULT CURRENT_TIMESTAMP NOT NULL);
-${z10 ? 'CREATE TABLE deletedCollections (collectionID INTEGER PRIMARY KEY, dateDeleted DEFAULT CURRENT_TIMESTAMP NOT NULL);' : ''}`;
+CREATE ` +
+    `TABLE settings (setting TEXT, key TEXT, value, PRIMARY KEY (setting, key));
+CREATE ` +
+    `TABLE itemTypes (itemTypeID INTEGER PRIMARY KEY, typeName TEXT, templateItemTypeID ` +
+    `INT, display INT DEFAULT 1);
+CREATE TABLE itemTypesCombined (itemTypeID ` +
+    `INT NOT NULL, typeName TEXT NOT NULL, display INT DEFAULT 1 NOT NULL, ` +
+    `custom INT NOT NULL, PRIMARY KEY (itemTypeID));
+CREATE TABLE fields (fieldID ` +
+    `INTEGER PRIMARY KEY, fieldName TEXT, fieldFormatID INT);
+CREATE TABLE ` +
+    `fieldsCombined (fieldID INT NOT NULL, fieldName TEXT NOT NULL, label TEXT, ` +
+    `fieldFormatID INT, custom INT NOT NULL, PRIMARY KEY (fieldID));
+CREATE ` +
+    `TABLE creatorTypes (creatorTypeID INTEGER PRIMARY KEY, creatorType TEXT);
+CREATE ` +
+    `TABLE libraries (libraryID INTEGER PRIMARY KEY, type TEXT NOT NULL, editable ` +
+    `INT NOT NULL, filesEditable INT NOT NULL, version INT NOT NULL DEFAULT ` +
+    `0, ${z10 ? 'clientVersion INT NOT NULL DEFAULT 0, ' : ''}storageVersion ` +
+    `INT NOT NULL DEFAULT 0, lastSync INT NOT NULL DEFAULT 0, archived INT ` +
+    `NOT NULL DEFAULT 0${z10 ? ', isAdmin INT' : ''});
+CREATE TABLE groups ` +
+    `(groupID INTEGER PRIMARY KEY, libraryID INT NOT NULL UNIQUE, name TEXT ` +
+    `NOT NULL, description TEXT NOT NULL, version INT NOT NULL);
+CREATE TABLE ` +
+    `items (itemID INTEGER PRIMARY KEY, itemTypeID INT NOT NULL, dateAdded ` +
+    `TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, dateModified TIMESTAMP NOT ` +
+    `NULL DEFAULT CURRENT_TIMESTAMP, clientDateModified TIMESTAMP NOT NULL ` +
+    `DEFAULT CURRENT_TIMESTAMP, libraryID INT NOT NULL, key TEXT NOT NULL, ` +
+    `version INT NOT NULL DEFAULT 0, ${z10 ? 'clientVersion INT NOT NULL DEFAULT 0, ' : ''}synced ` +
+    `INT NOT NULL DEFAULT 0, UNIQUE (libraryID, key));
+CREATE TABLE itemDataValues ` +
+    `(valueID INTEGER PRIMARY KEY, value UNIQUE${z10 ? ', valueNormalized TEXT' : ''});
+CREATE ` +
+    `TABLE itemData (itemID INT, fieldID INT, valueID, PRIMARY KEY (itemID, ` +
+    `fieldID));
+CREATE TABLE itemNotes (itemID INTEGER PRIMARY KEY, parentItemID ` +
+    `INT, note TEXT, title TEXT);
+CREATE TABLE itemAttachments (itemID INTEGER ` +
+    `PRIMARY KEY, parentItemID INT, linkMode INT, contentType TEXT, charsetID ` +
+    `INT, path TEXT, syncState INT DEFAULT 0, storageModTime INT, storageHash ` +
+    `TEXT, lastProcessedModificationTime INT${z10 ? ', lastRead INT' : ''});
+CREATE ` +
+    `TABLE tags (tagID INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE${z10 ? ', nameNormalized TEXT' : ''});
+CREATE ` +
+    `TABLE itemTags (itemID INT NOT NULL, tagID INT NOT NULL, type INT NOT ` +
+    `NULL, PRIMARY KEY (itemID, tagID));
+CREATE TABLE creators (creatorID INTEGER ` +
+    `PRIMARY KEY, firstName TEXT, lastName TEXT, fieldMode INT${z10 ? ', firstNameNormalized TEXT, lastNameNormalized TEXT' : ''}, ` +
+    `UNIQUE (lastName, firstName, fieldMode));
+CREATE TABLE itemCreators (itemID ` +
+    `INT NOT NULL, creatorID INT NOT NULL, creatorTypeID INT NOT NULL DEFAULT ` +
+    `1, orderIndex INT NOT NULL DEFAULT 0, PRIMARY KEY (itemID, creatorID, ` +
+    `creatorTypeID, orderIndex), UNIQUE (itemID, orderIndex));
+CREATE TABLE ` +
+    `collections (collectionID INTEGER PRIMARY KEY, collectionName TEXT NOT ` +
+    `NULL, parentCollectionID INT DEFAULT NULL, clientDateModified TIMESTAMP ` +
+    `NOT NULL DEFAULT CURRENT_TIMESTAMP, libraryID INT NOT NULL, key TEXT NOT ` +
+    `NULL, version INT NOT NULL DEFAULT 0, ${z10 ? 'clientVersion INT NOT NULL DEFAULT 0, ' : ''}synced ` +
+    `INT NOT NULL DEFAULT 0, UNIQUE (libraryID, key));
+CREATE TABLE collectionItems ` +
+    `(collectionID INT NOT NULL, itemID INT NOT NULL, orderIndex INT NOT NULL ` +
+    `DEFAULT 0, PRIMARY KEY (collectionID, itemID));
+CREATE TABLE deletedItems ` +
+    `(itemID INTEGER PRIMARY KEY, dateDeleted DEFAULT CURRENT_TIMESTAMP NOT ` +
+    `NULL);
+${z10 ? 'CREATE TABLE deletedCollections (collectionID INTEGER PRIMARY KEY, dateDeleted DEFAULT CURRENT_TIMESTAMP NOT NULL);' : ''}`
+  );
 }
 
 export interface ZoteroDb {
@@ -110,7 +175,8 @@ export function makeZoteroDataDir(
     return { dir, db, itemId: () => 0, setField: () => undefined, trash: () => undefined, erase: () => undefined, close: () => db.close() };
   }
   db.exec(
-    'INSERT INTO itemTypesCombined SELECT itemTypeID, typeName, 1, 0 FROM itemTypes; INSERT INTO fieldsCombined SELECT fieldID, fieldName, NULL, NULL, 0 FROM fields;',
+    'INSERT INTO itemTypesCombined SELECT itemTypeID, typeName, 1, 0 FROM itemTypes; INSERT ' +
+      'INTO fieldsCombined SELECT fieldID, fieldName, NULL, NULL, 0 FROM fields;',
   );
   CREATOR_TYPES.forEach((t, i) => db.run('INSERT INTO creatorTypes VALUES (?, ?)', [i + 1, t]));
   db.run("INSERT INTO libraries (libraryID, type, editable, filesEditable) VALUES (1, 'user', 1, 1)");

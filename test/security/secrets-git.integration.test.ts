@@ -210,7 +210,11 @@ describe('git credentials stay out of URLs, clones, arguments, logs and the dash
     // and only when offered the deploy key (with IdentitiesOnly, as a deploy key needs).
     writeFileSync(
       path.join(bin, 'ssh'),
-      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${sshLog}'\nkey=''; only=''\nwhile [ $# -gt 1 ]; do case "$1" in -i) key="$2"; shift 2;; -o) [ "$2" = IdentitiesOnly=yes ] && only=1; shift 2;; -p|-l|-F) shift 2;; *) shift;; esac; done\nif [ "$key" != '${key}' ] || [ -z "$only" ]; then echo 'git@wiki.example: Permission denied (publickey).' >&2; exit 255; fi\nexec sh -c "$1"\n`,
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${sshLog}'\nkey=''; only=''\nwhile ` +
+        `[ $# -gt 1 ]; do case "$1" in -i) key="$2"; shift 2;; -o) [ "$2" = IdentitiesOnly=yes ` +
+        `] && only=1; shift 2;; -p|-l|-F) shift 2;; *) shift;; esac; done\nif [ ` +
+        `"$key" != '${key}' ] || [ -z "$only" ]; then echo 'git@wiki.example: Permission ` +
+        `denied (publickey).' >&2; exit 255; fi\nexec sh -c "$1"\n`,
     );
     chmodSync(path.join(bin, 'ssh'), 0o755);
     const sshWiki = createGitWiki({ 'ssh.md': '# Over ssh\n\nThis page came over SSHPAGE.\n' });

@@ -9,7 +9,9 @@ import type { Running } from '../../src/serve.ts';
 import { askText, snapshotLab, type SnapshotLab } from '../helpers/snapshot-lab.ts';
 
 const page = (name: string, access: string, code: string, stocks: string) =>
-  `---\ntitle: ${name} freezer\naccess: ${access}\n---\n\n# ${name} freezer\n\nThe ${name.toLowerCase()} freezer door code is ${code}; the ${name.toLowerCase()} freezer holds the ${stocks} stocks.\n`;
+  `---\ntitle: ${name} freezer\naccess: ${access}\n---\n\n# ${name} freezer\n\nThe ${name.toLowerCase()} ` +
+  `freezer door code is ${code}; the ${name.toLowerCase()} freezer holds ` +
+  `the ${stocks} stocks.\n`;
 const ALPHA_Q = 'What is the alpha freezer door code?';
 const BRAVO_Q = 'What is the bravo freezer door code?';
 

@@ -10,7 +10,8 @@ import { sendHtml } from './respond.ts';
 // bull-board's UI sets inline style attributes and loads web fonts from Google: styles inline
 // allowed, fonts from elsewhere refused (it falls back to system fonts).
 const BOARD_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'";
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' " +
+  "data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'";
 
 export function queueBoardRouter({ queue, refusals }: DashboardContext): Router {
   const router = Router();

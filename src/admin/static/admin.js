@@ -40,7 +40,8 @@
           return c.notice;
         });
         document.getElementById('ask-meta').textContent =
-          (r.refused ? 'Refused' : 'Answered') + ' by ' + r.model + ' · groups: ' + r.groups.join(', ') + ' · ' + r.citations.length + ' citation(s) · ' + Math.round(r.timings.totalMs) + ' ms' +
+          (r.refused ? 'Refused' : 'Answered') + ' by ' + r.model + ' · groups: ' + r.groups.join(', ') +
+          ' · ' + r.citations.length + ' citation(s) · ' + Math.round(r.timings.totalMs) + ' ms' +
           (flagged.length ? ' · ⚠️ ' + flagged.length + ' cited source(s) retracted or under an expression of concern' : '');
         var named = document.getElementById('ask-source');
         named.hidden = !r.source;

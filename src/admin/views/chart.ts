@@ -28,7 +28,9 @@ export function barChart(series: Series[], opts: { title: string; labelEvery?: n
       if (b.count === 0) return html``;
       const x = PAD.l + i * slot + slot * 0.1 + si * barW;
       const top = y(b.count);
-      return html`<rect class="${s.cls}" x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barW.toFixed(1)}" height="${(PAD.t + plotH - top).toFixed(1)}"><title>${s.name}: ${b.count} (${new Date(b.start).toISOString().slice(0, 16).replace('T', ' ')} UTC)</title></rect>`;
+      const at = new Date(b.start).toISOString().slice(0, 16).replace('T', ' ');
+      return html`<rect class="${s.cls}" x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barW.toFixed(1)}"
+height="${(PAD.t + plotH - top).toFixed(1)}"><title>${s.name}: ${b.count} (${at} UTC)</title></rect>`;
     }),
   );
   const ticks = (series[0]?.buckets ?? []).map((b, i) =>

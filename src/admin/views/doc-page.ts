@@ -35,7 +35,9 @@ const STYLE =
   '.anchor{color:#888;font-size:.8rem}footer{color:#777;font-size:.85rem;margin-top:3rem}';
 
 /** The view's Content-Security-Policy: nothing loads, the one style above applies. */
-export const DOC_PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+export const DOC_PAGE_CSP =
+  `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; ` +
+  `base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 function page(title: string, body: Html): string {
   return html`<!doctype html>
@@ -53,7 +55,9 @@ function anchorLabel(anchors: string[]): string {
 }
 
 function partNav(part: NonNullable<DocPageModel['part']>): Html {
-  return html`<p class="meta parts">Part ${part.n} of ${part.of}${part.prev ? html` · <a href="${part.prev}" rel="prev">previous part</a>` : ''}${part.next ? html` · <a href="${part.next}" rel="next">next part</a>` : ''}</p>`;
+  const prev = part.prev ? html` · <a href="${part.prev}" rel="prev">previous part</a>` : '';
+  const next = part.next ? html` · <a href="${part.next}" rel="next">next part</a>` : '';
+  return html`<p class="meta parts">Part ${part.n} of ${part.of}${prev}${next}</p>`;
 }
 
 export function docPage(m: DocPageModel): string {
@@ -67,7 +71,9 @@ ${s.parts.map((p) => {
   // "Step 4" over a part is said once: not again when the section heading already says it.
   const label = anchorLabel(p.anchors) === s.heading ? '' : anchorLabel(p.anchors);
   // Extra anchors as empty elements before the part, so #step-4 and #chunk-9 both land on it.
-  return html`${p.anchors.slice(1).map((a) => html`<span id="${a}"></span>`)}<div class="part" id="${p.anchors[0]}">${label ? html`<span class="anchor">${label}</span>\n` : ''}${p.text}</div>`;
+  const extra = p.anchors.slice(1).map((a) => html`<span id="${a}"></span>`);
+  const shown = label ? html`<span class="anchor">${label}</span>\n` : '';
+  return html`${extra}<div class="part" id="${p.anchors[0]}">${shown}${p.text}</div>`;
 })}`,
 )}
 ${nav}

@@ -4,7 +4,7 @@
 // two library entries, a library part that could not be read). A wrong year in a citation is
 // traced here to the layer that gave it.
 import type { LabDocument } from '../../types.ts';
-import { html } from './html.ts';
+import { html, type Html } from './html.ts';
 import { layout } from './pages.ts';
 
 export interface DocumentField {
@@ -65,17 +65,26 @@ export function documentView(doc: LabDocument & { chunkIds: string[] }): Documen
   };
 }
 
+// No whitespace between the cells: tests read a row as one run of markup.
+function fieldRow(f: DocumentField): Html {
+  const value = f.value || html`<span class="muted">none</span>`;
+  const from = f.from ? html`<span class="pill">${f.from}</span>` : '';
+  return html`<tr><th scope="row">${f.name}</th><td>${value}</td><td>${from}</td></tr>`;
+}
+
 export function documentPage(v: DocumentView): string {
   return layout(
     `labbot admin: ${v.title}`,
     html`<header><h1>labbot admin</h1><nav><a href="/admin#index">Back to the index</a></nav></header>
 <main><section id="document"><h2>${v.title}</h2>
-<p class="muted">Source <strong>${v.source}</strong>, <code>${v.path}</code>; id <code>${v.id}</code>; access group <strong>${v.access}</strong>; ${v.chunks} chunks.</p>
+<p class="muted">Source <strong>${v.source}</strong>, <code>${v.path}</code>; id <code>${v.id}</code>;
+access group <strong>${v.access}</strong>; ${v.chunks} chunks.</p>
 ${v.notes.length ? html`<ul class="notes" id="meta-notes">${v.notes.map((n) => html`<li class="error">${n}</li>`)}</ul>` : ''}
 <table id="meta-fields"><thead><tr><th>Field</th><th>Value</th><th>From</th></tr></thead><tbody>
-${v.fields.map((f) => html`<tr><th scope="row">${f.name}</th><td>${f.value || html`<span class="muted">none</span>`}</td><td>${f.from ? html`<span class="pill">${f.from}</span>` : ''}</td></tr>`)}
+${v.fields.map(fieldRow)}
 </tbody></table>
-<p class="muted"><small>"text": read from the document's first page; "file name": from a Zotero-style name; a library file with an entry in parentheses: that entry. Inferred values give way to any library's record.</small></p>
+<p class="muted"><small>"text": read from the document's first page; "file name": from a Zotero-style name;
+a library file with an entry in parentheses: that entry. Inferred values give way to any library's record.</small></p>
 </section></main>`,
   );
 }

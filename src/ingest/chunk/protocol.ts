@@ -10,8 +10,14 @@ import { blocksToUnits } from './units.ts';
 export const MATERIALS_HEADING =
   /\b(materials?|reagents?|equipment|supplies|consumables|you will need|what you need|materiales?|reactivos?|equipos?|necesitar[áa]s?|insumos)\b/i;
 const NOT_MATERIALS = /\bmaterials? (?:and|&) methods\b|\bmateriales y m[ée]todos\b/i;
-const OTHER_HEADING =
-  /\b(notes?|notas?|safety|seguridad|troubleshooting|problemas|background|introduction|introducci[óo]n|antecedentes|overview|purpose|objetivos?|references|referencias|anticipated results|expected results|resultados esperados|timing|cautions?|precauciones|waste|residuos|disposal|storage|almacenamiento|recipes?|recetas?|solutions|soluciones|buffers|tampones|acknowledg\w*)\b/i;
+const OTHER_HEADING = new RegExp(
+  String.raw`\b(notes?|notas?|safety|seguridad|troubleshooting|problemas|background|introduction|` +
+    String.raw`introducci[óo]n|antecedentes|overview|purpose|objetivos?|references|referencias|` +
+    String.raw`anticipated results|expected results|resultados esperados|timing|cautions?|precauciones|` +
+    String.raw`waste|residuos|disposal|storage|almacenamiento|recipes?|recetas?|solutions|soluciones|` +
+    String.raw`buffers|tampones|acknowledg\w*)\b`,
+  'i',
+);
 /** Headings that only say "here come the steps": left out of a step's section path. */
 const GENERIC_PROCEDURE =
   /^(procedure|protocol|method|methods|steps|instructions|workflow|procedimiento|protocolo|m[ée]todo|pasos|instrucciones)$/i;

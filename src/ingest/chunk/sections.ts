@@ -10,7 +10,11 @@ const CANONICAL: Array<[RegExp, string]> = [
   [/^(introduction|introducción|introduccion)$/, 'Introduction'],
   [/^(background|antecedentes)$/, 'Background'],
   [
-    /^(methods?|materials and methods|methods and materials|material and methods|experimental procedures|experimental section|methodology|materiales y métodos|materiales y metodos|métodos|metodos|metodología)$/,
+    new RegExp(
+      String.raw`^(methods?|materials and methods|methods and materials|material and methods|` +
+        String.raw`experimental procedures|experimental section|methodology|materiales y métodos|` +
+        String.raw`materiales y metodos|métodos|metodos|metodología)$`,
+    ),
     'Methods',
   ],
   [/^(results?|resultados)$/, 'Results'],

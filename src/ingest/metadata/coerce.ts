@@ -166,8 +166,12 @@ const PARTICLES = new Set([
   'af',
   'av',
 ]);
-const ORGANISATION =
-  /\b(organi[sz]ation|consortium|group|institute|society|association|committee|council|collaboration|network|project|team|university|cent(er|re)|agency|foundation|laborator(y|ies)|lab|facility|core)\b/i;
+const ORGANISATION = new RegExp(
+  String.raw`\b(organi[sz]ation|consortium|group|institute|society|association|committee|council|` +
+    String.raw`collaboration|network|project|team|university|cent(er|re)|agency|foundation|laborator(y|` +
+    String.raw`ies)|lab|facility|core)\b`,
+  'i',
+);
 const INITIALS = /^(?:\p{Lu}\.?[\s-]*){1,4}$/u;
 
 /** "Smith, Jane" -> "Jane Smith"; "Smith, Jr., John" -> "John Smith Jr."; others unchanged. */

@@ -32,7 +32,10 @@ function unmatchedGroups(metas: DocMeta[]): string | undefined {
     .map(claim)
     .find((c) => c !== undefined && c !== first);
   if (other === undefined) return undefined;
-  return `its entries name different access groups (${first === undefined ? 'none' : `"${first}"`} in the first, "${other}" in another) and none is named after the document`;
+  return (
+    `its entries name different access groups (${first === undefined ? 'none' : `"${first}"`} ` +
+    `in the first, "${other}" in another) and none is named after the document`
+  );
 }
 
 /** Which of several entries describes the document `docName` (by file name, key or title), if one does. */

@@ -14,18 +14,36 @@ import type { LayoutLine, PageLayout } from './pdf-layout.ts';
 
 const MIN_YEAR = 1800;
 // Words of a line that is about the article, the journal or the page, not the title.
-const CHROME =
-  /(https?:\/\/|www\.|\bdoi\b|@|©|\(c\)|copyright|\bvol\.?\s*\d|\bvolume\b|\bissue\b|\bpp\.?\s*\d|\bissn\b|\bpages?\s+\d|\breceived\b|\baccepted\b|\bpublished\b|\brevised\b|\bonline\b|\bcorrespond|\bpreprint\b|\bposted\b|\blicen[cs]e\b|\bcitation\b|\bcite\b|\barxiv\b|\bbiorxiv\b|\bmedrxiv\b|\bdownloaded\b|\bopen access\b|\bpeer[- ]review)/i;
+const CHROME = new RegExp(
+  String.raw`(https?:\/\/|www\.|\bdoi\b|@|©|\(c\)|copyright|\bvol\.?\s*\d|\bvolume\b|\bissue\b|` +
+    String.raw`\bpp\.?\s*\d|\bissn\b|\bpages?\s+\d|\breceived\b|\baccepted\b|\bpublished\b|\brevised\b|` +
+    String.raw`\bonline\b|\bcorrespond|\bpreprint\b|\bposted\b|\blicen[cs]e\b|\bcitation\b|\bcite\b|` +
+    String.raw`\barxiv\b|\bbiorxiv\b|\bmedrxiv\b|\bdownloaded\b|\bopen access\b|\bpeer[- ]review)`,
+  'i',
+);
 // Article-type labels printed above titles ("Research Article", "ORIGINAL PAPER", "Brief Communication").
-const LABEL =
-  /^(?:(?:research|original|review|short|brief|rapid|full|technical|methods?|resource|perspective|commentary|editorial|letter|report|communication|articles?|papers?|reports?|reviews?|letters?|new|results?|tools?|and|&|-|–|\/|·|\||open|access|cell|biology|sciences?|research)\s*)+$/i;
+const LABEL = new RegExp(
+  String.raw`^(?:(?:research|original|review|short|brief|rapid|full|technical|methods?|resource|` +
+    String.raw`perspective|commentary|editorial|letter|report|communication|articles?|papers?|reports?|` +
+    String.raw`reviews?|letters?|new|results?|tools?|and|&|-|–|\/|·|\||open|access|cell|biology|` +
+    String.raw`sciences?|research)\s*)+$`,
+  'i',
+);
 // A journal's name printed as a masthead: "Journal of Statistical Software", "Proceedings of …".
-const JOURNAL_NAME =
-  /^(?:the\s+)?(?:international\s+)?(?:journal|proceedings|annals|transactions|bulletin|archives|acta|reviews?|letters|reports|advances|frontiers|trends)\s+(?:of|in|on|for)\b/i;
+const JOURNAL_NAME = new RegExp(
+  String.raw`^(?:the\s+)?(?:international\s+)?(?:journal|proceedings|annals|transactions|bulletin|` +
+    String.raw`archives|acta|reviews?|letters|reports|advances|frontiers|trends)\s+(?:of|in|on|for)\b`,
+  'i',
+);
 const KNOWN_HEADINGS =
   /^(abstract|summary|introduction|background|keywords?|key words|highlights|significance|graphical abstract|in brief|main|results|methods)\b/i;
-const INSTITUTION =
-  /\b(universit|institut|department|dept\b|laborator|hospital|cent(?:er|re)\b|school|college|faculty|academy|inc\b|ltd\b|gmbh|foundation|museum|division|program|unit\b|road\b|street\b|avenue\b|usa\b|u\.s\.a|uk\b|united|china|germany|france|japan|india|spain|italy|canada|australia|netherlands|switzerland|sweden|brazil|korea)/i;
+const INSTITUTION = new RegExp(
+  String.raw`\b(universit|institut|department|dept\b|laborator|hospital|cent(?:er|re)\b|school|college|` +
+    String.raw`faculty|academy|inc\b|ltd\b|gmbh|foundation|museum|division|program|unit\b|road\b|` +
+    String.raw`street\b|avenue\b|usa\b|u\.s\.a|uk\b|united|china|germany|france|japan|india|spain|italy|` +
+    String.raw`canada|australia|netherlands|switzerland|sweden|brazil|korea)`,
+  'i',
+);
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
 const letters = (s: string) => (s.match(/\p{L}/gu) ?? []).length;

@@ -152,7 +152,9 @@ function readItems(db: Db, lib: number): ReadLibrary {
   const mine = `(SELECT itemID FROM items WHERE libraryID = ${lib})`;
   for (const r of rows(
     db,
-    `SELECT d.itemID, f.fieldName, v.value FROM itemData d JOIN ${fields} f ON f.fieldID = d.fieldID JOIN itemDataValues v ON v.valueID = d.valueID WHERE d.itemID IN ${mine}`,
+    `SELECT d.itemID, f.fieldName, v.value FROM itemData d JOIN ${fields} ` +
+      `f ON f.fieldID = d.fieldID JOIN itemDataValues v ON v.valueID = d.valueID ` +
+      `WHERE d.itemID IN ${mine}`,
   )) {
     const item = byId.get(Number(r.itemID));
     const name = String(r.fieldName);
@@ -164,7 +166,10 @@ function readItems(db: Db, lib: number): ReadLibrary {
   }
   for (const r of rows(
     db,
-    `SELECT ic.itemID, c.firstName, c.lastName, c.fieldMode, ct.creatorType FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID JOIN creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID WHERE ic.itemID IN ${mine} ORDER BY ic.itemID, ic.orderIndex`,
+    `SELECT ic.itemID, c.firstName, c.lastName, c.fieldMode, ct.creatorType ` +
+      `FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID JOIN ` +
+      `creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID WHERE ic.itemID ` +
+      `IN ${mine} ORDER BY ic.itemID, ic.orderIndex`,
   )) {
     const item = byId.get(Number(r.itemID));
     if (!item) continue;
@@ -206,7 +211,9 @@ function readItems(db: Db, lib: number): ReadLibrary {
   }
   for (const r of rows(
     db,
-    `SELECT a.itemID, p.key AS parentKey, a.linkMode, a.contentType, a.path, a.storageHash, a.storageModTime FROM itemAttachments a LEFT JOIN items p ON p.itemID = a.parentItemID WHERE a.itemID IN ${mine}`,
+    `SELECT a.itemID, p.key AS parentKey, a.linkMode, a.contentType, a.path, ` +
+      `a.storageHash, a.storageModTime FROM itemAttachments a LEFT JOIN items ` +
+      `p ON p.itemID = a.parentItemID WHERE a.itemID IN ${mine}`,
   )) {
     const item = byId.get(Number(r.itemID));
     if (!item) continue;

@@ -6,7 +6,6 @@
 import type { webApi } from '@slack/bolt';
 import type { HistoryTurn } from '../answer/answer.ts';
 import { messages, type Language } from '../answer/messages.ts';
-import { detectLanguage } from '../search/tokenize.ts';
 import { ChromaUnavailableError } from '../store/chroma-store.ts';
 import type { ActivitySource } from '../store/activity.ts';
 import { askAs, type AllowedAccess, type AskOutcome } from '../ask.ts';
@@ -24,7 +23,7 @@ import type { HandlerDeps } from './types.ts';
 type WebClient = webApi.WebClient;
 
 /** A question as a listener hands it to the runner: where, by whom, what; the runner decides what it may read. */
-export type AskedQuestion = Omit<SlackQuestion, 'access' | 'decision'>;
+export type AskedQuestion = Omit<SlackQuestion, 'access' | 'decision' | 'lang'>;
 
 export interface SlackQuestion {
   eventId: string;
@@ -45,6 +44,8 @@ export interface SlackQuestion {
   access: { channel?: string; user?: string };
   /** The ask flow's decision the access comes from (src/ask.ts). */
   decision: AllowedAccess;
+  /** The question's language, detected once by the runner (its refusals and notices used it already). */
+  lang: Language;
   /** Lines of labbot's own mrkdwn shown above the answer (attachments not read, Slack Connect). */
   notes?: string[];
   /** The asker's team (recipient of a streamed answer outside a DM). */
@@ -268,7 +269,7 @@ export async function answerSlackQuestion(client: WebClient, deps: HandlerDeps, 
   // Mentioned users by name, looked up here (after the status is shown, so it is not held up by users.info).
   if (!q.names) q = { ...q, names: await namesIn(client, deps)([stripMention(q.text, q.botUserId)]) };
   const question = questionText(q);
-  let lang: Language = detectLanguage(question);
+  let lang: Language = q.lang;
   const where = {
     channel: q.channel,
     threadTs: q.threadTs,

@@ -94,7 +94,7 @@ export function createQuestionRunner(deps: HandlerDeps, limit: Limiter): Questio
     }
     // Another organisation reads this channel: the lab's public material only, whatever the channel's grants.
     const notes = decision.publicOnlyBecauseShared ? [...(asked.notes ?? []), slackStrings(lang).connectPublicOnly] : asked.notes;
-    const q: SlackQuestion = { ...asked, access: decision.access, decision, notes };
+    const q: SlackQuestion = { ...asked, access: decision.access, decision, notes, lang };
     // Follow-ups without a mention, for a little while, from this asker only (reply-intent.ts): from
     // now (a follow-up typed while labbot works is for it too), and again from the answer.
     const followUps = q.source === 'slack' && q.threadTs && q.user ? { channel: q.channel, threadTs: q.threadTs, user: q.user } : undefined;

@@ -145,6 +145,10 @@ const MONTHS_DAYS =
   'january|february|march|april|may|june|july|august|september|october|november|december|' +
   'enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre';
 
+const NUMBER_WORDS =
+  'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundreds?|thousands?|millions?|' +
+  'billions?|dozens?|single|double|twice|half|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|doce|veinte|cien|mil|millones';
+
 const ANSWER_TYPES: AnswerType[] = [
   {
     name: 'dilution',
@@ -269,7 +273,8 @@ const ANSWER_TYPES: AnswerType[] = [
   {
     name: 'quantity',
     question: /how many|how much|by how much|cu[aá]nt[oa]s?\b/i,
-    sentence: /\d/,
+    // Papers spell small counts out ("three genotypes", "dos lavados").
+    sentence: new RegExp(String.raw`\d|\b(?:${NUMBER_WORDS})\b`, 'i'),
     triggers: 'many much',
   },
 ];
@@ -348,6 +353,7 @@ interface Scored {
   score: number;
   /** Query terms (content and answer-type) the sentence itself covers. */
   covers: Set<string>;
+  novelty: number;
 }
 
 function isHeaderLine(line: string, title: string, section: string): boolean {
@@ -617,7 +623,7 @@ function scoreRun(
         Math.min(1, 0.5 + novelty / (2 * MIN_NOVELTY)) *
         (answersType ? 1 : WITHOUT_VALUE) -
       RANK_DECAY * passage;
-    candidates.push({ text, passage, unit: unitOf[position], position, coverage, support, minSupport, score, covers });
+    candidates.push({ text, passage, unit: unitOf[position], position, coverage, support, minSupport, score, covers, novelty });
   });
   return { sentences, unitOf };
 }
@@ -629,7 +635,7 @@ function scoreRun(
 function chooseSentences(
   best: Scored,
   supported: Scored[],
-  { query, asksType }: Question,
+  { query, asksType, questionTerms }: Question,
   texts: string[][],
   unitsOf: number[][],
 ): Scored[] {
@@ -638,6 +644,23 @@ function chooseSentences(
     if (chosen.length < MAX_SENTENCES && !chosen.some((c) => sameSentence(c.text, s.text))) chosen.push(s);
   };
   const holdsValue = (s: Scored) => query.some((q) => q.type && s.covers.has(q.term));
+  // The answer often straddles two sentences: the best one names the topic ("NDV has a number of
+  // appealing qualities as a vaccine vector.": colon-ended, or made mostly of the question's own
+  // words) and the next one, still on the question's topic, states it; or the next one continues it
+  // ("These ...", "However, ..."). Quote both. Dev halves, answers holding a gold span: COVID-QA
+  // 58.9% -> 60.2% (median answer 378 -> 403 characters), XQuAD English 88.0% -> 88.8%; quoting the
+  // previous sentence instead lost 1.3 points.
+  const next = texts[best.passage][best.position + 1];
+  // A sentence that states the value asked for ("1:1000", "every 30 minutes") is the answer already.
+  if (
+    next &&
+    !(asksType && holdsValue(best)) &&
+    leadsIn(best, next, questionTerms) &&
+    !/[?？]["')\]]*$/.test(next) &&
+    !next.includes(WITHHELD) &&
+    !isInjectedInstruction(next)
+  )
+    add({ ...best, text: next, unit: unitsOf[best.passage][best.position + 1], position: best.position + 1, covers: new Set() });
   for (const s of supported.slice(1)) {
     if (s.score < best.score * RELATIVE_TO_BEST) break;
     // Its own words must cover the question nearly as well: a neighbour of the answer is not a
@@ -669,6 +692,25 @@ function chooseSentences(
     if (support) add(support);
   }
   return chosen;
+}
+
+const CONTINUES = new RegExp(
+  String.raw`^(?:it|its|this|these|those|they|their|such|both|each|here|however|moreover|furthermore|in addition|in contrast|` +
+    String.raw`thus|therefore|as a result|namely|for example|for instance|specifically|in particular|esto|estos|estas|esta|este|` +
+    String.raw`sin embargo|además|por ello|así)\b`,
+  'i',
+);
+/** Below this share of new terms the sentence mostly restates the question. */
+const LEAD_IN_NOVELTY = 0.6;
+
+/**
+ * Whether `next` completes `best`: a continuation, or the sentence after a lead-in (colon-ended, or
+ * restating the question) that stays on the question's topic (shares one of its terms).
+ */
+function leadsIn(best: Scored, next: string, questionTerms: Set<string>): boolean {
+  if (CONTINUES.test(next)) return true;
+  if (!/:\s*$/.test(best.text) && best.novelty >= LEAD_IN_NOVELTY) return false;
+  return tokenize(next).some((t) => questionTerms.has(t));
 }
 
 /** The chosen sentences as the answer's lines, each cited by its passage. */

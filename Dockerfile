@@ -28,7 +28,7 @@ FROM node:20.20.2-bookworm-slim AS runtime
 # git: git wiki sources are cloned and fetched with the git CLI; openssh-client for wikis reached
 # over ssh with a deploy key (sshKeyPath). No curl: the healthcheck uses node.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git openssh-client ca-certificates \
+ && apt-get install -y --no-install-recommends git openssh-client ca-certificates apertium apertium-en-es \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./

@@ -6,6 +6,8 @@
 #   redis-server, redis-tools
 #                 the Redis fault test starts and stops its own redis-server
 #   caddy         the TLS proxy test runs the shipped Caddyfile (test/security/deploy-proxy.test.ts)
+#   apertium, apertium-en-es
+#                 offline translation of questions (src/translate/), used by the cross-lingual tests
 # Run by `npm test` (pretest), `npm run setup` and .ci/run. All present: prints nothing and
 # exits at once. It also warns when nothing answers on 127.0.0.1:6379, the Redis the tests use.
 #
@@ -41,6 +43,12 @@ command -v git >/dev/null 2>&1 || missing+=(git)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 command -v caddy >/dev/null 2>&1 || missing+=(caddy)
+if command -v apertium >/dev/null 2>&1; then
+  modes=$(apertium -l 2>/dev/null)
+  [[ $modes == *spa-eng* && $modes == *eng-spa* ]] || missing+=(apertium-en-es)
+else
+  missing+=(apertium apertium-en-es)
+fi
 if [ ${#missing[@]} = 0 ]; then
   redis_check
   exit 0

@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import type { IndexedDoc, IngestTarget } from './types.ts';
 import type { IngestSummary, ProgressEvent } from './ingest/pipeline.ts';
 import { createIndexer } from './indexer.ts';
-import { configuredReranker, createAsker } from './asker.ts';
+import type { TranslationStatus } from './translate/translator.ts';
+import { configuredReranker, configuredTranslator, createAsker } from './asker.ts';
 import type { Asker, IndexAdmin, Indexing, Installation } from './ports.ts';
 import type { Config, SourceConfig } from './config.ts';
 import { createChatModel } from './models/chat.ts';
@@ -45,6 +46,8 @@ export interface Labbot extends Installation, Asker, Indexing, IndexAdmin {
   reranker: Reranker;
   versionDescription: string;
   chromaUrl: string;
+  /** Whether questions are also searched in translation, and why not (src/translate/). */
+  translation: TranslationStatus;
   /** app.indexer.ingest / ingestSource / remove on the live index. */
   ingest(target: IngestTarget, onProgress?: (e: ProgressEvent) => void): Promise<IngestSummary>;
   ingestSource(source: SourceConfig, onProgress?: (e: ProgressEvent) => void): Promise<IngestSummary>;
@@ -111,7 +114,8 @@ export async function openLabbot(config: Config, log: Logger, opts: { loadCatalo
 
   const chat = await createChatModel(config);
   const reranker = configuredReranker(config, log);
-  const asker = createAsker({ config, log, live: () => liveIndex.current, chat, notices }, reranker);
+  const translator = configuredTranslator(config, log);
+  const asker = createAsker({ config, log, live: () => liveIndex.current, chat, notices, translator }, reranker);
 
   const indexer = createIndexer({
     settings: {
@@ -163,6 +167,7 @@ export async function openLabbot(config: Config, log: Logger, opts: { loadCatalo
     version,
     versionDescription: describeSettings(settings),
     chromaUrl: chroma.url,
+    translation: translator.status(),
     ...asker,
     ingest: (target, onProgress) => indexer.ingest(target, { onProgress }),
     ingestSource: (source, onProgress) => indexer.ingestSource(source, { onProgress }),

@@ -1,5 +1,8 @@
 // The Asker port (src/ports.ts) over the live index: hybrid retrieval (dense and lexical, fused
 // and reranked) and answers from it, with retraction notices, and a listener per ask (metrics).
+import { createApertiumTranslator, offTranslator } from './translate/apertium.ts';
+import { translationsOf, type Translator } from './translate/translator.ts';
+import { detectLanguage } from './search/tokenize.ts';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
 import { answerQuestion } from './answer/answer.ts';
@@ -19,6 +22,24 @@ export interface AskerDeps {
   live(): PhysicalIndex;
   chat: BaseChatModel | undefined;
   notices: NoticeBoard | undefined;
+  /** Translates questions for retrieval (src/translate/); absent or unavailable: one language only. */
+  translator?: Translator;
+}
+
+/** The translator the config names: Apertium (auto: when installed), or none. */
+export function configuredTranslator(config: Config, log: Logger): Translator {
+  const t = config.translation;
+  if (t.provider === 'off') return offTranslator();
+  const apertium = createApertiumTranslator({
+    binary: t.binary,
+    pairs: t.pairs,
+    timeoutMs: t.timeoutMs,
+    onError: (err, pair) => log.warn({ err: err.message, mode: pair.mode }, 'translation failed; searching in the question language only'),
+  });
+  const status = apertium.status();
+  // Asked for by name and missing is worth a warning; auto on a machine without it is the usual case.
+  if (!status.available) (t.provider === 'apertium' ? log.warn : log.info).call(log, { detail: status.detail }, 'translation unavailable');
+  return apertium;
 }
 
 /** The reranker the config names: an HTTP /rerank endpoint, or the offline one. */
@@ -38,10 +59,11 @@ export function createAsker(deps: AskerDeps, reranker: Reranker): Pick<Asker, 'r
   const { config, log, chat, notices } = deps;
   const listeners: ((e: AskedEvent) => void)[] = [];
 
-  const doRetrieve: Asker['retrieve'] = (question, groups, k) => {
+  const doRetrieve: Asker['retrieve'] = async (question, groups, k) => {
     // One index for the whole question, even if a switch lands meanwhile; queries are embedded
     // with the model that index was built with.
     const index = deps.live();
+    const alternates = await translationsOf(question, detectLanguage(question), config.translation.pairs, deps.translator);
     return retrieve(
       question,
       groups,
@@ -61,6 +83,7 @@ export function createAsker(deps: AskerDeps, reranker: Reranker): Pick<Asker, 'r
         onDenseError: (err) => log.warn({ err: err.message }, 'query embedding failed; answering from lexical retrieval only'),
       },
       k,
+      alternates,
     );
   };
 

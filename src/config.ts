@@ -214,6 +214,29 @@ const fileSchema = z
       })
       .strict()
       .default({}),
+    // Translation for retrieval (src/translate/): auto uses Apertium when it is installed.
+    translation: z
+      .object({
+        provider: z.enum(['auto', 'apertium', 'off']).default('auto'),
+        binary: z.string().min(1).default('apertium'),
+        timeoutMs: z.number().int().min(100).max(60_000).default(5000),
+        pairs: z
+          .array(z.object({ from: z.enum(['en', 'es']), to: z.enum(['en', 'es']), mode: z.string().regex(/^[a-z_-]+$/) }).strict())
+          .default([
+            { from: 'es', to: 'en', mode: 'spa-eng' },
+            { from: 'en', to: 'es', mode: 'eng-spa' },
+          ]),
+      })
+      .strict()
+      .default({
+        provider: 'auto',
+        binary: 'apertium',
+        timeoutMs: 5000,
+        pairs: [
+          { from: 'es', to: 'en', mode: 'spa-eng' },
+          { from: 'en', to: 'es', mode: 'eng-spa' },
+        ],
+      }),
     // DOI enrichment from Crossref: off unless asked for; the polite pool needs a contact address.
     enrich: z
       .object({
@@ -328,6 +351,8 @@ const envSchema = z.object({
   LABBOT_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LABBOT_HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+  LABBOT_TRANSLATION: z.enum(['auto', 'apertium', 'off']).optional(),
+  APERTIUM_BIN: z.string().min(1).optional(),
   // auto: readable lines on a terminal, JSON lines otherwise (src/log.ts).
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
   // https://no-color.org: any non-empty value turns colour off (an empty one is unset here anyway).
@@ -405,6 +430,7 @@ export interface Config {
   ingest: FileConfig['ingest'];
   queue: FileConfig['queue'];
   gaps: FileConfig['gaps'];
+  translation: FileConfig['translation'];
   /** DOI enrichment from Crossref; undefined when off. */
   enrich: { crossref: { apiUrl: string; mailto: string; maxAgeMs: number } } | undefined;
   /** Run a queue worker inside `serve` (LABBOT_WORKER=off for bot-only replicas). */
@@ -670,6 +696,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ingest: file.ingest,
     queue: file.queue,
     gaps: file.gaps,
+    translation: {
+      ...file.translation,
+      provider: e.LABBOT_TRANSLATION ?? file.translation.provider,
+      binary: e.APERTIUM_BIN ?? file.translation.binary,
+    },
     enrich:
       file.enrich.crossref && file.enrich.mailto
         ? { crossref: { apiUrl: e.CROSSREF_API_URL.replace(/\/+$/, ''), mailto: file.enrich.mailto, maxAgeMs: file.enrich.maxAge } }

@@ -1,5 +1,5 @@
 // scripts/test-deps.sh (run by `npm test` before the suite) on a PATH of fakes only: apt-get, id,
-// sudo, git, the Redis tools and caddy are small scripts, so installing can be checked on a machine
+// sudo, git, the Redis tools, caddy and apertium are small scripts, so installing can be checked on a machine
 // that has everything.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ beforeEach(() => {
   // By default the machine has git, Redis (answering) and caddy, is root and has apt.
   fake('git', 'exit 0');
   fake('caddy', 'exit 0');
+  fake('apertium', `printf '  eng-spa\\n  spa-eng\\n'`);
   fake('redis-server', 'exit 0');
   fake('redis-cli', 'echo PONG');
   fake('id', 'echo 0');
@@ -80,6 +81,18 @@ describe('scripts/test-deps.sh', () => {
     expect(r.status).toBe(0);
     expect(r.apt).toEqual(['install -y -qq chromium git redis-server redis-tools caddy']);
     expect(r.out).toContain('test-deps: installed chromium git redis-server redis-tools caddy (Chromium 1.2.3)');
+  });
+
+  it('installs Apertium and its English-Spanish modes when either is missing', () => {
+    writeFileSync(path.join(dir, 'lists'), '');
+    fake('chromium', 'exit 0');
+    fake('apertium', `printf '  spa-eng\\n'`);
+    expect(run('--chromium', path.join(dir, 'chromium')).apt).toEqual(['install -y -qq apertium-en-es']);
+    rmSync(path.join(dir, 'apertium'));
+    expect(run('--chromium', path.join(dir, 'chromium')).apt).toEqual([
+      'install -y -qq apertium-en-es',
+      'install -y -qq apertium apertium-en-es',
+    ]);
   });
 
   it('prints the commands and runs none with --dry-run', () => {

@@ -97,6 +97,14 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
   const chance = retrieval.terms && chanceWeight(retrieval.terms.chunks);
   // Words naming the source ("the Weber 2020 paper") are not evidence for a sentence.
   const topic = retrieval.source?.topic || question;
+  // The question is read in its own words first, then in each translation that was searched: a
+  // Spanish question's terms are not in an English paper, its translation's are.
+  const extract = (): string => {
+    const tried = [topic, ...(retrieval.alternates ?? [])].map((q) =>
+      extractiveAnswer({ question: q, passages: shown, language, termWeight, chanceWeight: chance }),
+    );
+    return (tried.find((a) => !a.refused) ?? tried[0]).answer;
+  };
   let raw: string;
   let model: string;
   if (deps.chat) {
@@ -124,11 +132,11 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
     } catch (err) {
       // The model failed after its own retries: answer extractively and say so, never stay silent.
       deps.log?.warn({ err: (err as Error).message }, 'model call failed; falling back to an extractive answer');
-      raw = extractiveAnswer({ question: topic, passages: shown, language, termWeight, chanceWeight: chance }).answer;
+      raw = extract();
       model = 'extractive (model unavailable)';
     }
   } else {
-    raw = extractiveAnswer({ question: topic, passages: shown, language, termWeight, chanceWeight: chance }).answer;
+    raw = extract();
     model = 'extractive';
   }
   const final = finalizeAnswer({ answer: raw, passages: shown, language });

@@ -12,6 +12,7 @@ async function collectStatus(app: Labbot) {
     stored_version: (await app.store.storedVersion()) ?? null,
     embeddings: `${app.config.embeddings.provider}:${app.config.embeddings.model}`,
     llm: app.config.llm.provider === 'none' ? 'none (extractive answers)' : app.config.llm.model,
+    translation: app.translation,
     ...app.catalog.stats(),
   };
 }
@@ -23,6 +24,8 @@ function printStatus(status: Awaited<ReturnType<typeof collectStatus>>): void {
     console.log(`  stored index was built with ${status.stored_version}: run \`labbot ingest --rebuild\``);
   }
   console.log(`embeddings ${status.embeddings}; answers ${status.llm}`);
+  const t = status.translation;
+  console.log(`translation ${t.provider}${t.available ? '' : ' (unavailable)'}: ${t.detail}`);
   console.log(`${status.documents} documents, ${status.chunks} chunks`);
   for (const [src, s] of Object.entries(status.bySource)) {
     const kinds = Object.entries(s.byKind).map(([k, v]) => `${k} ${v?.documents}/${v?.chunks}`);

@@ -36,6 +36,8 @@ export interface RetrievalResult {
   passages: RetrievedPassage[];
   /** How the question's source names were read ("in the Okafor 2023 paper"), if it names one. */
   source?: NamedSource;
+  /** The question's translations that were searched too (see src/translate/), for the answer step to read with. */
+  alternates?: string[];
   timings: { embedMs: number; denseMs: number; lexicalMs: number; fuseMs: number; rerankMs: number; totalMs: number };
   /**
    * Term statistics of the groups searched (chunks holding a term, counting stops at DF_LIMIT; the
@@ -63,6 +65,7 @@ export async function retrieve(
   settings: RetrievalSettings,
   deps: RetrieveDeps,
   k: number = settings.k,
+  alternates: readonly string[] = [],
 ): Promise<RetrievalResult> {
   const t0 = performance.now();
   const termStats = { df: (term: string) => deps.catalog.idsWithTerm(groups, term, DF_LIMIT).length, chunks: deps.catalog.chunkCount };
@@ -81,7 +84,13 @@ export async function retrieve(
 
   const tEmbed = performance.now();
   // A failing embedding endpoint degrades to lexical-only retrieval instead of no answer.
-  const vectorP = deps.embedQuery(question).catch((err: Error) => {
+  // The question and its translations are searched lexically alike; each chunk keeps its best
+  // score over them (scores of one index are comparable across queries), so a translation that
+  // matches nothing in a one-language corpus adds nothing, where a list of its own would be
+  // normalised up. Only the question is embedded: one call to a remote endpoint per question, and
+  // a multilingual embedding model needs no translation.
+  const texts = [question, ...alternates];
+  const vectorP = Promise.all([deps.embedQuery(question)]).catch((err: Error) => {
     deps.onDenseError?.(err);
     return undefined;
   });
@@ -95,17 +104,22 @@ export async function retrieve(
     return g !== undefined && searched.has(g);
   };
   const idf = (term: string) => deps.catalog.idf(term, groups);
-  const lexical = deps.catalog.lexicalSearch(groups, question, n).filter((h) => allowed(h.id));
+  const lexicalLists = texts.map((t) => deps.catalog.lexicalSearch(groups, t, n));
+  const lexical = bestOf(lexicalLists)
+    .filter((h) => allowed(h.id))
+    .slice(0, n);
+  // The reranker reads the text whose words the index matches best: the question, or for a
+  // question in the other language than the documents, its translation.
+  const topOf = (list: Ranked[]) => list.reduce((m, h) => Math.max(m, h.score), 0);
+  const lead = texts[lexicalLists.reduce((best, list, i) => (topOf(list) > topOf(lexicalLists[best]) ? i : best), 0)];
   const lexicalMs = performance.now() - lexicalStart;
   const vector = await vectorP;
   const embedMs = performance.now() - tEmbed - lexicalMs;
 
   const tDense = performance.now();
-  const perGroup = vector ? await Promise.all(groups.map((g) => deps.dense(g, vector, n))) : [];
-  const dense = perGroup
-    .flat()
+  const perGroup = vector ? await Promise.all(vector.flatMap((v) => groups.map((g) => deps.dense(g, v, n)))) : [];
+  const dense = bestOf(perGroup)
     .filter((h) => allowed(h.id))
-    .sort((a, b) => b.score - a.score)
     .slice(0, n);
   const denseMs = performance.now() - tDense;
 
@@ -123,7 +137,7 @@ export async function retrieve(
   };
   const depth = Math.min(settings.rerankDepth, scored.length);
   let ordered = liftedFirst(scored).map((h) => ({ ...h, rerank: undefined as number | undefined }));
-  if (deps.reranker && depth > 1) ordered = await rerankHead(question, ordered, depth, deps.reranker, deps.catalog, idf);
+  if (deps.reranker && depth > 1) ordered = await rerankHead(lead, ordered, depth, deps.reranker, deps.catalog, idf);
   if (named?.kinds.length) {
     // "According to our Western blot protocol": passages of the named kind go first, each group in
     // the order ranking gave it (a kind word alone does not exclude the others).
@@ -140,6 +154,7 @@ export async function retrieve(
   return {
     passages: topPassages(ordered, k, settings.expandTop, deps.catalog, allowed),
     ...(named ? { source: named } : {}),
+    ...(alternates.length ? { alternates: [...alternates] } : {}),
     terms: termStats,
     timings: { embedMs, denseMs, lexicalMs, fuseMs, rerankMs, totalMs: performance.now() - t0 },
   };
@@ -303,4 +318,12 @@ function overlap(a: string, b: string): number {
     if (a.endsWith(b.slice(0, k))) return k;
   }
   return 0;
+}
+
+/** Hits of several lists as one, each id with its best score, best first. */
+function bestOf(lists: Ranked[][]): Ranked[] {
+  if (lists.length === 1) return [...lists[0]].sort((a, b) => b.score - a.score);
+  const best = new Map<string, number>();
+  for (const list of lists) for (const h of list) if ((best.get(h.id) ?? -Infinity) < h.score) best.set(h.id, h.score);
+  return [...best].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }

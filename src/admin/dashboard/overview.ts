@@ -55,6 +55,7 @@ export function overviewRouter(ctx: DashboardContext): Router {
         signedIn: state?.via === 'session',
         version: app.version,
         versionDescription: app.versionDescription,
+        translation: app.translation,
         embeddings: `${config.embeddings.provider}:${config.embeddings.model}`,
         base: app.base,
         collection: config.collection,

@@ -27,6 +27,8 @@ export interface DashboardView {
   version: string;
   versionDescription: string;
   embeddings: string;
+  /** Translation for retrieval: provider, whether it answers, and what is missing. */
+  translation: { provider: string; available: boolean; detail: string };
   base: string;
   collection: string;
   /** The embedded Chroma process, when this process supervises one. */
@@ -151,6 +153,7 @@ function indexSection(v: DashboardView): Html {
     : '';
   return html`<section id="index"><h2>Index</h2>
 <p>Index version <code>${v.version}</code> (${v.versionDescription}); embeddings <code>${v.embeddings}</code>;
+translation <code>${v.translation.provider}</code>${v.translation.available ? '' : ' (unavailable)'}: ${v.translation.detail};
 live collection <code>${v.base}</code>${configured}.</p>
 ${v.chromaProcess ? chromaLine(v.chromaProcess) : ''}
 <table><thead><tr><th>Source</th><th>Type</th><th>Last sync</th><th>Commit</th>

@@ -1,0 +1,51 @@
+// Translation for retrieval: a question in one language is also searched, and its answer
+// sentences scored, in the other languages of the configured pairs, so a Spanish question finds
+// an English paper and an English question a Spanish protocol. One interface for every engine
+// (Apertium offline, or none); pairs come from config, so another language pair is a config line.
+// Pure: the engine is passed in.
+import type { Language } from '../search/tokenize.ts';
+
+export interface TranslationPair {
+  from: Language;
+  to: Language;
+  /** The engine's name for the direction (Apertium's mode, e.g. spa-eng). */
+  mode: string;
+}
+
+export interface TranslationStatus {
+  provider: 'apertium' | 'off';
+  /** The engine answers (binary and modes present); false means questions are searched in their own language only. */
+  available: boolean;
+  /** What a person should know: the modes in use, or what is missing and how to install it. */
+  detail: string;
+}
+
+export interface Translator {
+  /** The text in the pair's target language, or undefined when the engine failed (logged by the adapter). */
+  translate(text: string, pair: TranslationPair): Promise<string | undefined>;
+  status(): TranslationStatus;
+}
+
+/** Translations are for search terms: past this, a question is mostly pasted text, and the cost grows with it. */
+export const MAX_TRANSLATED_CHARS = 2000;
+
+/**
+ * The question in each other language a pair leads to from its own, without repeats of the
+ * question itself. An engine failure only drops that translation.
+ */
+export async function translationsOf(
+  question: string,
+  language: Language,
+  pairs: readonly TranslationPair[],
+  translator: Translator | undefined,
+): Promise<string[]> {
+  if (!translator?.status().available) return [];
+  const text = question.slice(0, MAX_TRANSLATED_CHARS).trim();
+  if (!text) return [];
+  const out: string[] = [];
+  for (const pair of pairs.filter((p) => p.from === language)) {
+    const t = (await translator.translate(text, pair))?.trim();
+    if (t && t.toLowerCase() !== text.toLowerCase() && !out.includes(t)) out.push(t);
+  }
+  return out;
+}

@@ -8,6 +8,9 @@
 // - "splitter 1000/150 + BM25" and "splitter 500/50 + BM25": the same splitter with a standard
 //   BM25 (labbot's own index: Okapi BM25, k1 1.2, b 0.75, stemming and stop words) on the naive
 //   chunks: the fair naive baseline;
+// - every naive chunk carries what labbot's own chunks carry beyond the body: the document's title
+//   before it and its subject terms (keywords, tags, MeSH) after it, so the margins measure the
+//   chunking and ranking, not metadata only one side was given;
 // - "labbot lexical only" (labbot's chunking, BM25, exact-match boost, rerank, no vectors) and
 //   "labbot hybrid" (the product as configured).
 import { readFileSync, readdirSync } from 'node:fs';
@@ -48,15 +51,23 @@ const score = (name: string, chunks: number, results: EvalPassage[][]) => {
   rows.push({ name, chunks, metrics: summarize(scores, k) });
 };
 
-// Front matter stays out of the naive chunks, as a tutorial's loader would not index it either.
+// The same fields labbot's metadata reader takes subject terms from (src/ingest/metadata/coerce.ts).
+const SUBJECT_FIELDS = ['keywords', 'keyword', 'tags', 'mesh', 'subjects', 'subject'];
 const sources = readdirSync(path.join(dir, 'docs')).map((f) => {
   const parsed = matter(readFileSync(path.join(dir, 'docs', f), 'utf8'));
-  return { id: String(parsed.data.id ?? f), text: parsed.content };
+  const field = SUBJECT_FIELDS.map((k) => parsed.data[k]).find((v) => v !== undefined);
+  const subjects = Array.isArray(field) ? field.map(String) : typeof field === 'string' ? field.split(/[;,]/) : [];
+  const title = typeof parsed.data.title === 'string' ? parsed.data.title : path.basename(f, path.extname(f));
+  return { id: String(parsed.data.id ?? f), title, subjects: subjects.map((t) => t.trim()).filter(Boolean), text: parsed.content };
 });
 async function naiveChunks(size: number, overlap: number) {
   const splitter = new RecursiveCharacterTextSplitter({ chunkSize: size, chunkOverlap: overlap });
   const out = [];
-  for (const s of sources) out.push(...(await splitter.createDocuments([s.text], [{ doc_id: s.id }])));
+  for (const s of sources)
+    for (const d of await splitter.createDocuments([s.text], [{ doc_id: s.id }])) {
+      d.pageContent = [s.title, d.pageContent, s.subjects.join('; ')].filter(Boolean).join('\n');
+      out.push(d);
+    }
   return out;
 }
 const run = async (qs: EvalQuestion[], search: (q: string) => Promise<EvalPassage[]> | EvalPassage[]) => {

@@ -385,15 +385,15 @@ describe('extractiveAnswer question types', () => {
   });
 
   it('refuses when the passage lacks the gene or reagent the question names, even written with a prefix', () => {
-    // "GAPDH" is unseen in this index: it weighs most; the p53 line shares "anti", "antibody" and a dilution.
-    const termWeight = (t: string) => (t === 'gapdh' ? 7.6 : 4.8);
+    // "HSP70" is unseen in this index: it weighs most; the p53 line shares "anti", "antibody" and a dilution.
+    const termWeight = (t: string) => (t === 'hsp70' ? 7.6 : 4.8);
     const antibodies = passage({
       ...WB,
       docId: 'protocol-western-blot',
       section: 'Materials',
       text: '- Anti-p53 rabbit monoclonal antibody E26 (Abcam ab32389), used at 1:1000',
     });
-    const question = 'At what dilution do we use the anti-GAPDH antibody?';
+    const question = 'At what dilution do we use the anti-HSP70 antibody?';
     expect(extractiveAnswer({ question, passages: [antibodies], termWeight }).refused).toBe(true);
     // The same question about the antibody the passage does list is answered.
     const p53 = extractiveAnswer({ question: 'At what dilution do we use the anti-p53 antibody?', passages: [antibodies], termWeight });

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { scoreAnswer, summarizeAnswers, summarizeOffCorpus, type AnswerOutcome } from '../src/eval/answers.ts';
-import { inSplit, offCorpusInSplit, splitOf } from '../src/eval/split.ts';
+import { parseOffCorpus } from '../src/eval/score.ts';
+import { inSplit, offCorpusInSplit, offCorpusSplitOf, splitOf } from '../src/eval/split.ts';
 import { median, percentile, spread } from '../src/eval/stats.ts';
 
 const q = { id: 'q', question: '?', doc_id: 'gold', answers: ['5 mg per kg'] };
@@ -103,15 +105,41 @@ describe('dev/test split', () => {
     expect(inSplit(qs, undefined, (x) => x.doc)).toBe(qs);
   });
 
-  it('keeps off-corpus questions tied to no document on both sides', () => {
-    const docs: { id: string; doc_id?: string }[] = Array.from({ length: 20 }, (_, i) => ({ id: `u${i}`, doc_id: `doc-${i}` }));
-    const general: { id: string; doc_id?: string }[] = [{ id: 'g1' }, { id: 'g2' }];
-    const dev = offCorpusInSplit([...docs, ...general], 'dev');
-    const test = offCorpusInSplit([...docs, ...general], 'test');
-    expect(dev.filter((x) => x.doc_id === undefined)).toHaveLength(2);
-    expect(test.filter((x) => x.doc_id === undefined)).toHaveLength(2);
-    expect(dev.length + test.length).toBe(24);
-    for (const x of dev) if (x.doc_id !== undefined) expect(splitOf(x.doc_id)).toBe('dev');
+  it("puts every off-corpus question on exactly one side: its own, its document's, or its text's", () => {
+    type Item = { question: string; doc_id?: string; split?: 'dev' | 'test' };
+    const docs: Item[] = Array.from({ length: 20 }, (_, i) => ({ question: `q${i}?`, doc_id: `doc-${i}` }));
+    const general: Item[] = Array.from({ length: 40 }, (_, i) => ({ question: `general question ${i}?` }));
+    const pinned: Item[] = [
+      { question: 'pinned to dev?', doc_id: 'doc-1', split: 'dev' },
+      { question: 'pinned to test?', split: 'test' },
+    ];
+    const all = [...docs, ...general, ...pinned];
+    const dev = offCorpusInSplit(all, 'dev');
+    const test = offCorpusInSplit(all, 'test');
+    expect(dev.length + test.length).toBe(all.length);
+    for (const x of dev) expect(test).not.toContain(x);
+    for (const x of dev) if (x.doc_id !== undefined && x.split === undefined) expect(splitOf(x.doc_id)).toBe('dev');
+    expect(dev).toContain(pinned[0]);
+    expect(test).toContain(pinned[1]);
+    // Questions tied to nothing fall on both sides in some number, not all on one.
+    expect(dev.filter((x) => x.doc_id === undefined).length).toBeGreaterThan(5);
+    expect(test.filter((x) => x.doc_id === undefined).length).toBeGreaterThan(5);
+    // Padding the text does not move a question.
+    expect(offCorpusSplitOf({ question: ' general question 3? ' })).toBe(offCorpusSplitOf({ question: 'general question 3?' }));
+  });
+
+  it('splits the shipped off-corpus file into halves of each kind', () => {
+    const { questions, errors } = parseOffCorpus(readFileSync('bench/datasets/off-corpus.jsonl', 'utf8'));
+    expect(errors).toEqual([]);
+    for (const kind of ['general', 'on-topic']) {
+      const of = questions.filter((q) => q.kind === kind);
+      const dev = offCorpusInSplit(of, 'dev').length;
+      expect(Math.abs(dev - (of.length - dev))).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('rejects an off-corpus line whose split is neither dev nor test', () => {
+    expect(parseOffCorpus('{"question":"q?","split":"train"}\n').errors[0]).toMatch(/split/);
   });
 });
 

@@ -33,6 +33,10 @@ describe('evaluation metrics', () => {
     expect(late.docInContext).toBe(false);
     expect(summarize([s, late], 8).answer_in_context).toBe(0.5);
     expect(summarize([s, late], 8).doc_in_context).toBe(0.5);
+    // Within the document ranked first: s's doc is first and its span fits; late's doc is third.
+    expect(summarize([s, late], 8).answer_in_context_at_doc_1).toBe(1);
+    const missed = scoreQuestion({ id: 'q', question: '?', doc_id: 'a', answers: ['42 units'] }, passages, { k: 8, contextChars: 80 });
+    expect(summarize([s, missed], 8).answer_in_context_at_doc_1).toBe(0.5);
   });
 
   it('cuts recall and MRR at k: a gold document below k counts as not retrieved', () => {

@@ -46,7 +46,7 @@ describe('exact terms', () => {
   });
 
   it('reads a name written with a prefix', () => {
-    expect(extractExactTerms('At what dilution do we use the anti-GAPDH antibody?').identifiers).toEqual(['GAPDH']);
+    expect(extractExactTerms('At what dilution do we use the anti-VEGFA antibody?').identifiers).toEqual(['VEGFA']);
     expect(extractExactTerms('Is anti-MDM2 used at 1:500?').identifiers).toEqual(['anti-MDM2']);
     expect(extractExactTerms('Is this a follow-up study?').identifiers).toEqual([]);
   });

@@ -23,6 +23,7 @@ export function formatReport(r: EvalReport): string {
     row('doc in context', pct(m.doc_in_context)),
     row('answer recall@5', m.with_answers ? pct(m.answer_recall_at_5) : 'n/a (no gold spans)'),
     row('answer-in-context', m.with_answers ? pct(m.answer_in_context) : 'n/a (no gold spans)'),
+    row('  when the doc is ranked first', m.with_answers ? pct(m.answer_in_context_at_doc_1) : 'n/a (no gold spans)'),
     row('retrieval p50 / p95', `${ms(r.retrieval_ms.p50)} / ${ms(r.retrieval_ms.p95)}`),
   ];
   const lines = m.questions ? [...head, ...retrieval] : head;

@@ -2,6 +2,7 @@
 // the answer step: the gold document / a gold span inside the passages that fit the context
 // budget (fitContext, the same rule the answer path applies).
 import { fitContext } from '../answer/context.ts';
+import { parseSplit, type Split } from './split.ts';
 
 export interface EvalQuestion {
   id: string;
@@ -18,6 +19,8 @@ export interface OffCorpusQuestion {
   doc_id?: string;
   /** A free label ("general", "on-topic"): the false-answer rate is also reported per kind. */
   kind?: string;
+  /** The side of the split the file puts it on; it overrides the document's side. */
+  split?: Split;
 }
 
 export interface EvalPassage {
@@ -50,6 +53,11 @@ export interface EvalMetrics {
   /** Present only when some questions carry gold answers. */
   answer_recall_at_5?: number;
   answer_in_context?: number;
+  /**
+   * Of questions with gold spans whose gold document is ranked first: a gold span in the context.
+   * How well retrieval ranks passages inside the right document (long papers with many sections).
+   */
+  answer_in_context_at_doc_1?: number;
   with_answers: number;
 }
 
@@ -103,6 +111,8 @@ export function summarize(scores: QuestionScore[], k: number): EvalMetrics {
   if (withAnswers.length) {
     m.answer_recall_at_5 = withAnswers.filter((s) => s.answerAt5).length / withAnswers.length;
     m.answer_in_context = withAnswers.filter((s) => s.answerInContext).length / withAnswers.length;
+    const first = withAnswers.filter((s) => s.docRank === 1);
+    if (first.length) m.answer_in_context_at_doc_1 = first.filter((s) => s.answerInContext).length / first.length;
   }
   return m;
 }
@@ -146,6 +156,7 @@ export function parseOffCorpus(text: string): { questions: OffCorpusQuestion[]; 
       question: o.question,
       ...(typeof o.doc_id === 'string' ? { doc_id: o.doc_id } : {}),
       ...(typeof o.kind === 'string' ? { kind: o.kind } : {}),
+      ...(o.split === undefined ? {} : { split: parseSplit(o.split) }),
     };
   });
   return { questions: items, errors };

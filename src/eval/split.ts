@@ -17,10 +17,23 @@ export function inSplit<T>(items: T[], split: Split | undefined, docOf: (item: T
   return split ? items.filter((item) => splitOf(docOf(item)) === split) : items;
 }
 
+export function parseSplit(value: unknown): Split {
+  if (value === 'dev' || value === 'test') return value;
+  throw new Error('"split" must be "dev" or "test"');
+}
+
 /**
- * Off-corpus questions written about a document of another corpus follow that document's side;
- * those tied to no document (general-knowledge questions) are used on both sides.
+ * The side of an off-corpus question: the one its file writes (bench/datasets/off-corpus.jsonl
+ * balances its kinds by hand), else its document's in the other corpus, else a hash of its text.
+ * Never both sides: a question a rule was written from must not also score the test half.
  */
-export function offCorpusInSplit<T extends { doc_id?: string }>(items: T[], split: Split | undefined): T[] {
-  return split ? items.filter((item) => item.doc_id === undefined || splitOf(item.doc_id) === split) : items;
+export function offCorpusSplitOf(item: { question: string; doc_id?: string; split?: Split }): Split {
+  return item.split ?? splitOf(item.doc_id ?? `question:${item.question.trim()}`);
+}
+
+export function offCorpusInSplit<T extends { question: string; doc_id?: string; split?: Split }>(
+  items: T[],
+  split: Split | undefined,
+): T[] {
+  return split ? items.filter((item) => offCorpusSplitOf(item) === split) : items;
 }

@@ -30,16 +30,19 @@ export interface AskerDeps {
 export function configuredTranslator(config: Config, log: Logger): Translator {
   const t = config.translation;
   if (t.provider === 'off') return offTranslator();
-  const apertium = createApertiumTranslator({
+  return createApertiumTranslator({
     binary: t.binary,
     pairs: t.pairs,
     timeoutMs: t.timeoutMs,
     onError: (err, pair) => log.warn({ err: err.message, mode: pair.mode }, 'translation failed; searching in the question language only'),
+    onFallback: (err, pair) =>
+      log.warn({ err: err.message, mode: pair.mode }, 'Apertium pipeline could not start; running apertium per call'),
+    // Asked for by name and missing is worth a warning; auto on a machine without it is the usual case.
+    onStatus: (status) => {
+      if (!status.available)
+        (t.provider === 'apertium' ? log.warn : log.info).call(log, { detail: status.detail }, 'translation unavailable');
+    },
   });
-  const status = apertium.status();
-  // Asked for by name and missing is worth a warning; auto on a machine without it is the usual case.
-  if (!status.available) (t.provider === 'apertium' ? log.warn : log.info).call(log, { detail: status.detail }, 'translation unavailable');
-  return apertium;
 }
 
 /** The reranker the config names: an HTTP /rerank endpoint, or the offline one. */

@@ -23,7 +23,10 @@ export interface TranslationStatus {
 export interface Translator {
   /** The text in the pair's target language, or undefined when the engine failed (logged by the adapter). */
   translate(text: string, pair: TranslationPair): Promise<string | undefined>;
+  /** Worked out on first use and kept (an engine's modes are listed once per process). */
   status(): TranslationStatus;
+  /** Stops the engine's processes, if it keeps any; translate() answers undefined afterwards. */
+  close(): Promise<void>;
 }
 
 /** Translations are for search terms: past this, a question is mostly pasted text, and the cost grows with it. */

@@ -34,6 +34,7 @@ export function configuredTranslator(config: Config, log: Logger): Translator {
     binary: t.binary,
     pairs: t.pairs,
     timeoutMs: t.timeoutMs,
+    warm: t.warm,
     onError: (err, pair) => log.warn({ err: err.message, mode: pair.mode }, 'translation failed; searching in the question language only'),
     onFallback: (err, pair) =>
       log.warn({ err: err.message, mode: pair.mode }, 'Apertium pipeline could not start; running apertium per call'),

@@ -220,6 +220,9 @@ const fileSchema = z
         provider: z.enum(['auto', 'apertium', 'off']).default('auto'),
         binary: z.string().min(1).default('apertium'),
         timeoutMs: z.number().int().min(100).max(60_000).default(5000),
+        // Apertium's stages kept running per pair (about 1 ms a question); false runs the
+        // `apertium` script per question (about 0.2 s), which is also the fallback when they cannot start.
+        warm: z.boolean().default(true),
         pairs: z
           .array(z.object({ from: z.enum(['en', 'es']), to: z.enum(['en', 'es']), mode: z.string().regex(/^[a-z_-]+$/) }).strict())
           .default([
@@ -232,6 +235,7 @@ const fileSchema = z
         provider: 'auto',
         binary: 'apertium',
         timeoutMs: 5000,
+        warm: true,
         pairs: [
           { from: 'es', to: 'en', mode: 'spa-eng' },
           { from: 'en', to: 'es', mode: 'eng-spa' },

@@ -114,7 +114,7 @@ export async function openLabbot(config: Config, log: Logger, opts: { loadCatalo
 
   const chat = await createChatModel(config);
   const reranker = configuredReranker(config, log);
-  const translator = configuredTranslator(config, log);
+  const translator = configuredTranslator(config, log, chat);
   const asker = createAsker({ config, log, live: () => liveIndex.current, chat, notices, translator }, reranker);
 
   const indexer = createIndexer({

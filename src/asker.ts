@@ -1,6 +1,7 @@
 // The Asker port (src/ports.ts) over the live index: hybrid retrieval (dense and lexical, fused
 // and reranked) and answers from it, with retraction notices, and a listener per ask (metrics).
 import { createApertiumTranslator, offTranslator } from './translate/apertium.ts';
+import { createModelTranslator } from './translate/model.ts';
 import { translationsOf, type Translator } from './translate/translator.ts';
 import { detectLanguage } from './search/tokenize.ts';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
@@ -26,10 +27,22 @@ export interface AskerDeps {
   translator?: Translator;
 }
 
-/** The translator the config names: Apertium (auto: when installed), or none. */
-export function configuredTranslator(config: Config, log: Logger): Translator {
+/** The translator the config names: Apertium (auto: when installed), the chat model (only by name), or none. */
+export function configuredTranslator(config: Config, log: Logger, chat?: BaseChatModel): Translator {
   const t = config.translation;
   if (t.provider === 'off') return offTranslator();
+  if (t.provider === 'model') {
+    const model = createModelTranslator({
+      chat,
+      model: describeModel(config),
+      pairs: t.pairs,
+      timeoutMs: t.timeoutMs,
+      onError: (err, pair) =>
+        log.warn({ err: err.message, from: pair.from, to: pair.to }, 'model translation failed; searching in the question language only'),
+    });
+    if (!model.status().available) log.warn({ detail: model.status().detail }, 'translation unavailable');
+    return model;
+  }
   return createApertiumTranslator({
     binary: t.binary,
     pairs: t.pairs,

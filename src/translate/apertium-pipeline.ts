@@ -37,7 +37,11 @@ export function startPipeline(stages: readonly ModeStage[]): WarmPipeline {
   const fail = (err: Error) => {
     if (!alive) return;
     alive = false;
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    for (const c of children) {
+      if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      c.stdin?.destroy();
+      c.stdout?.destroy();
+    }
     const p = pending;
     pending = undefined;
     if (p) {
@@ -59,7 +63,10 @@ export function startPipeline(stages: readonly ModeStage[]): WarmPipeline {
     });
     child.stdin?.on('error', (err) => fail(new Error(`writing to ${stage.program}: ${err.message}`)));
     for (const s of [child, child.stdin, child.stdout, child.stderr]) unref(s);
-    // The previous stage's stdout now belongs to this child; the parent does not read it.
+    // The previous stage's stdout now belongs to this child (spawn has handed it over): the
+    // parent's copy is closed, so no descriptor outlives a restart and a stage whose reader died
+    // gets EPIPE instead of blocking.
+    prev?.destroy();
     prev = i < stages.length - 1 ? (child.stdout ?? undefined) : undefined;
   }
   const first = children[0];

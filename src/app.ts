@@ -114,7 +114,7 @@ export async function openLabbot(config: Config, log: Logger, opts: { loadCatalo
 
   const chat = await createChatModel(config);
   const reranker = configuredReranker(config, log);
-  const translator = configuredTranslator(config, log);
+  const translator = configuredTranslator(config, log, chat);
   const asker = createAsker({ config, log, live: () => liveIndex.current, chat, notices, translator }, reranker);
 
   const indexer = createIndexer({
@@ -167,7 +167,10 @@ export async function openLabbot(config: Config, log: Logger, opts: { loadCatalo
     version,
     versionDescription: describeSettings(settings),
     chromaUrl: chroma.url,
-    translation: translator.status(),
+    // A getter: the translator lists its modes on first use, not when the app opens.
+    get translation() {
+      return translator.status();
+    },
     ...asker,
     ingest: (target, onProgress) => indexer.ingest(target, { onProgress }),
     ingestSource: (source, onProgress) => indexer.ingestSource(source, { onProgress }),
@@ -182,6 +185,7 @@ export async function openLabbot(config: Config, log: Logger, opts: { loadCatalo
     chromaProcess: () => chroma.supervised?.status(),
     close: async () => {
       notices?.close();
+      await translator.close();
       if (mirror) await snapshots.flush();
       await liveIndex.close();
       await chroma.stop();

@@ -1,6 +1,7 @@
 // The Asker port (src/ports.ts) over the live index: hybrid retrieval (dense and lexical, fused
 // and reranked) and answers from it, with retraction notices, and a listener per ask (metrics).
 import { createApertiumTranslator, offTranslator } from './translate/apertium.ts';
+import { createModelTranslator } from './translate/model.ts';
 import { translationsOf, type Translator } from './translate/translator.ts';
 import { detectLanguage } from './search/tokenize.ts';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
@@ -26,20 +27,36 @@ export interface AskerDeps {
   translator?: Translator;
 }
 
-/** The translator the config names: Apertium (auto: when installed), or none. */
-export function configuredTranslator(config: Config, log: Logger): Translator {
+/** The translator the config names: Apertium (auto: when installed), the chat model (only by name), or none. */
+export function configuredTranslator(config: Config, log: Logger, chat?: BaseChatModel): Translator {
   const t = config.translation;
   if (t.provider === 'off') return offTranslator();
-  const apertium = createApertiumTranslator({
+  if (t.provider === 'model') {
+    const model = createModelTranslator({
+      chat,
+      model: describeModel(config),
+      pairs: t.pairs,
+      timeoutMs: t.timeoutMs,
+      onError: (err, pair) =>
+        log.warn({ err: err.message, from: pair.from, to: pair.to }, 'model translation failed; searching in the question language only'),
+    });
+    if (!model.status().available) log.warn({ detail: model.status().detail }, 'translation unavailable');
+    return model;
+  }
+  return createApertiumTranslator({
     binary: t.binary,
     pairs: t.pairs,
     timeoutMs: t.timeoutMs,
+    warm: t.warm,
     onError: (err, pair) => log.warn({ err: err.message, mode: pair.mode }, 'translation failed; searching in the question language only'),
+    onFallback: (err, pair) =>
+      log.warn({ err: err.message, mode: pair.mode }, 'Apertium pipeline could not start; running apertium per call'),
+    // Asked for by name and missing is worth a warning; auto on a machine without it is the usual case.
+    onStatus: (status) => {
+      if (!status.available)
+        (t.provider === 'apertium' ? log.warn : log.info).call(log, { detail: status.detail }, 'translation unavailable');
+    },
   });
-  const status = apertium.status();
-  // Asked for by name and missing is worth a warning; auto on a machine without it is the usual case.
-  if (!status.available) (t.provider === 'apertium' ? log.warn : log.info).call(log, { detail: status.detail }, 'translation unavailable');
-  return apertium;
 }
 
 /** The reranker the config names: an HTTP /rerank endpoint, or the offline one. */

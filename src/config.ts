@@ -214,12 +214,16 @@ const fileSchema = z
       })
       .strict()
       .default({}),
-    // Translation for retrieval (src/translate/): auto uses Apertium when it is installed.
+    // Translation for retrieval (src/translate/): auto uses Apertium when it is installed; model
+    // (the configured chat model) only when asked for by name.
     translation: z
       .object({
-        provider: z.enum(['auto', 'apertium', 'off']).default('auto'),
+        provider: z.enum(['auto', 'apertium', 'model', 'off']).default('auto'),
         binary: z.string().min(1).default('apertium'),
         timeoutMs: z.number().int().min(100).max(60_000).default(5000),
+        // Apertium's stages kept running per pair (about 1 ms a question); false runs the
+        // `apertium` script per question (about 0.2 s), which is also the fallback when they cannot start.
+        warm: z.boolean().default(true),
         pairs: z
           .array(z.object({ from: z.enum(['en', 'es']), to: z.enum(['en', 'es']), mode: z.string().regex(/^[a-z_-]+$/) }).strict())
           .default([
@@ -232,6 +236,7 @@ const fileSchema = z
         provider: 'auto',
         binary: 'apertium',
         timeoutMs: 5000,
+        warm: true,
         pairs: [
           { from: 'es', to: 'en', mode: 'spa-eng' },
           { from: 'en', to: 'es', mode: 'eng-spa' },
@@ -351,7 +356,7 @@ const envSchema = z.object({
   LABBOT_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LABBOT_HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
-  LABBOT_TRANSLATION: z.enum(['auto', 'apertium', 'off']).optional(),
+  LABBOT_TRANSLATION: z.enum(['auto', 'apertium', 'model', 'off']).optional(),
   APERTIUM_BIN: z.string().min(1).optional(),
   // auto: readable lines on a terminal, JSON lines otherwise (src/log.ts).
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),

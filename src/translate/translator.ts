@@ -1,7 +1,7 @@
 // Translation for retrieval: a question in one language is also searched, and its answer
 // sentences scored, in the other languages of the configured pairs, so a Spanish question finds
 // an English paper and an English question a Spanish protocol. One interface for every engine
-// (Apertium offline, or none); pairs come from config, so another language pair is a config line.
+// (Apertium offline, the configured chat model, or none); pairs come from config, so another language pair is a config line.
 // Pure: the engine is passed in.
 import type { Language } from '../search/tokenize.ts';
 
@@ -13,7 +13,7 @@ export interface TranslationPair {
 }
 
 export interface TranslationStatus {
-  provider: 'apertium' | 'off';
+  provider: 'apertium' | 'model' | 'off';
   /** The engine answers (binary and modes present); false means questions are searched in their own language only. */
   available: boolean;
   /** What a person should know: the modes in use, or what is missing and how to install it. */
@@ -23,7 +23,10 @@ export interface TranslationStatus {
 export interface Translator {
   /** The text in the pair's target language, or undefined when the engine failed (logged by the adapter). */
   translate(text: string, pair: TranslationPair): Promise<string | undefined>;
+  /** Worked out on first use and kept (an engine's modes are listed once per process). */
   status(): TranslationStatus;
+  /** Stops the engine's processes, if it keeps any; translate() answers undefined afterwards. */
+  close(): Promise<void>;
 }
 
 /** Translations are for search terms: past this, a question is mostly pasted text, and the cost grows with it. */

@@ -147,7 +147,8 @@ const pct = (v: number | null | undefined): string => (v === undefined || v === 
 
 function halvesTable(rows: HalfRow[]): string[] {
   const out = [
-    '| corpus, half | questions | doc R@1 / @5 / @8 | gold doc / span in context (span when the doc is first) | refusals | answers with a gold span | answers citing the gold doc | false answers (out of corpus) |',
+    '| corpus, half | questions | doc R@1 / @5 / @8 | gold doc / span in context (span when the doc is first) | refusals ' +
+      '| answers with a gold span | answers citing the gold doc | false answers (out of corpus) |',
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const { corpus, split, report: r } of rows) {

@@ -12,6 +12,7 @@ import { chanceWeight, extractiveAnswer, termWeightFromDf } from './extractive.t
 import { namedSourceMissing, namedSourceUnmatched, refusalText } from './messages.ts';
 import { withNoticeNotes } from './notices.ts';
 import { buildPrompt } from './prompt.ts';
+import { withCognates, withoutUnseenWords } from './translated.ts';
 
 export interface AskPassage {
   label: string;
@@ -100,8 +101,11 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
   // The question is read in its own words first, then in each translation that was searched: a
   // Spanish question's terms are not in an English paper, its translation's are.
   const extract = (): string => {
-    const tried = [topic, ...(retrieval.alternates ?? [])].map((q) =>
-      extractiveAnswer({ question: q, passages: shown, language, termWeight, chanceWeight: chance }),
+    const df = retrieval.terms?.df;
+    const texts = shown.map((p) => p.text);
+    const alternates = (retrieval.alternates ?? []).map((t) => (df ? withoutUnseenWords(withCognates(t, question, texts, df), df) : t));
+    const tried = [topic, ...alternates].map((q, i) =>
+      extractiveAnswer({ question: q, translated: i > 0, passages: shown, language, termWeight, chanceWeight: chance }),
     );
     return (tried.find((a) => !a.refused) ?? tried[0]).answer;
   };

@@ -1,0 +1,80 @@
+// A machine translation of the question, read as evidence (pure). A rule-based translator leaves
+// the words it does not know as they were: "intercepciones", "centrifuga", "microlitros". The
+// evidence rule would weigh each as the question's most telling word (the index never saw it) and
+// refuse for lacking it, though the passage says "interceptions". Such a word is replaced by the
+// passage word it is a cognate of (long shared beginning), when the passages have one; a word with
+// no cognate there stays, so a question about what the documents do not hold is still refused.
+import { extractExactTerms } from '../search/identifiers.ts';
+import { tokenize } from '../search/tokenize.ts';
+
+/** Shared leading letters that make two words cognates (as the reranker's word families). */
+const COGNATE_PREFIX = 6;
+/** ...and the share of the shorter word they must cover ("centrifuga" / "centrifuged"). */
+const COGNATE_SHARE = 0.6;
+
+const fold = (w: string): string => w.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+const WORD = /\p{L}[\p{L}\p{M}]*/gu;
+
+const sharedStart = (a: string, b: string): number => {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+};
+
+/** The passage word `word` is a cognate of, if any: the one sharing the longest beginning. */
+function cognateIn(word: string, passageWords: ReadonlySet<string>): string | undefined {
+  const w = fold(word);
+  let best: string | undefined;
+  let bestLength = 0;
+  for (const p of passageWords) {
+    const n = sharedStart(w, p);
+    if (n >= COGNATE_PREFIX && n >= COGNATE_SHARE * Math.min(w.length, p.length) && n > bestLength) {
+      best = p;
+      bestLength = n;
+    }
+  }
+  return best;
+}
+
+/**
+ * The translation with each word it left untranslated (written as in the original question) that
+ * the index has never seen replaced by its cognate in the passages.
+ */
+export function withCognates(translation: string, original: string, passages: readonly string[], df: (term: string) => number): string {
+  const originalWords = new Set(Array.from(original.matchAll(WORD), (m) => fold(m[0])));
+  const unseen = (w: string) => {
+    const terms = tokenize(w);
+    return terms.length > 0 && terms.every((t) => df(t) === 0);
+  };
+  let passageWords: Set<string> | undefined;
+  return translation.replace(WORD, (w) => {
+    if (w.length < COGNATE_PREFIX || !originalWords.has(fold(w)) || !unseen(w)) return w;
+    passageWords ??= new Set(passages.flatMap((p) => Array.from(p.matchAll(WORD), (m) => fold(m[0]))));
+    return cognateIn(w, passageWords) ?? w;
+  });
+}
+
+/**
+ * Share of a translation's content words the index must know before its other words are dropped:
+ * a translation into a language the documents are not in (an English question put into Spanish
+ * over English papers) knows few, and is left as it is, to be refused as before.
+ */
+const MIN_SEEN_SHARE = 0.6;
+
+/**
+ * The translation without the words the index has never seen (wrong senses, "balloon" for balón,
+ * and words left untranslated with no cognate in the passages), identifiers excepted (TP53,
+ * ab32389: no translator changes them, and one the index lacks means the answer is not there).
+ * Only for a translation mostly in the index's words.
+ */
+export function withoutUnseenWords(translation: string, df: (term: string) => number): string {
+  const words = translation.split(/\s+/).filter(Boolean);
+  const seen = words.map((w) => {
+    const terms = tokenize(w);
+    return terms.length === 0 ? undefined : terms.some((t) => df(t) > 0);
+  });
+  const content = seen.filter((s) => s !== undefined);
+  if (content.length === 0 || content.filter(Boolean).length / content.length < MIN_SEEN_SHARE) return translation;
+  const kept = words.filter((w, i) => seen[i] !== false || extractExactTerms(w).identifiers.length > 0);
+  return kept.length === words.length ? translation : kept.join(' ');
+}

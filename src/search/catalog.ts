@@ -52,6 +52,8 @@ export interface Catalog {
   passage(chunkId: string, score: number): Passage | undefined;
   lexicalSearch(groups: string[], query: string, n: number): Hit[];
   idsWithTerm(groups: string[], term: string, limit: number): string[];
+  /** `idsWithTerm(groups, term, limit).length`, without listing them. */
+  countWithTerm(groups: string[], term: string, limit: number): number;
   /**
    * BM25 idf of an analysed term: the highest over the given groups' partitions (rare anywhere
    * searched is informative), or over all partitions without groups. Statistics of groups the
@@ -200,7 +202,9 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
 }
 
 /** Searches and term statistics over the BM25 partitions of the groups asked for. */
-function partitionSearch(partitions: Map<string, LexicalIndex>): Pick<Catalog, 'lexicalSearch' | 'idsWithTerm' | 'idf' | 'chunkCountIn'> {
+function partitionSearch(
+  partitions: Map<string, LexicalIndex>,
+): Pick<Catalog, 'lexicalSearch' | 'idsWithTerm' | 'countWithTerm' | 'idf' | 'chunkCountIn'> {
   return {
     lexicalSearch(groups, query, n) {
       const hits: Hit[] = [];
@@ -219,6 +223,11 @@ function partitionSearch(partitions: Map<string, LexicalIndex>): Pick<Catalog, '
         if (p) out.push(...p.idsWithTerm(term, limit));
       }
       return out.slice(0, limit);
+    },
+    countWithTerm(groups, term, limit) {
+      let n = 0;
+      for (const g of groups) n += partitions.get(g)?.countWithTerm(term, limit) ?? 0;
+      return Math.min(n, limit);
     },
     idf(term, groups) {
       let best = 0;

@@ -68,7 +68,7 @@ export async function retrieve(
   alternates: readonly string[] = [],
 ): Promise<RetrievalResult> {
   const t0 = performance.now();
-  const termStats = { df: (term: string) => deps.catalog.idsWithTerm(groups, term, DF_LIMIT).length, chunks: deps.catalog.chunkCount };
+  const termStats = { df: (term: string) => deps.catalog.countWithTerm(groups, term, DF_LIMIT), chunks: deps.catalog.chunkCount };
   const named = readNamedSource(question, groups, deps.catalog);
   if (named?.restricts && named.documents === 0) {
     // The question names a source the index does not have (to this channel): nothing else answers it.

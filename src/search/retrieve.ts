@@ -8,7 +8,7 @@ import { type FusedHit, fuseRrf, fuseWeighted, type Ranked } from './fuse.ts';
 import { exactMatchFraction, exactMatchers, extractExactTerms } from './identifiers.ts';
 import type { Reranker } from './rerank.ts';
 import { readNamedSource, type NamedSource } from './source-query.ts';
-import { tokenize } from './tokenize.ts';
+import { type Token, tokenize, tokenizeWithPositions } from './tokenize.ts';
 
 export type RetrievalSettings = Config['retrieval'];
 
@@ -111,6 +111,11 @@ export async function retrieve(
   const topOf = (list: Ranked[]) => list.reduce((m, h) => Math.max(m, h.score), 0);
   const lead = texts[lexicalLists.reduce((best, list, i) => (topOf(list) > topOf(lexicalLists[best]) ? i : best), 0)];
   const lexicalMs = performance.now() - lexicalStart;
+  // Still waiting on the dense queries: the lexical head, most of what will be reranked, is
+  // analysed for the reranker now rather than after them.
+  const analysed = new Map<string, Token[]>();
+  if (deps.reranker?.readsTokens && settings.rerankDepth > 1)
+    for (const h of lexical.slice(0, settings.rerankDepth)) analysed.set(h.id, tokenizeWithPositions(deps.catalog.searchText(h.id) ?? ''));
   const denseResult = await denseP;
   if ('error' in denseResult) throw denseResult.error;
   const { embedMs, denseMs } = denseResult;
@@ -130,7 +135,7 @@ export async function retrieve(
   };
   const depth = Math.min(settings.rerankDepth, scored.length);
   let ordered = liftedFirst(scored).map((h) => ({ ...h, rerank: undefined as number | undefined }));
-  if (deps.reranker && depth > 1) ordered = await rerankHead(lead, ordered, depth, deps.reranker, deps.catalog, idf);
+  if (deps.reranker && depth > 1) ordered = await rerankHead(lead, ordered, depth, deps.reranker, deps.catalog, idf, analysed);
   if (named?.kinds.length) {
     // "According to our Western blot protocol": passages of the named kind go first, each group in
     // the order ranking gave it (a kind word alone does not exclude the others).
@@ -234,11 +239,15 @@ async function rerankHead(
   reranker: Reranker,
   catalog: Catalog,
   idf: (term: string) => number,
+  analysed: ReadonlyMap<string, Token[]>,
 ): Promise<OrderedHit[]> {
   const head = ordered.slice(0, depth);
   const reranked = await reranker.rerank(
     question,
-    head.map((h) => ({ id: h.id, text: catalog.searchText(h.id) ?? '', score: h.score })),
+    head.map((h) => {
+      const tokens = analysed.get(h.id);
+      return { id: h.id, text: catalog.searchText(h.id) ?? '', score: h.score, ...(tokens ? { tokens } : {}) };
+    }),
     { idf },
   );
   const byId = new Map(head.map((h) => [h.id, h]));

@@ -1,4 +1,5 @@
 // `npm run bench [-- --sizes 10000,100000 --runs 3 --queries 60 --warmup 10 --datasets DIR,... --skip-service]`
+// Quicker, for retrieval latency alone: `--modes labbot-hybrid,labbot-lexical --skip-serve --skip-chroma-alone --datasets ''`.
 // Writes bench/RESULTS.md, entirely; nothing in that file is edited by hand.
 //
 // For each corpus size (synthetic heading-less papers built from PubMedQA sentences), `--runs`
@@ -44,6 +45,10 @@ const { values } = parseArgs({
     datasets: { type: 'string', default: 'datasets/pubmedqa' },
     pubmedqa: { type: 'string', default: 'datasets/pubmedqa' },
     'skip-service': { type: 'boolean' },
+    /** Latency pipelines to run (bench/latency-child.ts MODES); all by default. */
+    modes: { type: 'string', default: MODES.join(',') },
+    'skip-serve': { type: 'boolean' },
+    'skip-chroma-alone': { type: 'boolean' },
     'wiki-pages': { type: 'string', default: '1000' },
   },
 });
@@ -52,6 +57,8 @@ const sizes = values.sizes
   .map(Number)
   .sort((a, b) => a - b);
 const runs = Math.max(1, Number(values.runs));
+const modes = MODES.filter((m) => values.modes.split(',').includes(m));
+if (modes.length === 0) throw new Error(`--modes: one or more of ${MODES.join(', ')}`);
 const nQueries = Number(values.queries);
 const nWarmup = Number(values.warmup);
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
@@ -132,7 +139,7 @@ const corpora: { size: number; dirs: string[]; naiveCollection: string }[] = [];
 
 // The tutorial pipeline's vector half: its 1000/150 chunks embedded into Chroma once per size
 // (only its query latency is compared; building it is not part of any figure).
-for (const c of corpora) {
+for (const c of modes.includes('tutorial') ? corpora : []) {
   const docs = await naiveChunks(c.dirs, 1000, 150);
   const embeddings = new HashEmbeddings();
   const u = new URL(chromaUrl);
@@ -218,10 +225,13 @@ async function measureServe(collection: string, cold: boolean): Promise<ServeSiz
 interface Round {
   chunks: number;
   ingestPerS: number;
-  chromaAlonePerS: number;
-  latency: Record<Mode, LatencyResult>;
-  serve: ServeSizing;
-  restart: ServeSizing;
+  /** Absent with --skip-chroma-alone. */
+  chromaAlonePerS?: number;
+  /** The pipelines --modes ran. */
+  latency: Partial<Record<Mode, LatencyResult>>;
+  /** Absent with --skip-serve. */
+  serve?: ServeSizing;
+  restart?: ServeSizing;
 }
 const rounds = new Map<number, Round[]>(sizes.map((s) => [s, []]));
 const recallBySize = new Map<number, { recall: number; p50: number }>();
@@ -270,30 +280,39 @@ try {
       const ingestPerS = written / ((performance.now() - t0) / 1000);
       if (round === 0) recallBySize.set(c.size, await hnswRecall(app));
       await app.close();
-      const alone = child<{ chunksPerS: number }>('bench/chroma-alone.ts', [
-        String(written),
-        '--chroma-url',
-        chromaUrl,
-        '--pubmedqa',
-        values.pubmedqa,
-        '--json',
-      ]);
+      const alone = values['skip-chroma-alone']
+        ? undefined
+        : child<{ chunksPerS: number }>('bench/chroma-alone.ts', [
+            String(written),
+            '--chroma-url',
+            chromaUrl,
+            '--pubmedqa',
+            values.pubmedqa,
+            '--json',
+          ]);
 
       const job: LatencyJob = { k, warmup, queries, dirs: c.dirs, chromaUrl, naiveCollection: c.naiveCollection };
       const jobFile = path.join(work, `job-${c.size}.json`);
       writeFileSync(jobFile, JSON.stringify(job));
-      const order = MODES.map((_, i) => MODES[(i + round) % MODES.length]);
-      const latency = {} as Record<Mode, LatencyResult>;
+      const order = modes.map((_, i) => modes[(i + round) % modes.length]);
+      const latency: Partial<Record<Mode, LatencyResult>> = {};
       for (const mode of order) latency[mode] = child<LatencyResult>('bench/latency-child.ts', [mode, jobFile], childEnv(collection));
-      const serve = await measureServe(collection, true);
-      const restart = await measureServe(collection, false);
-      if (serve.from !== 'chroma' || restart.from !== 'snapshot')
-        throw new Error(`serve loaded its index from ${serve.from}, then from ${restart.from}`);
-      rounds.get(c.size)!.push({ chunks: written, ingestPerS, chromaAlonePerS: alone.chunksPerS, latency, serve, restart });
+      let sizing: Pick<Round, 'serve' | 'restart'> = {};
+      if (!values['skip-serve']) {
+        const serve = await measureServe(collection, true);
+        const restart = await measureServe(collection, false);
+        if (serve.from !== 'chroma' || restart.from !== 'snapshot')
+          throw new Error(`serve loaded its index from ${serve.from}, then from ${restart.from}`);
+        sizing = { serve, restart };
+      }
+      rounds.get(c.size)!.push({ chunks: written, ingestPerS, chromaAlonePerS: alone?.chunksPerS, latency, ...sizing });
       console.error(
         `  round ${round + 1}/${runs}, ${c.size}: ${written} chunks, ingest ${ingestPerS.toFixed(0)}/s, ` +
-          `hybrid p95 ${latency['labbot-hybrid'].p95.toFixed(1)} ms, ` +
-          `serve first answer ${serve.firstAnswerMs} ms (restart with snapshot ${restart.firstAnswerMs} ms), RSS ${serve.rssPeakMb}/${restart.rssPeakMb} MB`,
+          modes.map((m) => `${m} p95 ${latency[m]!.p95.toFixed(1)} ms`).join(', ') +
+          (sizing.serve && sizing.restart
+            ? `, serve first answer ${sizing.serve.firstAnswerMs} ms (restart with snapshot ${sizing.restart.firstAnswerMs} ms), ` +
+              `RSS ${sizing.serve.rssPeakMb}/${sizing.restart.rssPeakMb} MB`
+            : ''),
       );
       const drop = await openIndexApp(collection);
       await drop.reset();
@@ -370,6 +389,63 @@ const chunksOf = (rs: Round[]) =>
     rs.map((r) => r.chunks),
     0,
   );
+/** p95 / p95 within each round, for the pairs of pipelines that were both run. */
+function ratioLines(rs: Round[]): string[] {
+  const pairs: [string, Mode, Mode, number][] = [
+    ['LangChain tutorial / labbot hybrid', 'tutorial', 'labbot-hybrid', 1],
+    ['splitter 1000/150 + standard BM25 / labbot lexical only', 'bm25-1000', 'labbot-lexical', 2],
+    ['splitter 500/50 + standard BM25 / labbot lexical only', 'bm25-500', 'labbot-lexical', 2],
+  ];
+  const lines = pairs.flatMap(([label, a, b, digits]) => {
+    const xs = rs.flatMap((r) => (r.latency[a] && r.latency[b] ? [r.latency[a].p95 / r.latency[b].p95] : []));
+    return xs.length ? [`- ${label}: ${fig(xs, digits)}x`] : [];
+  });
+  return lines.length ? ['Ratios within each round (p95 / p95):', '', ...lines, ''] : [];
+}
+
+/** How many questions had a translation, and the translator's median time per question. */
+function translationNote(): string {
+  const xs = entries.flatMap(([, rs]) => rs.flatMap((r) => [r.latency['labbot-hybrid'], r.latency['labbot-lexical']]));
+  const got = xs.filter((x): x is LatencyResult => x?.translateP50 !== undefined);
+  if (got.length === 0) return 'no translator available';
+  return `${got[0].translated} of ${warmup.length + queries.length} questions translated; the translator's median ${fig(
+    got.map((x) => x.translateP50!),
+    0,
+  )} ms per question`;
+}
+
+function sizingSection(): string[] {
+  return [
+    '## Sizing: `labbot serve`',
+    '',
+    `A fresh \`labbot serve\` process (\`node bin/labbot.js serve\`, its bundle ` +
+      `built beforehand; no worker, Redis if reachable) on the index, started ` +
+      `twice per round: first with no lexical snapshot (the catalog is read from ` +
+      `Chroma and analysed, then saved), then again (a restart: the catalog comes ` +
+      `from that snapshot). Index load is the catalog load as serve logs it; ` +
+      `launch to first answer is from spawning the process until \`POST /api/ask\` ` +
+      `first answers; peak RSS is the process's VmHWM after answering the ${warmup.length + queries.length + 1} ` +
+      `questions (extractive answers). Chroma's own memory and disk are not included.`,
+    '',
+    '| chunks | lexical index | index load s | launch to first answer s | peak RSS MB |',
+    '|---|---|---|---|---|',
+    ...entries.flatMap(([, rs]) => [
+      `| ${chunksOf(rs)} | rebuilt from Chroma (first start, or no snapshot) ` +
+        `| ${fig(rs.map((r) => r.serve!.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.serve!.firstAnswerMs / 1000))} ` +
+        `| ${fig(
+          rs.map((r) => r.serve!.rssPeakMb),
+          0,
+        )} |`,
+      `| ${chunksOf(rs)} | from its snapshot (a restart) | ${fig(rs.map((r) => r.restart!.indexLoadMs / 1000))} ` +
+        `| ${fig(rs.map((r) => r.restart!.firstAnswerMs / 1000))} | ${fig(
+          rs.map((r) => r.restart!.rssPeakMb),
+          0,
+        )} |`,
+    ]),
+    '',
+  ];
+}
+
 const lines = [
   '# labbot benchmark results',
   '',
@@ -382,33 +458,7 @@ const lines = [
     `Every figure is the median over ${runs} interleaved round${runs > 1 ? 's' : ''}, ` +
     `with the range (min–max) in brackets; ratios are computed within each round.`,
   '',
-  '## Sizing: `labbot serve`',
-  '',
-  `A fresh \`labbot serve\` process (\`node bin/labbot.js serve\`, its bundle ` +
-    `built beforehand; no worker, Redis if reachable) on the index, started ` +
-    `twice per round: first with no lexical snapshot (the catalog is read from ` +
-    `Chroma and analysed, then saved), then again (a restart: the catalog comes ` +
-    `from that snapshot). Index load is the catalog load as serve logs it; ` +
-    `launch to first answer is from spawning the process until \`POST /api/ask\` ` +
-    `first answers; peak RSS is the process's VmHWM after answering the ${warmup.length + queries.length + 1} ` +
-    `questions (extractive answers). Chroma's own memory and disk are not included.`,
-  '',
-  '| chunks | lexical index | index load s | launch to first answer s | peak RSS MB |',
-  '|---|---|---|---|---|',
-  ...entries.flatMap(([, rs]) => [
-    `| ${chunksOf(rs)} | rebuilt from Chroma (first start, or no snapshot) ` +
-      `| ${fig(rs.map((r) => r.serve.indexLoadMs / 1000))} | ${fig(rs.map((r) => r.serve.firstAnswerMs / 1000))} ` +
-      `| ${fig(
-        rs.map((r) => r.serve.rssPeakMb),
-        0,
-      )} |`,
-    `| ${chunksOf(rs)} | from its snapshot (a restart) | ${fig(rs.map((r) => r.restart.indexLoadMs / 1000))} ` +
-      `| ${fig(rs.map((r) => r.restart.firstAnswerMs / 1000))} | ${fig(
-        rs.map((r) => r.restart.rssPeakMb),
-        0,
-      )} |`,
-  ]),
-  '',
+  ...(values['skip-serve'] ? [] : sizingSection()),
   '## Ingest',
   '',
   "labbot's whole ingest (list, parse, chunk, embed, store) into a fresh collection, and " +
@@ -418,19 +468,21 @@ const lines = [
   '',
   '| chunks | labbot chunks/s | Chroma alone chunks/s | labbot / Chroma alone |',
   '|---|---|---|---|',
-  ...entries.map(
-    ([, rs]) =>
-      `| ${chunksOf(rs)} | ${fig(
-        rs.map((r) => r.ingestPerS),
-        0,
-      )} | ${fig(
-        rs.map((r) => r.chromaAlonePerS),
-        0,
-      )} | ${fig(
-        rs.map((r) => r.ingestPerS / r.chromaAlonePerS),
-        2,
-      )} |`,
-  ),
+  ...entries.map(([, rs]) => {
+    const alone = rs.flatMap((r) => (r.chromaAlonePerS === undefined ? [] : [{ labbot: r.ingestPerS, alone: r.chromaAlonePerS }]));
+    const ingest = fig(
+      rs.map((r) => r.ingestPerS),
+      0,
+    );
+    if (alone.length === 0) return `| ${chunksOf(rs)} | ${ingest} | not measured | |`;
+    return `| ${chunksOf(rs)} | ${ingest} | ${fig(
+      alone.map((x) => x.alone),
+      0,
+    )} | ${fig(
+      alone.map((x) => x.labbot / x.alone),
+      2,
+    )} |`;
+  }),
   '',
   '## Retrieval latency',
   '',
@@ -438,15 +490,16 @@ const lines = [
     `warm-up and ${queries.length} measured queries, one at a time. "Build/load" ` +
     `is what the process does before its first query: labbot loads its index ` +
     `from Chroma; the naive pipelines split the documents and build their BM25 ` +
-    `(the tutorial pipeline's vectors were stored in Chroma beforehand).`,
+    `(the tutorial pipeline's vectors were stored in Chroma beforehand). labbot's pipelines also ` +
+    `search each question's translations, as it answers (${translationNote()}); translating is not in their figures.`,
   '',
   ...entries.flatMap(([size, rs]) => [
     `### ${chunksOf(rs)} labbot chunks (target ${size})`,
     '',
     '| pipeline | chunks | p50 ms | p95 ms | build/load s | peak RSS MB |',
     '|---|---|---|---|---|---|',
-    ...MODES.map((m) => {
-      const xs = rs.map((r) => r.latency[m]);
+    ...modes.map((m) => {
+      const xs = rs.flatMap((r) => r.latency[m] ?? []);
       return `| ${NAMES[m]} | ${fig(
         xs.map((x) => x.chunks),
         0,
@@ -456,18 +509,7 @@ const lines = [
       )} |`;
     }),
     '',
-    'Ratios within each round (p95 / p95):',
-    '',
-    `- LangChain tutorial / labbot hybrid: ${fig(rs.map((r) => r.latency.tutorial.p95 / r.latency['labbot-hybrid'].p95))}x`,
-    `- splitter 1000/150 + standard BM25 / labbot lexical only: ${fig(
-      rs.map((r) => r.latency['bm25-1000'].p95 / r.latency['labbot-lexical'].p95),
-      2,
-    )}x`,
-    `- splitter 500/50 + standard BM25 / labbot lexical only: ${fig(
-      rs.map((r) => r.latency['bm25-500'].p95 / r.latency['labbot-lexical'].p95),
-      2,
-    )}x`,
-    '',
+    ...ratioLines(rs),
   ]),
   `## HNSW recall@10 against an exact scan (100 queries, first round; M=${base.retrieval.hnswM}, ` +
     `ef_construction=${base.retrieval.hnswEfConstruction}, ef_search=${base.retrieval.hnswEfSearch})`,

@@ -4,7 +4,8 @@
 // same warm-up, the same count and the same k, each in its own process.
 //   node --import tsx bench/latency-child.ts <mode> <job.json>
 // Modes: labbot-hybrid, labbot-lexical (labbot's index from Chroma, as `serve` loads it; config from
-// the environment), tutorial (LangChain splitter 1000/150 + BM25Retriever + Chroma through
+// the environment; retrieval as the asker runs it, the question's translations searched too, each
+// translated before the timed queries, its time reported apart), tutorial (LangChain splitter 1000/150 + BM25Retriever + Chroma through
 // EnsembleRetriever), bm25-1000, bm25-500 (LangChain splitter 1000/150 or 500/50 + a standard
 // BM25: labbot's own index over the naive chunks).
 import { readFileSync, readdirSync } from 'node:fs';
@@ -21,7 +22,10 @@ import { percentile } from '../src/eval/stats.ts';
 import { createLogger } from '../src/log.ts';
 import { HashEmbeddings } from '../src/models/hash-embeddings.ts';
 import { createLexicalIndex } from '../src/search/bm25.ts';
+import { configuredTranslator } from '../src/asker.ts';
 import { retrieve } from '../src/search/retrieve.ts';
+import { detectLanguage } from '../src/search/tokenize.ts';
+import { translationsOf } from '../src/translate/translator.ts';
 
 export const MODES = ['labbot-hybrid', 'labbot-lexical', 'tutorial', 'bm25-1000', 'bm25-500'] as const;
 export type Mode = (typeof MODES)[number];
@@ -45,6 +49,9 @@ export interface LatencyResult {
   p50: number;
   p95: number;
   rssPeakMb: number;
+  /** labbot only: questions with a translation searched too, and the translator's median time per question (not in p50/p95). */
+  translated?: number;
+  translateP50?: number;
 }
 
 /** Naive chunks of the corpus folders: front matter dropped, as a tutorial's loader would. */
@@ -60,20 +67,32 @@ export async function naiveChunks(dirs: string[], size: number, overlap: number)
   return docs;
 }
 
-async function build(mode: Mode, job: LatencyJob): Promise<{ chunks: number; search: (q: string) => Promise<unknown> }> {
+interface Pipeline {
+  chunks: number;
+  search: (q: string, alternates: string[]) => Promise<unknown>;
+  /** The question's translations, as labbot searches them too (none for the naive pipelines). */
+  translate?: (q: string) => Promise<string[]>;
+}
+
+async function build(mode: Mode, job: LatencyJob): Promise<Pipeline> {
   if (mode === 'labbot-hybrid' || mode === 'labbot-lexical') {
-    const app = await openLabbot(loadConfig(), createLogger('warn'));
+    const log = createLogger('warn');
+    const app = await openLabbot(loadConfig(), log);
     const groups = [app.config.access.default];
     const chunks = app.catalog.stats().chunks;
-    if (mode === 'labbot-hybrid') return { chunks, search: (q) => app.retrieve(q, groups, job.k) };
-    const settings = { ...app.config.retrieval, denseWeight: 0 };
+    // Retrieval as the asker runs it (src/asker.ts), with the question's translations given: the
+    // translator is timed apart (Apertium starts a process per question not seen before).
+    const translator = configuredTranslator(app.config, log);
+    const translate = (q: string) => translationsOf(q, detectLanguage(q), app.config.translation.pairs, translator);
+    const hybrid = mode === 'labbot-hybrid';
+    const settings = hybrid ? app.config.retrieval : { ...app.config.retrieval, denseWeight: 0 };
     const deps = {
       catalog: app.catalog,
-      dense: async () => [],
-      embedQuery: () => Promise.reject(new Error('lexical only')),
+      dense: hybrid ? (g: string, v: number[], n: number) => app.store.query(g, v, n) : async () => [],
+      embedQuery: hybrid ? (q: string) => app.embeddings.embedQuery(q) : () => Promise.reject(new Error('lexical only')),
       reranker: app.reranker,
     };
-    return { chunks, search: (q) => retrieve(q, groups, settings, deps, job.k) };
+    return { chunks, translate, search: (q, alternates) => retrieve(q, groups, settings, deps, job.k, alternates) };
   }
   if (mode === 'tutorial') {
     const docs = await naiveChunks(job.dirs, 1000, 150);
@@ -101,13 +120,21 @@ async function main(): Promise<void> {
   const sample = () => (peak = Math.max(peak, process.memoryUsage().rss));
   const timer = setInterval(sample, 50);
   const t0 = performance.now();
-  const { chunks, search } = await build(mode, job);
+  const { chunks, search, translate } = await build(mode, job);
   const loadMs = performance.now() - t0;
-  for (const q of job.warmup) await search(q);
+  const alternates = new Map<string, string[]>();
+  const translateMs: number[] = [];
+  for (const q of translate ? [...job.warmup, ...job.queries] : []) {
+    const t = performance.now();
+    alternates.set(q, await translate!(q));
+    translateMs.push(performance.now() - t);
+  }
+  for (const q of job.warmup) await search(q, alternates.get(q) ?? []);
   const lat: number[] = [];
   for (const q of job.queries) {
+    const alt = alternates.get(q) ?? [];
     const t = performance.now();
-    await search(q);
+    await search(q, alt);
     lat.push(performance.now() - t);
     sample();
   }
@@ -120,6 +147,9 @@ async function main(): Promise<void> {
     p50: percentile(lat, 0.5),
     p95: percentile(lat, 0.95),
     rssPeakMb: Math.round(peak / 1024 / 1024),
+    ...(translate
+      ? { translated: [...alternates.values()].filter((a) => a.length > 0).length, translateP50: percentile(translateMs, 0.5) }
+      : {}),
   };
   console.log(JSON.stringify(result));
   process.exit(0);

@@ -241,6 +241,16 @@ describe('createLexicalIndex', () => {
     expect(index.idsWithTerm('alphaz', 3)).toEqual(['d0', 'd3', 'd6']);
     expect(index.idsWithTerm('absent')).toEqual([]);
     expect(index.memoryStats().postings).toBe(167 * 2 + 167 * 2 + 166 * 2);
+    // Counting agrees with listing, also once documents are gone (tombstones, then compaction).
+    const counts = () => ['alphaz', 'betaz', 'gammaz', 'uniq2', 'absent'].map((t) => [index.countWithTerm(t), index.countWithTerm(t, 3)]);
+    const listed = () =>
+      ['alphaz', 'betaz', 'gammaz', 'uniq2', 'absent'].map((t) => [index.idsWithTerm(t).length, index.idsWithTerm(t, 3).length]);
+    expect(counts()).toEqual(listed());
+    for (let i = 0; i < 500; i += 2) index.remove(`d${i}`);
+    expect(counts()).toEqual(listed());
+    index.compact();
+    expect(counts()).toEqual(listed());
+    expect(index.countWithTerm('uniq2')).toBe(0);
   });
 
   it('finds identifiers however they are typed', () => {

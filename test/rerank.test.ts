@@ -48,6 +48,22 @@ describe('createOfflineReranker', () => {
     for (let i = 1; i < out.length; i++) expect(out[i - 1].score).toBeGreaterThanOrEqual(out[i].score);
   });
 
+  it('scores passages given with their analysed tokens exactly as it scores their texts, and reads the tokens given', async () => {
+    const rr = createOfflineReranker();
+    expect(rr.readsTokens).toBe(true);
+    const passages = [
+      p('a', 'Heat shock protein 70 in yeast cells under stress.', 0.5),
+      p('b', 'Yeast grown at 37 C expressed heat shock genes.', 0.45),
+      p('c', 'Protein folding in bacteria.', 0.6),
+    ];
+    const query = 'heat shock protein in yeast';
+    const plain = await rr.rerank(query, passages);
+    expect(await rr.rerank(query, passages.map((x) => ({ ...x, tokens: tokenizeWithPositions(x.text) })))).toEqual(plain);
+    // Tokens of another text are what gets scored: they are not re-derived from the text.
+    const swapped = await rr.rerank(query, passages.map((x) => ({ ...x, tokens: tokenizeWithPositions('protein folding') })));
+    expect(swapped).not.toEqual(plain);
+  });
+
   it('keeps the incoming order when the text features do not differ', async () => {
     const rr = createOfflineReranker();
     const text = 'the same passage about kinase inhibitors';

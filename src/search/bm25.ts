@@ -9,7 +9,7 @@
 // lists storage), documents.ts (add, remove, compact), scoring.ts (idf, bounds, query terms),
 // maxscore.ts and exhaustive.ts (top-k search), top-k.ts (the heap), snapshot.ts (the persisted
 // form), memory.ts (memory stats). This module composes them.
-import { addDocument, compact, idsWithTerm, removeDocument } from './bm25/documents.ts';
+import { addDocument, compact, countWithTerm, idsWithTerm, removeDocument } from './bm25/documents.ts';
 import { searchExhaustive } from './bm25/exhaustive.ts';
 import { createMaxScoreScratch, MAX_PRUNED_TERMS, searchMaxScore } from './bm25/maxscore.ts';
 import { memoryStats } from './bm25/memory.ts';
@@ -60,6 +60,7 @@ export function createLexicalIndex(opts: LexicalIndexOptions = {}, from?: Lexica
     snapshot: () => encodeSnapshot(s),
     search,
     idsWithTerm: (term, limit) => idsWithTerm(s, term, limit),
+    countWithTerm: (term, limit) => countWithTerm(s, term, limit),
     idf(term) {
       const t = s.termIds.get(term);
       return t === undefined || s.tDf[t] === 0 ? 0 : idfOf(s, t);

@@ -4,6 +4,8 @@
 import { fromChunkMetadata } from '../chunk-metadata.ts';
 import type { Chunk, ChunkInfo, Kind, LabDocument, Passage, StoredRecord } from '../types.ts';
 import { createLexicalIndex, type LexicalSnapshot } from './bm25.ts';
+import { createSourceIndex, type SourceIndex } from './source-index.ts';
+import type { SourceNames } from './source-query.ts';
 import { packTexts, tableSize, textAt, type TextRef, type TextTable } from './text-table.ts';
 
 type LexicalIndex = ReturnType<typeof createLexicalIndex>;
@@ -50,6 +52,8 @@ export interface Catalog {
   passage(chunkId: string, score: number): Passage | undefined;
   lexicalSearch(groups: string[], query: string, n: number): Hit[];
   idsWithTerm(groups: string[], term: string, limit: number): string[];
+  /** `idsWithTerm(groups, term, limit).length`, without listing them. */
+  countWithTerm(groups: string[], term: string, limit: number): number;
   /**
    * BM25 idf of an analysed term: the highest over the given groups' partitions (rare anywhere
    * searched is informative), or over all partitions without groups. Statistics of groups the
@@ -62,6 +66,8 @@ export interface Catalog {
   chunkCountIn(groups: string[]): number;
   /** The access group of a chunk's document, if the chunk is indexed. */
   groupOf(chunkId: string): string | undefined;
+  /** The documents' author, journal and year names by group, for questions that name their source. */
+  readonly sources: SourceNames;
   /** Loads records scanned from Chroma (chunks of one document may arrive in several batches). */
   /** Adds records read from one group's collection (their group when their metadata names none). */
   load(records: StoredRecord[], group: string): void;
@@ -87,6 +93,8 @@ interface CatalogState {
   /** Document id by `pathKey(source, path)`. */
   byPath: Map<string, string>;
   chunks: Map<string, Held>;
+  /** The documents' source names, added and removed with them (in the order of `docs`). */
+  sources: SourceIndex;
 }
 
 const pathKey = (source: string, path: string) => `${source}\u0000${path}`;
@@ -94,8 +102,14 @@ const textOf = (h: Held): string => (typeof h.text === 'string' ? h.text : textA
 const chunkOf = (h: Held): Chunk => ({ ...h.info, text: textOf(h) });
 
 export function createCatalog(from?: CatalogSnapshot): Catalog {
-  const state: CatalogState = { partitions: new Map(), docs: new Map(), byPath: new Map(), chunks: new Map() };
-  const { partitions, docs, byPath, chunks } = state;
+  const state: CatalogState = {
+    partitions: new Map(),
+    docs: new Map(),
+    byPath: new Map(),
+    chunks: new Map(),
+    sources: createSourceIndex(),
+  };
+  const { partitions, docs, byPath, chunks, sources } = state;
   if (from) restoreSnapshot(state, from);
   const partition = (group: string): LexicalIndex => {
     let p = partitions.get(group);
@@ -115,6 +129,7 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
       index?.remove(id);
     }
     docs.delete(docId);
+    sources.remove(docId);
     if (byPath.get(pathKey(doc.source, doc.path)) === docId) byPath.delete(pathKey(doc.source, doc.path));
     return doc;
   }
@@ -126,7 +141,9 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
       chunks.set(info.id, { info, text });
       index.add(info.id, withKeywords(text, doc));
     }
-    docs.set(doc.id, { ...doc, chunkIds: docChunks.map((c) => c.id) });
+    const record = { ...doc, chunkIds: docChunks.map((c) => c.id) };
+    docs.set(doc.id, record);
+    sources.add(record);
     byPath.set(pathKey(doc.source, doc.path), doc.id);
   }
 
@@ -161,6 +178,7 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
       const h = chunks.get(chunkId);
       return h && docs.get(h.info.docId)?.access;
     },
+    sources,
     load(records, group) {
       for (const [docId, g] of byDocument(records, group)) {
         // Merge with chunks already loaded from earlier batches.
@@ -184,7 +202,9 @@ export function createCatalog(from?: CatalogSnapshot): Catalog {
 }
 
 /** Searches and term statistics over the BM25 partitions of the groups asked for. */
-function partitionSearch(partitions: Map<string, LexicalIndex>): Pick<Catalog, 'lexicalSearch' | 'idsWithTerm' | 'idf' | 'chunkCountIn'> {
+function partitionSearch(
+  partitions: Map<string, LexicalIndex>,
+): Pick<Catalog, 'lexicalSearch' | 'idsWithTerm' | 'countWithTerm' | 'idf' | 'chunkCountIn'> {
   return {
     lexicalSearch(groups, query, n) {
       const hits: Hit[] = [];
@@ -204,6 +224,11 @@ function partitionSearch(partitions: Map<string, LexicalIndex>): Pick<Catalog, '
       }
       return out.slice(0, limit);
     },
+    countWithTerm(groups, term, limit) {
+      let n = 0;
+      for (const g of groups) n += partitions.get(g)?.countWithTerm(term, limit) ?? 0;
+      return Math.min(n, limit);
+    },
     idf(term, groups) {
       let best = 0;
       const searched = groups ? groups.map((g) => partitions.get(g)) : [...partitions.values()];
@@ -219,7 +244,7 @@ function partitionSearch(partitions: Map<string, LexicalIndex>): Pick<Catalog, '
 }
 
 /** Fills an empty catalog's maps from a snapshot, refusing one whose parts disagree. */
-function restoreSnapshot({ partitions, docs, byPath, chunks }: CatalogState, from: CatalogSnapshot): void {
+function restoreSnapshot({ partitions, docs, byPath, chunks, sources }: CatalogState, from: CatalogSnapshot): void {
   if (tableSize(from.texts) !== from.chunks.length) throw new RangeError('catalog snapshot: chunks and texts disagree');
   for (const [group, index] of from.partitions) partitions.set(group, createLexicalIndex({}, index));
   from.chunks.forEach((info, index) => chunks.set(info.id, { info, text: { table: from.texts, index } }));
@@ -228,6 +253,7 @@ function restoreSnapshot({ partitions, docs, byPath, chunks }: CatalogState, fro
   let owned = 0;
   for (const d of from.docs) {
     docs.set(d.id, d);
+    sources.add(d);
     byPath.set(pathKey(d.source, d.path), d.id);
     if (!d.chunkIds.every((id) => chunks.get(id)?.info.docId === d.id && partitions.get(d.access)?.has(id))) {
       throw new RangeError(`catalog snapshot: chunks of ${d.id} are missing or another document's`);

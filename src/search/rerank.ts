@@ -11,6 +11,8 @@ export interface RerankPassage {
   text: string;
   /** The incoming (fused) score: higher is better. */
   score: number;
+  /** The text analysed (tokenizeWithPositions), when the caller already has it. */
+  tokens?: readonly Token[];
 }
 
 export interface RerankHit {
@@ -20,6 +22,8 @@ export interface RerankHit {
 
 export interface Reranker {
   name: string;
+  /** Reads passages' analysed tokens (RerankPassage.tokens): worth analysing them ahead, while waiting on other work. */
+  readsTokens?: boolean;
   /**
    * Every passage comes back exactly once, best first. `context.idf`, when given, weighs query
    * terms by the statistics of the groups being searched (it overrides the reranker's own).
@@ -115,6 +119,7 @@ export function passageFeatures(
   queryTokens: Token[],
   passage: string,
   opts: Pick<OfflineRerankerOptions, 'idf' | 'proximityWindow'> = {},
+  passageTokens: readonly Token[] = tokenizeWithPositions(passage),
 ): PassageFeatures {
   const window = opts.proximityWindow ?? 10;
   const weightOf = (t: string) => {
@@ -134,7 +139,7 @@ export function passageFeatures(
   for (const t of terms) positions.set(t.term, []);
   // Word-family prefixes catch derivations Snowball keeps apart ("cystoscopist" / "cystoscopy").
   const prefixes = new Set<string>();
-  for (const tok of tokenizeWithPositions(passage)) {
+  for (const tok of passageTokens) {
     positions.get(tok.term)?.push(tok.position);
     if (tok.term.length >= PREFIX) prefixes.add(tok.term.slice(0, PREFIX));
   }
@@ -196,11 +201,12 @@ export function createOfflineReranker(opts: OfflineRerankerOptions = {}): Rerank
   const weights = { ...DEFAULT_OFFLINE_WEIGHTS, ...opts.weights };
   return {
     name: 'offline',
+    readsTokens: true,
     async rerank(query, passages, context) {
       if (passages.length === 0) return [];
       const qTokens = tokenizeWithPositions(query);
       const featureOpts = context?.idf ? { ...opts, idf: context.idf } : opts;
-      const feats = passages.map((p) => passageFeatures(qTokens, p.text, featureOpts));
+      const feats = passages.map((p) => passageFeatures(qTokens, p.text, featureOpts, p.tokens ?? tokenizeWithPositions(p.text)));
       let lo = Infinity;
       let hi = -Infinity;
       for (const p of passages) {

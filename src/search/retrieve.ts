@@ -8,7 +8,7 @@ import { type FusedHit, fuseRrf, fuseWeighted, type Ranked } from './fuse.ts';
 import { exactMatchFraction, exactMatchers, extractExactTerms } from './identifiers.ts';
 import type { Reranker } from './rerank.ts';
 import { readNamedSource, type NamedSource } from './source-query.ts';
-import { tokenize } from './tokenize.ts';
+import { type Token, tokenize, tokenizeWithPositions } from './tokenize.ts';
 
 export type RetrievalSettings = Config['retrieval'];
 
@@ -68,7 +68,7 @@ export async function retrieve(
   alternates: readonly string[] = [],
 ): Promise<RetrievalResult> {
   const t0 = performance.now();
-  const termStats = { df: (term: string) => deps.catalog.idsWithTerm(groups, term, DF_LIMIT).length, chunks: deps.catalog.chunkCount };
+  const termStats = { df: (term: string) => deps.catalog.countWithTerm(groups, term, DF_LIMIT), chunks: deps.catalog.chunkCount };
   const named = readNamedSource(question, groups, deps.catalog);
   if (named?.restricts && named.documents === 0) {
     // The question names a source the index does not have (to this channel): nothing else answers it.
@@ -82,20 +82,6 @@ export async function retrieve(
   // A named source's passages must be found even when other documents outrank them: search deeper.
   const n = named?.restricts || named?.lifted.size ? Math.max(settings.candidates, k, NAMED_POOL) : Math.max(settings.candidates, k);
 
-  const tEmbed = performance.now();
-  // A failing embedding endpoint degrades to lexical-only retrieval instead of no answer.
-  // The question and its translations are searched lexically alike; each chunk keeps its best
-  // score over them (scores of one index are comparable across queries), so a translation that
-  // matches nothing in a one-language corpus adds nothing, where a list of its own would be
-  // normalised up. Only the question is embedded: one call to a remote endpoint per question, and
-  // a multilingual embedding model needs no translation.
-  const texts = [question, ...alternates];
-  const vectorP = Promise.all([deps.embedQuery(question)]).catch((err: Error) => {
-    deps.onDenseError?.(err);
-    return undefined;
-  });
-  // BM25 runs while the query embedding (possibly remote) is computed.
-  const lexicalStart = performance.now();
   // Every hit, whatever list it comes from, must belong to a group being searched: a collection
   // or partition holding a chunk of another group (a drift, a moved document) must not leak it.
   const searched = new Set(groups);
@@ -103,6 +89,18 @@ export async function retrieve(
     const g = deps.catalog.groupOf(id);
     return g !== undefined && searched.has(g);
   };
+  // The dense search (embedding, then one Chroma query per group) is started first and the
+  // lexical search, synchronous CPU work, runs while its requests are in flight.
+  const denseP = denseSearch(question, groups, n, deps);
+  // One turn of the event loop: an embedding already computed (a local model) has its queries
+  // sent before the lexical search takes the thread.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  const lexicalStart = performance.now();
+  // The question and its translations are searched lexically alike; each chunk keeps its best
+  // score over them (scores of one index are comparable across queries), so a translation that
+  // matches nothing in a one-language corpus adds nothing, where a list of its own would be
+  // normalised up.
+  const texts = [question, ...alternates];
   const idf = (term: string) => deps.catalog.idf(term, groups);
   const lexicalLists = texts.map((t) => deps.catalog.lexicalSearch(groups, t, n));
   const lexical = bestOf(lexicalLists)
@@ -113,15 +111,15 @@ export async function retrieve(
   const topOf = (list: Ranked[]) => list.reduce((m, h) => Math.max(m, h.score), 0);
   const lead = texts[lexicalLists.reduce((best, list, i) => (topOf(list) > topOf(lexicalLists[best]) ? i : best), 0)];
   const lexicalMs = performance.now() - lexicalStart;
-  const vector = await vectorP;
-  const embedMs = performance.now() - tEmbed - lexicalMs;
-
-  const tDense = performance.now();
-  const perGroup = vector ? await Promise.all(vector.flatMap((v) => groups.map((g) => deps.dense(g, v, n)))) : [];
-  const dense = bestOf(perGroup)
-    .filter((h) => allowed(h.id))
-    .slice(0, n);
-  const denseMs = performance.now() - tDense;
+  // Still waiting on the dense queries: the lexical head, most of what will be reranked, is
+  // analysed for the reranker now rather than after them.
+  const analysed = new Map<string, Token[]>();
+  if (deps.reranker?.readsTokens && settings.rerankDepth > 1)
+    for (const h of lexical.slice(0, settings.rerankDepth)) analysed.set(h.id, tokenizeWithPositions(deps.catalog.searchText(h.id) ?? ''));
+  const denseResult = await denseP;
+  if ('error' in denseResult) throw denseResult.error;
+  const { embedMs, denseMs } = denseResult;
+  const dense = denseResult.hits.filter((h) => allowed(h.id)).slice(0, n);
 
   const tFuse = performance.now();
   const weights = [settings.denseWeight, settings.lexicalWeight];
@@ -137,7 +135,7 @@ export async function retrieve(
   };
   const depth = Math.min(settings.rerankDepth, scored.length);
   let ordered = liftedFirst(scored).map((h) => ({ ...h, rerank: undefined as number | undefined }));
-  if (deps.reranker && depth > 1) ordered = await rerankHead(lead, ordered, depth, deps.reranker, deps.catalog, idf);
+  if (deps.reranker && depth > 1) ordered = await rerankHead(lead, ordered, depth, deps.reranker, deps.catalog, idf, analysed);
   if (named?.kinds.length) {
     // "According to our Western blot protocol": passages of the named kind go first, each group in
     // the order ranking gave it (a kind word alone does not exclude the others).
@@ -207,6 +205,32 @@ function exactBoosted(
   return scored;
 }
 
+/** Wall times of the dense half: embedding the question, then its queries (they overlap the lexical search). */
+type DenseResult = { hits: Ranked[]; embedMs: number; denseMs: number } | { error: unknown };
+
+/**
+ * The question's dense hits over every group, best first. A failing embedding degrades to no dense
+ * hits (lexical-only retrieval) instead of no answer; a failing query is returned as an error, not
+ * thrown, because this runs unawaited while the lexical search holds the thread.
+ */
+async function denseSearch(question: string, groups: string[], n: number, deps: RetrieveDeps): Promise<DenseResult> {
+  const t0 = performance.now();
+  // Only the question is embedded: one call to a remote endpoint per question, and a
+  // multilingual embedding model needs no translation.
+  const vector = await deps.embedQuery(question).catch((err: Error) => {
+    deps.onDenseError?.(err);
+    return undefined;
+  });
+  const t1 = performance.now();
+  if (!vector) return { hits: [], embedMs: t1 - t0, denseMs: 0 };
+  try {
+    const perGroup = await Promise.all(groups.map((g) => deps.dense(g, vector, n)));
+    return { hits: bestOf(perGroup), embedMs: t1 - t0, denseMs: performance.now() - t1 };
+  } catch (error) {
+    return { error };
+  }
+}
+
 /** The first `depth` hits in the reranker's order (any it drops keep their place after it), then the rest. */
 async function rerankHead(
   question: string,
@@ -215,11 +239,15 @@ async function rerankHead(
   reranker: Reranker,
   catalog: Catalog,
   idf: (term: string) => number,
+  analysed: ReadonlyMap<string, Token[]>,
 ): Promise<OrderedHit[]> {
   const head = ordered.slice(0, depth);
   const reranked = await reranker.rerank(
     question,
-    head.map((h) => ({ id: h.id, text: catalog.searchText(h.id) ?? '', score: h.score })),
+    head.map((h) => {
+      const tokens = analysed.get(h.id);
+      return { id: h.id, text: catalog.searchText(h.id) ?? '', score: h.score, ...(tokens ? { tokens } : {}) };
+    }),
     { idf },
   );
   const byId = new Map(head.map((h) => [h.id, h]));

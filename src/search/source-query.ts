@@ -31,13 +31,21 @@ export interface SourceQuery {
 
 export interface KnownSources {
   /** Lower-case family name -> as spelled in the index. */
-  authors: Map<string, string>;
-  /** Lower-case journal name -> as spelled in the index. */
-  journals: Map<string, string>;
+  authors: Pick<ReadonlyMap<string, string>, 'has' | 'get'>;
+  /** Lower-case journal name -> as spelled in the index, in the order of the documents first naming each. */
+  journals: Iterable<[string, string]>;
+}
+
+/** The source names of a catalog's documents by access group, kept as documents come and go (see source-index.ts). */
+export interface SourceNames {
+  /** What knownSources reads from the documents of these groups. */
+  known(groups: readonly string[]): KnownSources;
+  /** The documents of these groups that may match (every one docMatches accepts among them), in catalog order. */
+  candidates(q: Pick<SourceQuery, 'authors' | 'years' | 'journals'>, groups: readonly string[]): string[];
 }
 
 // Particles stay with the family name ("van der Berg"); a name is matched by its last word too.
-const familyOf = (author: string): string => {
+export const familyOf = (author: string): string => {
   const name = author.replace(/[{}]/g, '').trim();
   // A collective author ("Okafor Lab", "ENCODE Consortium") has no family name to be asked by.
   if (/\b(?:consortium|group|lab|laboratory|team|institute|committee|network|project)\b/i.test(name)) return '';
@@ -52,7 +60,7 @@ const familyOf = (author: string): string => {
 };
 
 /** The author family names and journal names of the indexed documents. */
-export function knownSources(docs: Iterable<SourceDoc>): KnownSources {
+export function knownSources(docs: Iterable<SourceDoc>): KnownSources & { authors: Map<string, string>; journals: Map<string, string> } {
   const authors = new Map<string, string>();
   const journals = new Map<string, string>();
   for (const d of docs) {
@@ -210,7 +218,10 @@ type CatalogDoc = SourceDoc & { access: string; chunkIds: string[]; path?: strin
 
 /** What `readNamedSource` needs of the catalog. */
 export interface SourceCatalog {
+  /** Every document: read only when the question's names match no document's metadata. */
   docs(): Iterable<CatalogDoc>;
+  doc(docId: string): CatalogDoc | undefined;
+  sources: SourceNames;
   /** Chunks (in the groups searched) whose text holds an analysed term (see tokenize). */
   idsWithTerm(groups: string[], term: string, limit: number): string[];
   chunkInfo(chunkId: string): { docId: string; page?: number } | undefined;
@@ -229,12 +240,15 @@ export interface SourceCatalog {
  * way the answer says which name was not matched.
  */
 export function readNamedSource(question: string, groups: string[], catalog: SourceCatalog): NamedSource | undefined {
-  const allowed = new Set(groups);
-  const readable = [...catalog.docs()].filter((d) => allowed.has(d.access));
-  const known = knownSources(readable);
+  const known = catalog.sources.known(groups);
   const q = parseSourceQuery(question, known);
   if (q.named.length === 0) return undefined;
-  const matching = q.restricts ? readable.filter((d) => docMatches(d, q)) : [];
+  const matching = q.restricts
+    ? catalog.sources
+        .candidates(q, groups)
+        .map((id) => catalog.doc(id))
+        .filter((d): d is CatalogDoc => d !== undefined && docMatches(d, q))
+    : [];
   const described = describeNamed(q, known);
   const base = {
     ...q,
@@ -251,6 +265,8 @@ export function readNamedSource(question: string, groups: string[], catalog: Sou
     const m = named(matching);
     return { ...base, documents: matching.length, docIds: m.ids, chunkIds: m.chunkIds };
   }
+  const allowed = new Set(groups);
+  const readable = [...catalog.docs()].filter((d) => allowed.has(d.access));
   const carrying = carryingNames(q, readable, groups, catalog);
   if (carrying.length === 0 && canRuleOut(q, readable)) return { ...base, documents: 0, docIds: new Set(), chunkIds: [] };
   const lifted = named(carrying);

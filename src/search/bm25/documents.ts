@@ -127,8 +127,8 @@ function compactPostings(s: LexicalStore, remap: Int32Array): void {
   }
 }
 
-/** Ids of the live documents with a term, in ordinal order (see LexicalIndex.idsWithTerm). */
-export function idsWithTerm(s: LexicalStore, term: string, limit = Infinity): string[] {
+/** The term id a raw term is looked up by: as given, as an identifier, or analysed when it is one word. */
+function lookupTerm(s: LexicalStore, term: string): number | undefined {
   const { termIds } = s;
   let t = termIds.get(term);
   if (t === undefined) t = termIds.get(normalizeIdentifier(term));
@@ -136,6 +136,18 @@ export function idsWithTerm(s: LexicalStore, term: string, limit = Infinity): st
     const analysed = tokenize(term);
     if (analysed.length === 1) t = termIds.get(analysed[0]);
   }
+  return t;
+}
+
+/** How many live documents hold a term, at most `limit`: its document frequency counts exactly those. */
+export function countWithTerm(s: LexicalStore, term: string, limit = Infinity): number {
+  const t = lookupTerm(s, term);
+  return t === undefined || s.tOff[t] === NO_STORAGE ? 0 : Math.min(s.tDf[t], limit);
+}
+
+/** Ids of the live documents with a term, in ordinal order (see LexicalIndex.idsWithTerm). */
+export function idsWithTerm(s: LexicalStore, term: string, limit = Infinity): string[] {
+  const t = lookupTerm(s, term);
   const out: string[] = [];
   if (t === undefined || s.tOff[t] === NO_STORAGE) return out;
   const { alive, ordToId } = s;

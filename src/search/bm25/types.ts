@@ -67,6 +67,8 @@ export interface LexicalIndex {
    * ("IL-6", "#1234") or a single word is analysed when it is not a term as given.
    */
   idsWithTerm(term: string, limit?: number): string[];
+  /** How many ids idsWithTerm would give, read from the term's document frequency instead of listed. */
+  countWithTerm(term: string, limit?: number): number;
   /** BM25 idf of an analysed term over live chunks (0 when absent): lets the reranker weight terms. */
   idf(term: string): number;
   /** Drops tombstones now (it also happens on its own when they pile up). */

@@ -58,9 +58,17 @@ describe('createOfflineReranker', () => {
     ];
     const query = 'heat shock protein in yeast';
     const plain = await rr.rerank(query, passages);
-    expect(await rr.rerank(query, passages.map((x) => ({ ...x, tokens: tokenizeWithPositions(x.text) })))).toEqual(plain);
+    expect(
+      await rr.rerank(
+        query,
+        passages.map((x) => ({ ...x, tokens: tokenizeWithPositions(x.text) })),
+      ),
+    ).toEqual(plain);
     // Tokens of another text are what gets scored: they are not re-derived from the text.
-    const swapped = await rr.rerank(query, passages.map((x) => ({ ...x, tokens: tokenizeWithPositions('protein folding') })));
+    const swapped = await rr.rerank(
+      query,
+      passages.map((x) => ({ ...x, tokens: tokenizeWithPositions('protein folding') })),
+    );
     expect(swapped).not.toEqual(plain);
   });
 

@@ -50,6 +50,8 @@ const { values } = parseArgs({
     'skip-serve': { type: 'boolean' },
     'skip-chroma-alone': { type: 'boolean' },
     'wiki-pages': { type: 'string', default: '1000' },
+    /** Where the results go: a partial run (--modes, --skip-*) may write beside RESULTS.md instead of over it. */
+    out: { type: 'string', default: 'bench/RESULTS.md' },
   },
 });
 const sizes = values.sizes
@@ -535,5 +537,5 @@ const lines = [
   ...service,
 ];
 mkdirSync('bench', { recursive: true });
-writeFileSync('bench/RESULTS.md', `${lines.join('\n').trimEnd()}\n`);
+writeFileSync(values.out, `${lines.join('\n').trimEnd()}\n`);
 console.log(lines.join('\n'));

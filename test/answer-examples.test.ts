@@ -193,6 +193,41 @@ describe('example questions', () => {
   });
 });
 
+describe('cross-lingual questions over the sample lab (bench/datasets/cross-lingual)', () => {
+  type Line = { id: string; question: string; doc_id: string; answers: string[]; lang: string };
+  const read = (name: string): Line[] =>
+    readFileSync(path.resolve('bench/datasets/cross-lingual', name), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
+  const cross = read('lab.cross.jsonl');
+  const same = read('lab.same.jsonl');
+  const squash = (t: string) => t.replace(/μ/g, 'µ').replace(/\s+/g, ' ').toLowerCase();
+
+  it('hold a gold span of their document, and ask in the other language than the document is written in', () => {
+    expect(cross.filter((q) => q.lang === 'es').length).toBeGreaterThanOrEqual(40);
+    expect(cross.filter((q) => q.lang === 'en').length).toBeGreaterThanOrEqual(30);
+    for (const q of [...cross, ...same]) {
+      const doc = docs.get(q.doc_id);
+      expect(doc, `${q.id}: ${q.doc_id}`).toBeDefined();
+      for (const a of q.answers) expect(squash(doc!.text), `${q.id}: ${a}`).toContain(squash(a));
+      expect(detectLanguage(q.question), q.id).toBe(q.lang);
+    }
+    for (const q of cross) expect(detectLanguage(docs.get(q.doc_id)!.text), q.id).not.toBe(q.lang);
+  });
+
+  it('pair every cross-lingual question with a same-language twin on the same document and span', () => {
+    const twins = new Map(same.map((q) => [q.id.replace(/^same-/, ''), q]));
+    expect(same).toHaveLength(cross.length);
+    for (const q of cross) {
+      const twin = twins.get(q.id.replace(/^cross-/, ''));
+      expect(twin, q.id).toBeDefined();
+      expect({ doc: twin!.doc_id, answers: twin!.answers }).toEqual({ doc: q.doc_id, answers: q.answers });
+      expect(twin!.lang).not.toBe(q.lang);
+    }
+  });
+});
+
 describe('scripts/make-examples.ts', () => {
   let out: string;
   beforeAll(() => {

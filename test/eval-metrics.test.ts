@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { scoreAnswer, summarizeAnswers, summarizeOffCorpus, type AnswerOutcome } from '../src/eval/answers.ts';
-import { parseOffCorpus } from '../src/eval/score.ts';
+import { scoreAnswer, summarizeAnswers, summarizeByLang, summarizeOffCorpus, type AnswerOutcome } from '../src/eval/answers.ts';
+import { formatReport } from '../src/eval/report.ts';
+import type { EvalReport } from '../src/eval/run.ts';
+import { parseOffCorpus, parseQuestions, scoreQuestion, summarize } from '../src/eval/score.ts';
 import { inSplit, offCorpusInSplit, offCorpusSplitOf, splitOf } from '../src/eval/split.ts';
 import { median, percentile, spread } from '../src/eval/stats.ts';
 
@@ -84,6 +86,85 @@ describe('answer metrics', () => {
     ]);
     expect(m.false_answer_rate).toBeCloseTo(2 / 3);
     expect(m.by_kind).toEqual({ general: { questions: 2, false_answer_rate: 0.5 }, 'on-topic': { questions: 1, false_answer_rate: 1 } });
+  });
+});
+
+describe('figures by question language', () => {
+  const { questions } = parseQuestions(
+    [
+      '{"id":"a","question":"¿Dosis?","doc_id":"gold","answers":["5 mg"],"lang":"es"}',
+      '{"id":"b","question":"Dose?","doc_id":"gold","answers":["5 mg"],"lang":"EN"}',
+      '{"id":"c","question":"Dose again?","doc_id":"gold","answers":["5 mg"],"lang":"en"}',
+      '{"id":"d","question":"No language","doc_id":"gold","answers":["5 mg"]}',
+    ].join('\n'),
+  );
+  const gold = { doc_id: 'gold', chunk_id: 'g1', section: '', text: 'the dose was 5 mg', score: 1 };
+  const other = { doc_id: 'other', chunk_id: 'o1', section: '', text: 'unrelated', score: 1 };
+  const settings = { k: 8, contextChars: 6000 };
+  // a: the gold document second and answered wrongly; b: found first and answered; c: not found, refused.
+  const scores = [
+    scoreQuestion(questions[0], [other, gold], settings),
+    scoreQuestion(questions[1], [gold], settings),
+    scoreQuestion(questions[2], [other], settings),
+    scoreQuestion(questions[3], [gold], settings),
+  ];
+  const answers = [
+    scoreAnswer(questions[0], outcome({ answer: 'Unknown [S1].', cited: [{ doc_id: 'other', text: 'unrelated' }] })),
+    scoreAnswer(questions[1], outcome({ answer: 'The dose was 5 mg [S1].', cited: [{ doc_id: 'gold', text: 'the dose was 5 mg' }] })),
+    scoreAnswer(questions[2], outcome({ refused: true })),
+    scoreAnswer(questions[3], outcome({ answer: '5 mg [S1].', cited: [{ doc_id: 'gold', text: 'the dose was 5 mg' }] })),
+  ];
+  const rows = questions.map((q, i) => ({ lang: q.lang, score: scores[i], answer: answers[i] }));
+
+  it('reads the language of each question line, normalised, and leaves it out when absent', () => {
+    expect(questions.map((q) => q.lang)).toEqual(['es', 'en', 'en', undefined]);
+  });
+
+  it('scores each language on its own questions only', () => {
+    const by = summarizeByLang(rows, 8)!;
+    expect(Object.keys(by)).toEqual(['en', 'es']);
+    expect(by.es.metrics).toMatchObject({ questions: 1, doc_recall_at_1: 0, doc_recall_at_5: 1, answer_in_context: 1 });
+    expect(by.es.answers).toMatchObject({ questions: 1, refusal_rate: 0, answer_has_span: 0 });
+    expect(by.en.metrics).toMatchObject({ questions: 2, doc_recall_at_1: 0.5, answer_in_context: 0.5 });
+    expect(by.en.answers).toMatchObject({ questions: 2, refusal_rate: 0.5, answer_has_span: 1 });
+  });
+
+  it('has no breakdown when no question names its language, and none of answers without --answers', () => {
+    expect(
+      summarizeByLang(
+        rows.map(({ score, answer }) => ({ score, answer })),
+        8,
+      ),
+    ).toBeUndefined();
+    expect(
+      summarizeByLang(
+        rows.map(({ lang, score }) => ({ lang, score })),
+        8,
+      )!.es.answers,
+    ).toBeUndefined();
+  });
+
+  it('prints one line per language in the text report', () => {
+    const report: EvalReport = {
+      settings: {
+        k: 8,
+        context_chars: 6000,
+        fusion: 'weighted',
+        chunking: { size: 800, overlap: 100 },
+        answerer: 'extractive',
+        split: 'all',
+      },
+      metrics: summarize(scores, 8),
+      retrieval_ms: { p50: 1, p95: 2 },
+      answers: summarizeAnswers(answers),
+      by_lang: summarizeByLang(rows, 8),
+      results: [],
+    };
+    const text = formatReport(report);
+    expect(text).toContain('by question language');
+    expect(text).toMatch(/^ {2}en \(2\) +doc R@1 50\.0%, gold span in context 50\.0%, refusals 50\.0%, answer has span 100\.0%$/m);
+    expect(text).toMatch(/^ {2}es \(1\) +doc R@1 0\.0%, gold span in context 100\.0%, refusals 0\.0%, answer has span 0\.0%$/m);
+    expect(formatReport({ ...report, by_lang: undefined })).not.toContain('by question language');
   });
 });
 

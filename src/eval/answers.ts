@@ -1,6 +1,6 @@
 // End-to-end answer metrics (pure): what a user got for each question, scored against the gold
 // document and, where the dataset has them, gold answer spans.
-import { containsSpan, goldSpans, type EvalQuestion } from './score.ts';
+import { containsSpan, goldSpans, summarize, type EvalMetrics, type EvalQuestion, type QuestionScore } from './score.ts';
 import { median, percentile } from './stats.ts';
 
 /** One ask, as the answer path returned it. */
@@ -114,4 +114,37 @@ export function summarizeOffCorpus(outcomes: (Pick<AnswerOutcome, 'refused' | 'm
     );
   }
   return m;
+}
+
+export interface LangFigures {
+  metrics: EvalMetrics;
+  answers?: AnswerMetrics;
+}
+
+/**
+ * The retrieval and answer figures again for each question language, when the questions carry
+ * one: a set that mixes Spanish questions over English documents with English ones over Spanish
+ * documents would otherwise report one average that hides either direction. Questions without a
+ * language are left out of the breakdown (they still count in the overall figures).
+ */
+export function summarizeByLang(
+  rows: { lang?: string; score: QuestionScore; answer?: AnswerScore }[],
+  k: number,
+): Record<string, LangFigures> | undefined {
+  const langs = [...new Set(rows.map((r) => r.lang).filter((l): l is string => l !== undefined))].sort();
+  if (!langs.length) return undefined;
+  return Object.fromEntries(
+    langs.map((lang) => {
+      const of = rows.filter((r) => r.lang === lang);
+      const answers = of.map((r) => r.answer).filter((a): a is AnswerScore => a !== undefined);
+      const figures: LangFigures = {
+        metrics: summarize(
+          of.map((r) => r.score),
+          k,
+        ),
+      };
+      if (answers.length) figures.answers = summarizeAnswers(answers);
+      return [lang, figures];
+    }),
+  );
 }

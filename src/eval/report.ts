@@ -5,6 +5,20 @@ const pct = (v: number | null | undefined): string => (v === undefined || v === 
 const ms = (v: number): string => `${v.toFixed(1)} ms`;
 const row = (name: string, value: string): string => `${name.padEnd(32)} ${value}`;
 
+/** One line per question language: the figures that tell a cross-lingual set from a same-language one. */
+function langLines(byLang: NonNullable<EvalReport['by_lang']>): string[] {
+  const lines = ['by question language'];
+  for (const [lang, { metrics: m, answers: a }] of Object.entries(byLang)) {
+    const parts = [
+      `doc R@1 ${pct(m.doc_recall_at_1)}`,
+      `gold span in context ${m.with_answers ? pct(m.answer_in_context) : 'n/a'}`,
+      ...(a ? [`refusals ${pct(a.refusal_rate)}`, `answer has span ${pct(a.answer_has_span)}`] : []),
+    ];
+    lines.push(row(`  ${lang} (${m.questions})`, parts.join(', ')));
+  }
+  return lines;
+}
+
 export function formatReport(r: EvalReport): string {
   const m = r.metrics;
   const s = r.settings;
@@ -43,6 +57,7 @@ export function formatReport(r: EvalReport): string {
       row('ask p50 / p95', `${ms(a.ms.p50)} / ${ms(a.ms.p95)}`),
     );
   }
+  if (r.by_lang) lines.push('', ...langLines(r.by_lang));
   const u = r.unanswerable;
   if (u) {
     lines.push(

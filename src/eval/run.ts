@@ -17,10 +17,12 @@ import {
 import {
   scoreAnswer,
   summarizeAnswers,
+  summarizeByLang,
   summarizeOffCorpus,
   type AnswerMetrics,
   type AnswerOutcome,
   type AnswerScore,
+  type LangFigures,
   type OffCorpusMetrics,
 } from './answers.ts';
 import type { Split } from './split.ts';
@@ -60,6 +62,8 @@ export interface EvalReport {
   retrieval_ms: { p50: number; p95: number };
   /** End-to-end answer figures (only with `answers`). */
   answers?: AnswerMetrics;
+  /** The same figures per question language (only when the questions carry `lang`). */
+  by_lang?: Record<string, LangFigures>;
   /** False answers on questions the corpus cannot answer (only with `offCorpus`). */
   unanswerable?: OffCorpusMetrics;
   results: EvalResultRow[];
@@ -132,6 +136,11 @@ export async function runEval(app: EvalApp, questions: EvalQuestion[], opts: Eva
     results,
   };
   if (opts.answers) report.answers = summarizeAnswers(answerScores);
+  const byLang = summarizeByLang(
+    questions.map((q, i) => ({ lang: q.lang, score: scores[i], answer: answerScores[i] })),
+    opts.k,
+  );
+  if (byLang) report.by_lang = byLang;
   if (opts.offCorpus) {
     const outcomes: (AnswerOutcome & { kind?: string })[] = [];
     for (const q of opts.offCorpus) {

@@ -9,6 +9,8 @@ export interface EvalQuestion {
   question: string;
   doc_id: string;
   answers?: string[];
+  /** The question's language ("es", "en"), when the dataset says: the report then breaks figures down by it. */
+  lang?: string;
 }
 
 /** A question whose answer is not in the corpus: it has no gold document. */
@@ -142,6 +144,7 @@ export function parseQuestions(text: string): { questions: EvalQuestion[]; error
       question: o.question,
       doc_id: o.doc_id,
       answers: Array.isArray(o.answers) ? o.answers.filter((a): a is string => typeof a === 'string') : [],
+      ...(typeof o.lang === 'string' && o.lang.trim() ? { lang: o.lang.trim().toLowerCase() } : {}),
     };
   });
   return { questions: items, errors };

@@ -82,6 +82,9 @@ if (values.xquad) {
   corpora.push(xquadPair('en', 'es', 'XQuAD en', 'XQuAD es'), xquadPair('es', 'en', 'XQuAD es', 'XQuAD en'));
 }
 
+// The code measured is the code at the start (a commit made while this runs is not in its figures).
+const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+
 const readQuestions = (file: string): EvalQuestion[] => parseQuestions(readFileSync(file, 'utf8')).questions;
 const offCorpusFile = parseOffCorpus(readFileSync('bench/datasets/off-corpus.jsonl', 'utf8')).questions;
 const outOfCorpus = (c: Corpus): OffCorpusQuestion[] =>
@@ -208,7 +211,6 @@ function baselinesTable(): string[] {
 }
 
 for (const c of corpora) await evaluateCorpus(c, halves, crossRows);
-const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
 const cmd = `npx tsx bench/eval-tables.ts --pubmedqa <dir> --covidqa <dir>${values.xquad ? ' --xquad <dir>' : ''} --write README.md`;
 const tables = [
   `Written by \`${cmd}\` at commit ${commit}, ${translation}; each figure is one deterministic run (only Chroma's HNSW graph varies, by a tenth of a point).`,

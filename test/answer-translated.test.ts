@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withCognates, withoutUnseenWords } from '../src/answer/translated.ts';
+import { withCognates } from '../src/answer/translated.ts';
 import { tokenize } from '../src/search/tokenize.ts';
 
 // Terms an English index holds: anything not listed was never seen.
@@ -27,20 +27,5 @@ describe('a translated question read as evidence', () => {
     // "interceptions" is the translator's, not the user's: nothing to replace.
     expect(withCognates('How many interceptions', '¿Cuántas capturas?', passages, df)).toBe('How many interceptions');
     expect(withCognates('Panthers season', 'Panthers temporada', passages, df)).toBe('Panthers season');
-  });
-
-  it('drops the words the index never saw from a translation mostly in its words, identifiers excepted', () => {
-    expect(withoutUnseenWords('How many interceptions had the Panthers balloon season', df)).toBe(
-      'How many interceptions had the Panthers season',
-    );
-    expect(withoutUnseenWords('How many interceptions of HSP70 in the Panthers season', df)).toBe(
-      'How many interceptions of HSP70 in the Panthers season',
-    );
-  });
-
-  it('leaves a translation into a language the index is not in as it is', () => {
-    const spanish = '¿Cuántas intercepciones consiguió la defensa de los Panthers en la temporada?';
-    expect(withoutUnseenWords(spanish, df)).toBe(spanish);
-    expect(withoutUnseenWords('', df)).toBe('');
   });
 });

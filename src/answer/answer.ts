@@ -12,7 +12,7 @@ import { chanceWeight, extractiveAnswer, termWeightFromDf } from './extractive.t
 import { namedSourceMissing, namedSourceUnmatched, refusalText } from './messages.ts';
 import { withNoticeNotes } from './notices.ts';
 import { buildPrompt } from './prompt.ts';
-import { withCognates, withoutUnseenWords } from './translated.ts';
+import { withCognates } from './translated.ts';
 
 export interface AskPassage {
   label: string;
@@ -103,9 +103,9 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
   const extract = (): string => {
     const df = retrieval.terms?.df;
     const texts = shown.map((p) => p.text);
-    const alternates = (retrieval.alternates ?? []).map((t) => (df ? withoutUnseenWords(withCognates(t, question, texts, df), df) : t));
-    const tried = [topic, ...alternates].map((q, i) =>
-      extractiveAnswer({ question: q, translated: i > 0, passages: shown, language, termWeight, chanceWeight: chance }),
+    const alternates = (retrieval.alternates ?? []).map((t) => (df ? withCognates(t, question, texts, df) : t));
+    const tried = [topic, ...alternates].map((q) =>
+      extractiveAnswer({ question: q, passages: shown, language, termWeight, chanceWeight: chance }),
     );
     return (tried.find((a) => !a.refused) ?? tried[0]).answer;
   };

@@ -12,11 +12,6 @@ import { joinedRuns } from './citable.ts';
 
 export interface ExtractiveInput {
   question: string;
-  /**
-   * The question is a machine translation: its word order is the translator's, so the question's
-   * word pairs are not required to meet, and one wrong-sense word may be missing as a phrase allows.
-   */
-  translated?: boolean;
   /** Best first; passage i is cited as S(i+1). Passages joined to one hit (citablePassages) are read as one text. */
   passages: Passage[];
   /** The question's language; detected from the question when absent. */
@@ -503,7 +498,6 @@ interface Question {
   variants: ReturnType<typeof letterVariants>;
   questionPhrases: Set<string>;
   chanceWeight: number | undefined;
-  translated: boolean;
 }
 
 export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
@@ -519,16 +513,7 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
     tokenize(input.question).filter((t) => questionTerms.has(t)),
     1,
   );
-  const question: Question = {
-    query,
-    totalWeight,
-    asksType,
-    questionTerms,
-    variants,
-    questionPhrases,
-    chanceWeight: input.chanceWeight,
-    translated: input.translated === true,
-  };
+  const question: Question = { query, totalWeight, asksType, questionTerms, variants, questionPhrases, chanceWeight: input.chanceWeight };
 
   const candidates: Scored[] = [];
   const texts: string[][] = [];
@@ -559,7 +544,7 @@ function scoreRun(
   run: number[],
   passage: number,
   passages: Passage[],
-  { query, totalWeight, asksType, questionTerms, variants, questionPhrases, chanceWeight, translated }: Question,
+  { query, totalWeight, asksType, questionTerms, variants, questionPhrases, chanceWeight }: Question,
   candidates: Scored[],
 ): { sentences: string[]; unitOf: number[] } {
   const { lang, sentences, unitOf, contextOf } = readRun(run, passages);
@@ -614,11 +599,10 @@ function scoreRun(
       }
     }
     const phrases = phrasesNear(position);
-    const phrased = phrases >= PHRASE_HITS || translated;
+    const phrased = phrases >= PHRASE_HITS;
     // A value of the asked-for kind in the sentence itself ("100 V" for "what voltage") is as
     // specific as a phrase: the window is not held to the phrase-less bar.
     const phraseless =
-      !translated &&
       questionPhrases.size > 0 &&
       phrases === 0 &&
       !query.some((q) => q.type && covers.has(q.term)) &&

@@ -4,7 +4,6 @@
 // refuse for lacking it, though the passage says "interceptions". Such a word is replaced by the
 // passage word it is a cognate of (long shared beginning), when the passages have one; a word with
 // no cognate there stays, so a question about what the documents do not hold is still refused.
-import { extractExactTerms } from '../search/identifiers.ts';
 import { tokenize } from '../search/tokenize.ts';
 
 /** Shared leading letters that make two words cognates (as the reranker's word families). */
@@ -52,29 +51,4 @@ export function withCognates(translation: string, original: string, passages: re
     passageWords ??= new Set(passages.flatMap((p) => Array.from(p.matchAll(WORD), (m) => fold(m[0]))));
     return cognateIn(w, passageWords) ?? w;
   });
-}
-
-/**
- * Share of a translation's content words the index must know before its other words are dropped:
- * a translation into a language the documents are not in (an English question put into Spanish
- * over English papers) knows few, and is left as it is, to be refused as before.
- */
-const MIN_SEEN_SHARE = 0.6;
-
-/**
- * The translation without the words the index has never seen (wrong senses, "balloon" for balón,
- * and words left untranslated with no cognate in the passages), identifiers excepted (TP53,
- * ab32389: no translator changes them, and one the index lacks means the answer is not there).
- * Only for a translation mostly in the index's words.
- */
-export function withoutUnseenWords(translation: string, df: (term: string) => number): string {
-  const words = translation.split(/\s+/).filter(Boolean);
-  const seen = words.map((w) => {
-    const terms = tokenize(w);
-    return terms.length === 0 ? undefined : terms.some((t) => df(t) > 0);
-  });
-  const content = seen.filter((s) => s !== undefined);
-  if (content.length === 0 || content.filter(Boolean).length / content.length < MIN_SEEN_SHARE) return translation;
-  const kept = words.filter((w, i) => seen[i] !== false || extractExactTerms(w).identifiers.length > 0);
-  return kept.length === words.length ? translation : kept.join(' ');
 }

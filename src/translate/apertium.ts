@@ -13,7 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PipelineTimeoutError, startPipeline, type WarmPipeline } from './apertium-pipeline.ts';
 import { apertiumInput, deformatLine, parseModePipeline, reformat } from './apertium-stream.ts';
-import type { TranslationPair, TranslationStatus, Translator } from './translator.ts';
+import { boundedCache, type TranslationPair, type TranslationStatus, type Translator } from './translator.ts';
 
 export interface ApertiumOptions {
   binary: string;
@@ -30,7 +30,6 @@ export interface ApertiumOptions {
   onFallback?: (err: Error, pair: TranslationPair) => void;
 }
 
-const CACHE_SIZE = 500;
 /** Starts that die before their first answer, in a row, before a pair gives up on the warm pipeline. */
 const MAX_START_FAILURES = 3;
 /** Past this the deformatter may spill a blank to a temporary file, which only the script reads back. */
@@ -113,7 +112,7 @@ export function createApertiumTranslator(opts: ApertiumOptions): Translator {
     return opts.binary.includes('/') && existsSync(beside) ? beside : name;
   };
   const states = new Map<string, PairState>();
-  const cache = new Map<string, string>();
+  const cache = boundedCache();
   let closed = false;
 
   const stateOf = (mode: string) => {
@@ -172,7 +171,6 @@ export function createApertiumTranslator(opts: ApertiumOptions): Translator {
       s.queue = job.catch(() => undefined);
       try {
         const out = await job;
-        if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
         cache.set(key, out);
         return out;
       } catch (err) {

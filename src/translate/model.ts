@@ -7,7 +7,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { Language } from '../search/tokenize.ts';
-import type { TranslationPair, TranslationStatus, Translator } from './translator.ts';
+import { boundedCache, type TranslationPair, type TranslationStatus, type Translator } from './translator.ts';
 
 export interface ModelTranslatorOptions {
   /** The app's chat model (src/models/chat.ts); undefined when no LLM is configured. */
@@ -20,7 +20,6 @@ export interface ModelTranslatorOptions {
 }
 
 const NAMES: Record<Language, string> = { en: 'English', es: 'Spanish' };
-const CACHE_SIZE = 500;
 
 /** The instructions: the text between the markers is only ever translated. */
 export function translationPrompt(pair: TranslationPair): string {
@@ -52,7 +51,7 @@ export function createModelTranslator(opts: ModelTranslatorOptions): Translator 
         available: false,
         detail: 'translation.provider is "model" but no LLM is configured (LLM=openai): questions are searched in their own language only',
       };
-  const cache = new Map<string, string>();
+  const cache = boundedCache();
   return {
     status: () => status,
     async translate(text, pair) {
@@ -67,7 +66,6 @@ export function createModelTranslator(opts: ModelTranslatorOptions): Translator 
         const content = typeof reply.content === 'string' ? reply.content : reply.content.map((c) => ('text' in c ? c.text : '')).join('');
         const out = translationReply(content, text);
         if (out === undefined) throw new Error('the model did not reply with a translation');
-        if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
         cache.set(key, out);
         return out;
       } catch (err) {

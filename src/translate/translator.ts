@@ -52,3 +52,21 @@ export async function translationsOf(
   }
   return out;
 }
+
+/** Translations kept per engine: the same question is often asked twice (an edit, a retry, a follow-up). */
+export const TRANSLATION_CACHE_SIZE = 500;
+
+/** A map of at most `size` entries that forgets the oldest first. */
+export function boundedCache(size: number = TRANSLATION_CACHE_SIZE): {
+  get(key: string): string | undefined;
+  set(key: string, value: string): void;
+} {
+  const entries = new Map<string, string>();
+  return {
+    get: (key) => entries.get(key),
+    set(key, value) {
+      if (!entries.has(key) && entries.size >= size) entries.delete(entries.keys().next().value as string);
+      entries.set(key, value);
+    },
+  };
+}

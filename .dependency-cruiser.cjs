@@ -3,7 +3,7 @@
 // refuses two folders that import each other.
 const LAYERS = [
   ['^src/(types|config|log|shutdown|chunk-metadata)[.]ts$'],
-  ['^src/(search|answer)/', '^src/translate/(translator|apertium-stream)[.]ts$', '^src/ingest/(parse|chunk|metadata)/', '^src/ingest/(access|title|describe-value)[.]ts$'],
+  ['^src/(search|answer)/', '^src/translate/(translator|apertium-stream|apertium-senses)[.]ts$', '^src/ingest/(parse|chunk|metadata)/', '^src/ingest/(access|title|describe-value)[.]ts$'],
   ['^src/(store|models|enrich)/', '^src/translate/(apertium|apertium-pipeline|model)[.]ts$', '^src/ingest/sources/'],
   ['^src/(index|queue|eval|ops)/', '^src/ingest/(pipeline|file-hash)[.]ts$', '^src/(app|ask|asker|indexer|ports)[.]ts$', '^src/ports/'],
   ['^src/(slack|admin|cli)/', '^src/(cli|serve)[.]ts$'],

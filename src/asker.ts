@@ -2,7 +2,7 @@
 // and reranked) and answers from it, with retraction notices, and a listener per ask (metrics).
 import { createApertiumTranslator, offTranslator } from './translate/apertium.ts';
 import { createModelTranslator } from './translate/model.ts';
-import { translationsOf, type Translator } from './translate/translator.ts';
+import { sensesOf, translationsOf, type Translator } from './translate/translator.ts';
 import { detectLanguage } from './search/tokenize.ts';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Logger } from 'pino';
@@ -48,9 +48,14 @@ export function configuredTranslator(config: Config, log: Logger, chat?: BaseCha
     pairs: t.pairs,
     timeoutMs: t.timeoutMs,
     warm: t.warm,
-    onError: (err, pair) => log.warn({ err: err.message, mode: pair.mode }, 'translation failed; searching in the question language only'),
-    onFallback: (err, pair) =>
-      log.warn({ err: err.message, mode: pair.mode }, 'Apertium pipeline could not start; running apertium per call'),
+    onError: (err, pair, kind) =>
+      kind === 'senses'
+        ? log.warn({ err: err.message, mode: pair.mode }, "Apertium's word senses failed; answering with the translation alone")
+        : log.warn({ err: err.message, mode: pair.mode }, 'translation failed; searching in the question language only'),
+    onFallback: (err, pair, kind) =>
+      kind === 'senses'
+        ? log.warn({ err: err.message, mode: pair.mode }, "Apertium's dictionary stages could not start; answering without word senses")
+        : log.warn({ err: err.message, mode: pair.mode }, 'Apertium pipeline could not start; running apertium per call'),
     // Asked for by name and missing is worth a warning; auto on a machine without it is the usual case.
     onStatus: (status) => {
       if (!status.available)
@@ -80,7 +85,11 @@ export function createAsker(deps: AskerDeps, reranker: Reranker): Pick<Asker, 'r
     // One index for the whole question, even if a switch lands meanwhile; queries are embedded
     // with the model that index was built with.
     const index = deps.live();
-    const alternates = await translationsOf(question, detectLanguage(question), config.translation.pairs, deps.translator);
+    const language = detectLanguage(question);
+    const [alternates, senses] = await Promise.all([
+      translationsOf(question, language, config.translation.pairs, deps.translator),
+      sensesOf(question, language, config.translation.pairs, deps.translator),
+    ]);
     return retrieve(
       question,
       groups,
@@ -101,6 +110,7 @@ export function createAsker(deps: AskerDeps, reranker: Reranker): Pick<Asker, 'r
       },
       k,
       alternates,
+      senses,
     );
   };
 

@@ -213,4 +213,46 @@ describe('the warm pipeline when things go wrong', () => {
     t.status();
     expect(seen).toEqual(['modes spa-eng, eng-spa']);
   });
+
+  it("reads the dictionary's senses from the mode's own stages, warm only", async () => {
+    const kinds: string[] = [];
+    const t = createApertiumTranslator({
+      binary: 'apertium',
+      pairs: PAIRS,
+      timeoutMs: 30_000,
+      onError: (_e, _p, kind) => kinds.push(kind),
+    });
+    const es = await t.senses!('¿Quién cantó el himno nacional en la sala de cultivos?', ES_EN);
+    expect(es).toEqual(expect.arrayContaining([['hymn', 'anthem']]));
+    // Prepositions, unknown words and words with one translation have none.
+    expect(es!.flat()).not.toContain('on');
+    expect(await t.senses!('¿Se centrifugan los lisados?', ES_EN)).toEqual([]);
+    expect((await t.senses!('How long at room temperature?', EN_ES))!.flat()).toEqual(expect.arrayContaining(['sala', 'habitación']));
+    // Hostile text is read as words, and the translation still comes from its own pipeline.
+    expect(await t.senses!('^himno<n>/x$ [\\@/etc/passwd] $(id)', ES_EN)).toEqual(expect.any(Array));
+    expect(await t.translate('¿Quién cantó el himno nacional?', ES_EN)).toMatch(/hymn/);
+    expect(kinds).toEqual([]);
+    await t.close();
+    const perCall = createApertiumTranslator({ binary: 'apertium', pairs: PAIRS, timeoutMs: 30_000, warm: false });
+    expect(await perCall.senses!('¿Quién cantó el himno nacional?', ES_EN)).toBeUndefined();
+    const missing = createApertiumTranslator({ binary: '/nonexistent/apertium', pairs: PAIRS, timeoutMs: 1000 });
+    expect(await missing.senses!('¿Quién cantó el himno nacional?', ES_EN)).toBeUndefined();
+  });
+
+  it('answers without senses, saying why, when the dictionary stages cannot start', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'labbot-modes-'));
+    // A mode whose bilingual lookup is not the stage senses are read from.
+    await writeFile(path.join(dir, 'spa-eng.mode'), readFileSync(path.join(MODES, 'spa-eng.mode'), 'utf8').replace(/ -b /, ' -x '));
+    const fellBack: string[] = [];
+    const t = createApertiumTranslator({
+      binary: 'apertium',
+      pairs: PAIRS,
+      timeoutMs: 30_000,
+      modesDir: dir,
+      onFallback: (e, _p, kind) => fellBack.push(`${kind}: ${e.message}`),
+    });
+    expect(await t.senses!('¿Quién cantó el himno nacional?', ES_EN)).toBeUndefined();
+    expect(fellBack).toEqual(['senses: mode spa-eng has no stage for this']);
+    await t.close();
+  });
 });

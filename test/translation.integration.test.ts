@@ -1,6 +1,8 @@
 // Questions across languages on the sample lab with the real Apertium binary (scripts/test-deps.sh
 // installs it): a Spanish question finds the English protocol and an English one the Spanish
 // protocol; without Apertium labbot says so and still answers in the question's language.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Labbot } from '../src/app.ts';
@@ -69,5 +71,43 @@ describe('questions across languages on the sample lab', () => {
     expect(r.alternates).toBeUndefined();
     const same = await without.ask('How long do we block the membrane?');
     expect(same.refused).toBe(false);
+  });
+});
+
+describe("the dictionary's senses, on a lab wiki", () => {
+  let app: Labbot;
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'labbot-senses-'));
+    const page = (title: string, body: string) => `---\ntitle: ${title}\naccess: public\n---\n\n# ${title}\n\n${body}\n`;
+    await writeFile(
+      path.join(dir, 'retreat.md'),
+      page(
+        'Lab retreat',
+        'The retreat is held every September at the field station.\n' +
+          'At the closing dinner the group sings the laboratory anthem, which the first two PhD students wrote in 2009.',
+      ),
+    );
+    await writeFile(
+      path.join(dir, 'choir.md'),
+      page('Institute choir', 'The institute choir rehearses hymns and folk songs on Thursdays at 18:00.'),
+    );
+    app = await openTestApp();
+    expect((await app.ingest({ sourceId: 'wiki', root: dir })).failed).toEqual([]);
+  }, 120_000);
+  afterAll(async () => {
+    await app?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads the translation with the sense the page uses ("himno": hymn, anthem)', async () => {
+    const q = '¿Quién escribió el himno del laboratorio?';
+    const r = await app.retrieve(q, ['public']);
+    expect(r.alternates?.[0]).toMatch(/hymn/);
+    expect(r.senses).toEqual(expect.arrayContaining([['hymn', 'anthem']]));
+    const answer = await app.ask(q);
+    expect(answer.refused).toBe(false);
+    expect(answer.answer).toMatch(/PhD students wrote in 2009/);
+    expect(answer.citations.map((c) => c.doc_id)).toEqual(['wiki:retreat.md']);
   });
 });

@@ -12,7 +12,7 @@ import { chanceWeight, extractiveAnswer, termWeightFromDf } from './extractive.t
 import { namedSourceMissing, namedSourceUnmatched, refusalText } from './messages.ts';
 import { withNoticeNotes } from './notices.ts';
 import { buildPrompt } from './prompt.ts';
-import { withCognates } from './translated.ts';
+import { withCognates, withSenses } from './translated.ts';
 
 export interface AskPassage {
   label: string;
@@ -103,7 +103,10 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
   const extract = (): string => {
     const df = retrieval.terms?.df;
     const texts = shown.map((p) => p.text);
-    const alternates = (retrieval.alternates ?? []).map((t) => (df ? withCognates(t, question, texts, df) : t));
+    const senses = retrieval.senses ?? [];
+    const alternates = (retrieval.alternates ?? [])
+      .map((t) => withSenses(t, senses, texts))
+      .map((t) => (df ? withCognates(t, question, texts, df) : t));
     const tried = [topic, ...alternates].map((q) =>
       extractiveAnswer({ question: q, passages: shown, language, termWeight, chanceWeight: chance }),
     );

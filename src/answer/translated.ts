@@ -4,7 +4,7 @@
 // refuse for lacking it, though the passage says "interceptions". Such a word is replaced by the
 // passage word it is a cognate of (long shared beginning), when the passages have one; a word with
 // no cognate there stays, so a question about what the documents do not hold is still refused.
-import { tokenize } from '../search/tokenize.ts';
+import { detectLanguage, tokenize } from '../search/tokenize.ts';
 
 /** Shared leading letters that make two words cognates (as the reranker's word families). */
 const COGNATE_PREFIX = 6;
@@ -50,5 +50,31 @@ export function withCognates(translation: string, original: string, passages: re
     if (w.length < COGNATE_PREFIX || !originalWords.has(fold(w)) || !unseen(w)) return w;
     passageWords ??= new Set(passages.flatMap((p) => Array.from(p.matchAll(WORD), (m) => fold(m[0]))));
     return cognateIn(w, passageWords) ?? w;
+  });
+}
+
+/**
+ * The translation with each word whose sense the passages do not use replaced by a sense they do
+ * use (see Translator.senses): Apertium writes "hymn" for "himno" where the page says "anthem", and
+ * the evidence rule would weigh "hymn" as missing. Only a translation of the word is put in, so a
+ * question the passages do not answer gains nothing but a better-chosen word.
+ */
+export function withSenses(translation: string, senses: readonly string[][], passages: readonly string[]): string {
+  if (senses.length === 0) return translation;
+  const language = detectLanguage(translation);
+  const terms = (text: string) => tokenize(text, { language });
+  let passageTerms: Set<string> | undefined;
+  const inPassages = (text: string) => {
+    passageTerms ??= new Set(passages.flatMap(terms));
+    const t = terms(text);
+    return t.length > 0 && t.every((x) => passageTerms!.has(x));
+  };
+  const groups = senses.map((g) => ({ lemmas: g, stems: new Set(g.flatMap((l) => (terms(l).length === 1 ? terms(l) : []))) }));
+  return translation.replace(WORD, (w) => {
+    const [stem, ...more] = terms(w);
+    if (stem === undefined || more.length > 0) return w;
+    const group = groups.find((g) => g.stems.has(stem));
+    if (!group || inPassages(w)) return w;
+    return group.lemmas.find(inPassages) ?? w;
   });
 }

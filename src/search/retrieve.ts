@@ -38,6 +38,12 @@ export interface RetrievalResult {
   source?: NamedSource;
   /** The question's translations that were searched too (see src/translate/), for the answer step to read with. */
   alternates?: string[];
+  /**
+   * The other senses of the translations' words, when the translator gives them, for the answer
+   * step to read with. Not searched: on XQuAD's dev half that won Spanish questions 0.3 points of
+   * R@1 and lost English questions over Spanish articles 0.9.
+   */
+  senses?: string[][];
   timings: { embedMs: number; denseMs: number; lexicalMs: number; fuseMs: number; rerankMs: number; totalMs: number };
   /**
    * Term statistics of the groups searched (chunks holding a term, counting stops at DF_LIMIT; the
@@ -66,6 +72,7 @@ export async function retrieve(
   deps: RetrieveDeps,
   k: number = settings.k,
   alternates: readonly string[] = [],
+  senses: readonly string[][] = [],
 ): Promise<RetrievalResult> {
   const t0 = performance.now();
   const termStats = { df: (term: string) => deps.catalog.countWithTerm(groups, term, DF_LIMIT), chunks: deps.catalog.chunkCount };
@@ -153,6 +160,7 @@ export async function retrieve(
     passages: topPassages(ordered, k, settings.expandTop, deps.catalog, allowed),
     ...(named ? { source: named } : {}),
     ...(alternates.length ? { alternates: [...alternates] } : {}),
+    ...(senses.length ? { senses: senses.map((g) => [...g]) } : {}),
     terms: termStats,
     timings: { embedMs, denseMs, lexicalMs, fuseMs, rerankMs, totalMs: performance.now() - t0 },
   };

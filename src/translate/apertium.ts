@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PipelineTimeoutError, startPipeline, type WarmPipeline } from './apertium-pipeline.ts';
-import { apertiumInput, deformatLine, parseModePipeline, reformat } from './apertium-stream.ts';
+import { parseSenses, sensesStages } from './apertium-senses.ts';
+import { apertiumInput, deformatLine, type ModeStage, parseModePipeline, reformat } from './apertium-stream.ts';
 import { boundedCache, type TranslationPair, type TranslationStatus, type Translator } from './translator.ts';
 
 export interface ApertiumOptions {
@@ -23,12 +24,16 @@ export interface ApertiumOptions {
   warm?: boolean;
   /** Where the mode files are; default: `share/apertium/modes` beside the binary's `bin/` (the script's own default). */
   modesDir?: string;
-  onError?: (err: Error, pair: TranslationPair) => void;
+  /** A request failed; `kind` says whether it was the translation or the words' senses. */
+  onError?: (err: Error, pair: TranslationPair, kind: RequestKind) => void;
   /** Called once, when the status is first worked out (status() is lazy). */
   onStatus?: (status: TranslationStatus) => void;
   /** The warm pipeline of a pair could not start and that pair now runs the script per call. */
-  onFallback?: (err: Error, pair: TranslationPair) => void;
+  onFallback?: (err: Error, pair: TranslationPair, kind: RequestKind) => void;
 }
+
+/** What is asked of a pair: its translation, or its dictionary's senses (apertium-senses.ts), each with pipelines of its own. */
+type RequestKind = 'translation' | 'senses';
 
 /** Starts that die before their first answer, in a row, before a pair gives up on the warm pipeline. */
 const MAX_START_FAILURES = 3;
@@ -115,68 +120,115 @@ export function createApertiumTranslator(opts: ApertiumOptions): Translator {
   const cache = boundedCache();
   let closed = false;
 
-  const stateOf = (mode: string) => {
-    let s = states.get(mode);
+  const stateOf = (key: string) => {
+    let s = states.get(key);
     if (!s) {
       s = { queue: Promise.resolve(), startFailures: 0, perCall: opts.warm === false };
-      states.set(mode, s);
+      states.set(key, s);
     }
     return s;
   };
-  const giveUp = (s: PairState, err: Error, pair: TranslationPair) => {
+  const giveUp = (s: PairState, err: Error, pair: TranslationPair, kind: RequestKind) => {
     s.perCall = true;
-    opts.onFallback?.(err, pair);
+    opts.onFallback?.(err, pair, kind);
   };
 
-  const runWarm = async (s: PairState, line: string, pair: TranslationPair): Promise<string> => {
+  /**
+   * One line through a kept-running pipeline built from the pair's mode (`stagesOf` picks its
+   * stages, `finish` reads their output), or through `perCall` when it cannot run warm.
+   */
+  const runWarm = async (
+    kind: RequestKind,
+    s: PairState,
+    line: string,
+    pair: TranslationPair,
+    stagesOf: (stages: ModeStage[]) => ModeStage[] | undefined,
+    finish: (out: string) => string,
+    perCall: () => Promise<string | undefined>,
+  ): Promise<string | undefined> => {
     if (closed) throw new Error('translator closed');
-    if (s.perCall || line.length > MAX_WARM_CHARS) return runScript(opts.binary, line, pair.mode, opts.timeoutMs);
+    if (s.perCall || line.length > MAX_WARM_CHARS) return perCall();
     if (!s.pipeline?.alive) {
       try {
-        const stages = parseModePipeline(readFileSync(path.join(modesDir, `${pair.mode}.mode`), 'utf8'));
+        const stages = stagesOf(parseModePipeline(readFileSync(path.join(modesDir, `${pair.mode}.mode`), 'utf8')));
+        if (!stages) throw new Error(`mode ${pair.mode} has no stage for this`);
         s.pipeline = startPipeline(stages.map((st) => ({ ...st, program: program(st.program) })));
       } catch (err) {
-        giveUp(s, err as Error, pair);
-        return runScript(opts.binary, line, pair.mode, opts.timeoutMs);
+        giveUp(s, err as Error, pair, kind);
+        return perCall();
       }
     }
     const pipeline = s.pipeline;
     try {
-      const out = reformat(await pipeline.run(deformatLine(line), opts.timeoutMs)).trim();
+      const out = finish(await pipeline.run(deformatLine(line), opts.timeoutMs));
       s.startFailures = 0;
       return out;
     } catch (err) {
       // Too slow: the pipeline was killed and the next request starts a new one.
       if (err instanceof PipelineTimeoutError || closed) throw err;
-      // A stage died: this question is answered by the script, and a pipeline that keeps dying
+      // A stage died: this question is answered per call, and a pipeline that keeps dying
       // before its first answer is given up on.
-      if (!pipeline.answered && ++s.startFailures >= MAX_START_FAILURES) giveUp(s, err as Error, pair);
-      else opts.onError?.(err as Error, pair);
-      return runScript(opts.binary, line, pair.mode, opts.timeoutMs);
+      if (!pipeline.answered && ++s.startFailures >= MAX_START_FAILURES) giveUp(s, err as Error, pair, kind);
+      else opts.onError?.(err as Error, pair, kind);
+      return perCall();
+    }
+  };
+
+  /** One cached, queued request of `kind` for a line: the pair's pipelines answer one at a time. */
+  const request = async (
+    kind: RequestKind,
+    text: string,
+    pair: TranslationPair,
+    run: (s: PairState, line: string) => Promise<string | undefined>,
+  ): Promise<string | undefined> => {
+    const { status, missing } = statusNow();
+    if (closed || !status.available || missing.includes(pair.mode)) return undefined;
+    const line = apertiumInput(text);
+    if (!line) return '';
+    const key = `${kind}\u0000${pair.mode}\u0000${line}`;
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const s = stateOf(`${kind}\u0000${pair.mode}`);
+    const job = s.queue.then(() => run(s, line));
+    s.queue = job.catch(() => undefined);
+    try {
+      const out = await job;
+      if (out !== undefined) cache.set(key, out);
+      return out;
+    } catch (err) {
+      opts.onError?.(err as Error, pair, kind);
+      return undefined;
     }
   };
 
   return {
     status: () => statusNow().status,
-    async translate(text, pair) {
-      const { status, missing } = statusNow();
-      if (closed || !status.available || missing.includes(pair.mode)) return undefined;
-      const line = apertiumInput(text);
-      if (!line) return '';
-      const key = `${pair.mode}\u0000${line}`;
-      const hit = cache.get(key);
-      if (hit !== undefined) return hit;
-      const s = stateOf(pair.mode);
-      const job = s.queue.then(() => runWarm(s, line, pair));
-      s.queue = job.catch(() => undefined);
-      try {
-        const out = await job;
-        cache.set(key, out);
-        return out;
-      } catch (err) {
-        opts.onError?.(err as Error, pair);
-        return undefined;
-      }
+    translate: (text, pair) =>
+      request('translation', text, pair, (s, line) =>
+        runWarm(
+          'translation',
+          s,
+          line,
+          pair,
+          (stages) => stages,
+          (out) => reformat(out).trim(),
+          () => runScript(opts.binary, line, pair.mode, opts.timeoutMs),
+        ),
+      ),
+    async senses(text, pair) {
+      // Only warm: the script runs whole modes, and a question is answered without senses.
+      const out = await request('senses', text, pair, (s, line) =>
+        runWarm(
+          'senses',
+          s,
+          line,
+          pair,
+          sensesStages,
+          (raw) => raw,
+          async () => undefined,
+        ),
+      );
+      return out === undefined ? undefined : parseSenses(out);
     },
     async close() {
       closed = true;

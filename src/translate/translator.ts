@@ -23,6 +23,11 @@ export interface TranslationStatus {
 export interface Translator {
   /** The text in the pair's target language, or undefined when the engine failed (logged by the adapter). */
   translate(text: string, pair: TranslationPair): Promise<string | undefined>;
+  /**
+   * For each content word of the text the engine's dictionary translates more than one way, every
+   * translation's lemma, its preferred one first; undefined when the engine cannot say.
+   */
+  senses?(text: string, pair: TranslationPair): Promise<string[][] | undefined>;
   /** Worked out on first use and kept (an engine's modes are listed once per process). */
   status(): TranslationStatus;
   /** Stops the engine's processes, if it keeps any; translate() answers undefined afterwards. */
@@ -50,6 +55,24 @@ export async function translationsOf(
     const t = (await translator.translate(text, pair))?.trim();
     if (t && t.toLowerCase() !== text.toLowerCase() && !out.includes(t)) out.push(t);
   }
+  return out;
+}
+
+/**
+ * The question's words' other translations (see Translator.senses) into each other language a
+ * pair leads to, one list for all pairs.
+ */
+export async function sensesOf(
+  question: string,
+  language: Language,
+  pairs: readonly TranslationPair[],
+  translator: Translator | undefined,
+): Promise<string[][]> {
+  if (!translator?.senses || !translator.status().available) return [];
+  const text = question.slice(0, MAX_TRANSLATED_CHARS).trim();
+  if (!text) return [];
+  const out: string[][] = [];
+  for (const pair of pairs.filter((p) => p.from === language)) out.push(...((await translator.senses(text, pair)) ?? []));
   return out;
 }
 

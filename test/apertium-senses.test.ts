@@ -27,7 +27,8 @@ describe("the dictionary's senses of a question's words", () => {
 
   it('reads the stages of a mode up to its bilingual lookup', () => {
     const mode =
-      "lt-proc '/d/spa-eng.automorf.bin' | apertium-tagger -g $2 '/d/spa-eng.prob' | apertium-pretransfer | lt-proc -b '/d/spa-eng.autobil.bin' | lrx-proc -m '/d/x.bin' | lt-proc $1 '/d/gen.bin'";
+      "lt-proc '/d/spa-eng.automorf.bin' | apertium-tagger -g $2 '/d/spa-eng.prob' | apertium-pretransfer | " +
+      "lt-proc -b '/d/spa-eng.autobil.bin' | lrx-proc -m '/d/x.bin' | lt-proc $1 '/d/gen.bin'";
     const stages = sensesStages(parseModePipeline(mode));
     expect(stages?.map((s) => s.program)).toEqual(['lt-proc', 'apertium-tagger', 'apertium-pretransfer', 'lt-proc']);
     expect(stages?.at(-1)?.args).toEqual(['-z', '-b', '/d/spa-eng.autobil.bin']);

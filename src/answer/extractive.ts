@@ -3,6 +3,7 @@
 // nothing covers it well enough. Pure: values in, values out.
 import { detectLanguage, tokenize } from '../search/tokenize.ts';
 import type { Passage } from '../types.ts';
+import { answerShape, NUMBER_WORDS } from './answer-shape.ts';
 import { refusalText, type Language } from './messages.ts';
 import { isInjectedInstruction, WITHHELD } from './injection.ts';
 import { splitSentences } from '../ingest/chunk/text.ts';
@@ -112,6 +113,12 @@ const MIN_NOVELTY = 0.5;
  * none is at best context: its score is scaled by this.
  */
 const WITHOUT_VALUE = 0.7;
+/**
+ * A sentence in the shape the question asks for (a count of what it counts, a definition of what
+ * it names) is preferred by this. COVID-QA dev: answers holding a gold span 59.8% -> 60.7% at 1.5
+ * (60.5% at 1.25, 60.7% at 2); XQuAD English dev 88.8% -> 88.9%; refusals unchanged, as they must be.
+ */
+const SHAPE_BONUS = 1.5;
 
 // Words people put in questions that say nothing about the topic ("what do we use for...").
 // Sequence words ("what do I do after adding chloroform?") are here too: the answer is the next
@@ -144,10 +151,6 @@ const MONTHS_DAYS =
   'monday|tuesday|wednesday|thursday|friday|saturday|sunday|lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bado|domingo|' +
   'january|february|march|april|may|june|july|august|september|october|november|december|' +
   'enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre';
-
-const NUMBER_WORDS =
-  'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundreds?|thousands?|millions?|' +
-  'billions?|dozens?|single|double|twice|half|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|doce|veinte|cien|mil|millones';
 
 const ANSWER_TYPES: AnswerType[] = [
   {
@@ -498,6 +501,8 @@ interface Question {
   variants: ReturnType<typeof letterVariants>;
   questionPhrases: Set<string>;
   chanceWeight: number | undefined;
+  /** The sentence shape that answers it, when the question gives one away (answer-shape.ts). */
+  shape: RegExp | undefined;
 }
 
 export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
@@ -513,7 +518,16 @@ export function extractiveAnswer(input: ExtractiveInput): ExtractiveAnswer {
     tokenize(input.question).filter((t) => questionTerms.has(t)),
     1,
   );
-  const question: Question = { query, totalWeight, asksType, questionTerms, variants, questionPhrases, chanceWeight: input.chanceWeight };
+  const question: Question = {
+    query,
+    totalWeight,
+    asksType,
+    questionTerms,
+    variants,
+    questionPhrases,
+    chanceWeight: input.chanceWeight,
+    shape: answerShape(input.question),
+  };
 
   const candidates: Scored[] = [];
   const texts: string[][] = [];
@@ -544,7 +558,7 @@ function scoreRun(
   run: number[],
   passage: number,
   passages: Passage[],
-  { query, totalWeight, asksType, questionTerms, variants, questionPhrases, chanceWeight }: Question,
+  { query, totalWeight, asksType, questionTerms, variants, questionPhrases, chanceWeight, shape }: Question,
   candidates: Scored[],
 ): { sentences: string[]; unitOf: number[] } {
   const { lang, sentences, unitOf, contextOf } = readRun(run, passages);
@@ -621,7 +635,8 @@ function scoreRun(
     const score =
       (coverage + NEIGHBOUR_CREDIT * (support - coverage)) *
         Math.min(1, 0.5 + novelty / (2 * MIN_NOVELTY)) *
-        (answersType ? 1 : WITHOUT_VALUE) -
+        (answersType ? 1 : WITHOUT_VALUE) *
+        (shape?.test(text) ? SHAPE_BONUS : 1) -
       RANK_DECAY * passage;
     candidates.push({ text, passage, unit: unitOf[position], position, coverage, support, minSupport, score, covers, novelty });
   });

@@ -34,8 +34,11 @@ function definitionOf(term: string): RegExp {
 
 const COUNTED = /\b(?:how many|cu[aá]nt[oa]s)\s+([\p{L}][\p{L}-]{2,})/iu;
 // The whole question asks what one term is: "What is IFITM?", "What does ACE2 stand for?", "¿Qué es la PCR?".
-const DEFINED =
-  /^\s*[¿]?\s*(?:what (?:is|are|does)|qu[eé] (?:es|son|significa))\s+(?:an?\s+|the\s+|la\s+|el\s+|los\s+|las\s+)?([\p{L}\d][\p{L}\d-]{1,24})(?:\s+stand for)?\s*[?？]?\s*$/iu;
+const DEFINED = new RegExp(
+  String.raw`^\s*¿?\s*(?:what (?:is|are|does)|qu[eé] (?:es|son|significa))\s+(?:(?:an?|the|la|el|los|las)\s+)?` +
+    String.raw`([\p{L}\d][\p{L}\d-]{1,24})(?:\s+stand for)?\s*[?？]?\s*$`,
+  'iu',
+);
 
 /** The pattern a sentence answering `question` in the expected shape matches, if the question gives one. */
 export function answerShape(question: string): RegExp | undefined {

@@ -86,11 +86,10 @@ export function createAsker(deps: AskerDeps, reranker: Reranker): Pick<Asker, 'r
     // with the model that index was built with.
     const index = deps.live();
     const language = detectLanguage(question);
-    const [alternates, senses] = await Promise.all([
-      translationsOf(question, language, config.translation.pairs, deps.translator),
-      sensesOf(question, language, config.translation.pairs, deps.translator),
-    ]);
-    return retrieve(
+    // The translation is looked up while the dense search runs (retrieve waits for it only before
+    // the lexical search); the words' senses, for the answer step, are waited for after both.
+    const sensesP = sensesOf(question, language, config.translation.pairs, deps.translator);
+    const result = await retrieve(
       question,
       groups,
       config.retrieval,
@@ -109,9 +108,10 @@ export function createAsker(deps: AskerDeps, reranker: Reranker): Pick<Asker, 'r
         onDenseError: (err) => log.warn({ err: err.message }, 'query embedding failed; answering from lexical retrieval only'),
       },
       k,
-      alternates,
-      senses,
+      translationsOf(question, language, config.translation.pairs, deps.translator),
     );
+    const senses = await sensesP;
+    return senses.length ? { ...result, senses } : result;
   };
 
   return {

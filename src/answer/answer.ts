@@ -104,13 +104,16 @@ export async function answerQuestion(question: string, deps: AnswerDeps, history
     const df = retrieval.terms?.df;
     const texts = shown.map((p) => p.text);
     const senses = retrieval.senses ?? [];
-    const alternates = (retrieval.alternates ?? [])
-      .map((t) => withSenses(t, senses, texts))
-      .map((t) => (df ? withCognates(t, question, texts, df) : t));
-    const tried = [topic, ...alternates].map((q) =>
-      extractiveAnswer({ question: q, passages: shown, language, termWeight, chanceWeight: chance }),
-    );
-    return (tried.find((a) => !a.refused) ?? tried[0]).answer;
+    const answerTo = (q: string) => extractiveAnswer({ question: q, passages: shown, language, termWeight, chanceWeight: chance });
+    const first = answerTo(topic);
+    if (!first.refused) return first.answer;
+    // Each translation is read only when what came before found no answer.
+    for (const t of retrieval.alternates ?? []) {
+      const reading = withSenses(t, senses, texts);
+      const a = answerTo(df ? withCognates(reading, question, texts, df) : reading);
+      if (!a.refused) return a.answer;
+    }
+    return first.answer;
   };
   let raw: string;
   let model: string;

@@ -39,8 +39,8 @@ export interface RetrievalResult {
   /** The question's translations that were searched too (see src/translate/), for the answer step to read with. */
   alternates?: string[];
   /**
-   * The other senses of the translations' words, when the translator gives them, for the answer
-   * step to read with. Not searched: on XQuAD's dev half that won Spanish questions 0.3 points of
+   * The other senses of the translations' words, when the translator gives them (set by the
+   * Asker, which waits for them only after the search), for the answer step to read with. Not searched: on XQuAD's dev half that won Spanish questions 0.3 points of
    * R@1 and lost English questions over Spanish articles 0.9.
    */
   senses?: string[][];
@@ -71,8 +71,7 @@ export async function retrieve(
   settings: RetrievalSettings,
   deps: RetrieveDeps,
   k: number = settings.k,
-  alternates: readonly string[] = [],
-  senses: readonly string[][] = [],
+  translations: readonly string[] | Promise<readonly string[]> = [],
 ): Promise<RetrievalResult> {
   const t0 = performance.now();
   const termStats = { df: (term: string) => deps.catalog.countWithTerm(groups, term, DF_LIMIT), chunks: deps.catalog.chunkCount };
@@ -102,6 +101,8 @@ export async function retrieve(
   // One turn of the event loop: an embedding already computed (a local model) has its queries
   // sent before the lexical search takes the thread.
   await new Promise<void>((resolve) => setImmediate(resolve));
+  // The translations may still be on their way: the dense queries (of the question alone) do not wait for them.
+  const alternates = await translations;
   const lexicalStart = performance.now();
   // The question and its translations are searched lexically alike; each chunk keeps its best
   // score over them (scores of one index are comparable across queries), so a translation that
@@ -160,7 +161,6 @@ export async function retrieve(
     passages: topPassages(ordered, k, settings.expandTop, deps.catalog, allowed),
     ...(named ? { source: named } : {}),
     ...(alternates.length ? { alternates: [...alternates] } : {}),
-    ...(senses.length ? { senses: senses.map((g) => [...g]) } : {}),
     terms: termStats,
     timings: { embedMs, denseMs, lexicalMs, fuseMs, rerankMs, totalMs: performance.now() - t0 },
   };

@@ -40,8 +40,9 @@ export interface RetrievalResult {
   alternates?: string[];
   /**
    * The other senses of the translations' words, when the translator gives them (set by the
-   * Asker, which waits for them only after the search), for the answer step to read with. Not searched: on XQuAD's dev half that won Spanish questions 0.3 points of
-   * R@1 and lost English questions over Spanish articles 0.9.
+   * Asker, which waits for them only after the search), for the answer step to read with. Not
+   * searched: on XQuAD's dev half that won Spanish questions 0.3 points of R@1 and lost English
+   * questions over Spanish articles 0.9.
    */
   senses?: string[][];
   timings: { embedMs: number; denseMs: number; lexicalMs: number; fuseMs: number; rerankMs: number; totalMs: number };

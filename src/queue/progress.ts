@@ -38,7 +38,9 @@ async function coveringSync(queue: Queue, ticket: SyncTicket, pollMs: number, de
     const covering = await syncCovering(queue, ticket.request);
     const job = await queue.getJob(covering ?? ticket.jobId);
     const state = await settled(job);
-    if (covering && state === 'done') return { job };
+    // The job read above may predate its completion (its state is read live): read it again for
+    // its return value, or the outcome would say the sync enqueued nothing.
+    if (covering && state === 'done') return { job: (job?.id ? await queue.getJob(job.id) : undefined) ?? job };
     // The job returned for the request failed for good: the request is not covered either.
     if (state === 'failed') return { error: job?.failedReason ?? 'sync failed' };
     // Otherwise (that job finished or was trimmed without covering it) the next sync will.

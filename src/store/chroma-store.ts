@@ -59,6 +59,27 @@ function isConnectionError(err: unknown): boolean {
   );
 }
 
+/**
+ * Waits before each retry of a request Chroma answered with "database is locked": its SQLite
+ * catalog refuses a write while another holds the lock (two processes, or a rebuild beside a
+ * sync), and the refused statement did not run, so sending it again is safe.
+ */
+export const LOCKED_RETRY_MS = [50, 100, 200, 400, 800];
+
+const isLocked = (err: unknown): boolean => /database is locked/i.test((err as { message?: string })?.message ?? '');
+
+/** `fn`, sent again after each delay while Chroma says its database is locked. */
+export async function retryWhileLocked<T>(fn: () => Promise<T>, delays: readonly number[] = LOCKED_RETRY_MS): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isLocked(err) || attempt >= delays.length) throw err;
+      await new Promise((r) => setTimeout(r, delays[attempt]));
+    }
+  }
+}
+
 async function guard<T>(url: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
@@ -75,7 +96,9 @@ export interface ChromaStoreOptions extends CollectionSettings {
 export function openChromaStore(opts: ChromaStoreOptions): VectorStore {
   const client = new ChromaClient(parseUrl(opts.url));
   const cols = openCollections(client, opts);
-  const g = <T>(fn: () => Promise<T>) => guard(opts.url, fn);
+  const g = <T>(fn: () => Promise<T>) => guard(opts.url, () => retryWhileLocked(fn));
+  // A scan hands batches over as it reads: sent again, it would hand the first ones twice.
+  const once = <T>(fn: () => Promise<T>) => guard(opts.url, fn);
   return {
     url: opts.url,
     base: opts.base,
@@ -86,7 +109,7 @@ export function openChromaStore(opts: ChromaStoreOptions): VectorStore {
     delete: (group, ids) => g(() => rec.deleteRecords(cols, group, ids)),
     query: (group, vector, n) => g(() => rec.queryNearest(cols, group, vector, n)),
     embeddingsOf: (group, ids) => g(() => rec.embeddingsOf(cols, group, ids)),
-    scan: (group, onBatch, batchSize) => g(() => rec.scanRecords(cols, group, onBatch, batchSize)),
+    scan: (group, onBatch, batchSize) => once(() => rec.scanRecords(cols, group, onBatch, batchSize)),
     count: (group) => g(async () => (await cols.get(group, false, false))?.count() ?? 0),
     dropAll: () => g(() => admin.dropAll(client, cols)),
     heartbeat: async () => {

@@ -22,6 +22,21 @@ const PAIRS = [
 const [ES_EN, EN_ES] = PAIRS;
 const MODES = '/usr/share/apertium/modes';
 
+/** A translator whose spa-eng mode file is `mode`, and what it reports falling back from ("kind: reason"). */
+async function withSpaEngMode(mode: string) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'labbot-modes-'));
+  await writeFile(path.join(dir, 'spa-eng.mode'), mode);
+  const fellBack: string[] = [];
+  const t = createApertiumTranslator({
+    binary: 'apertium',
+    pairs: PAIRS,
+    timeoutMs: 30_000,
+    modesDir: dir,
+    onFallback: (e, _p, kind) => fellBack.push(`${kind}: ${e.message}`),
+  });
+  return { t, fellBack };
+}
+
 const questions = readFileSync('examples/questions.jsonl', 'utf8')
   .split('\n')
   .filter(Boolean)
@@ -188,20 +203,11 @@ describe('the warm pipeline when things go wrong', () => {
   });
 
   it('falls back to the script when the stages cannot start', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'labbot-modes-'));
-    await writeFile(path.join(dir, 'spa-eng.mode'), "labbot-no-such-stage -x 'a.bin' | lt-proc -p 'b.bin'\n");
-    const fellBack: string[] = [];
-    const t = createApertiumTranslator({
-      binary: 'apertium',
-      pairs: PAIRS,
-      timeoutMs: 30_000,
-      modesDir: dir,
-      onFallback: (e) => fellBack.push(e.message),
-    });
+    const { t, fellBack } = await withSpaEngMode("labbot-no-such-stage -x 'a.bin' | lt-proc -p 'b.bin'\n");
     const perCall = createApertiumTranslator({ binary: 'apertium', pairs: PAIRS, timeoutMs: 30_000, warm: false });
     for (const q of SPANISH.slice(0, 4)) expect(await t.translate(q, ES_EN)).toBe(await perCall.translate(q, ES_EN));
     expect(fellBack).toHaveLength(1);
-    expect(fellBack[0]).toMatch(/labbot-no-such-stage/);
+    expect(fellBack[0]).toMatch(/^translation: .*labbot-no-such-stage/);
     await t.close();
   });
 
@@ -240,17 +246,8 @@ describe('the warm pipeline when things go wrong', () => {
   });
 
   it('answers without senses, saying why, when the dictionary stages cannot start', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'labbot-modes-'));
     // A mode whose bilingual lookup is not the stage senses are read from.
-    await writeFile(path.join(dir, 'spa-eng.mode'), readFileSync(path.join(MODES, 'spa-eng.mode'), 'utf8').replace(/ -b /, ' -x '));
-    const fellBack: string[] = [];
-    const t = createApertiumTranslator({
-      binary: 'apertium',
-      pairs: PAIRS,
-      timeoutMs: 30_000,
-      modesDir: dir,
-      onFallback: (e, _p, kind) => fellBack.push(`${kind}: ${e.message}`),
-    });
+    const { t, fellBack } = await withSpaEngMode(readFileSync(path.join(MODES, 'spa-eng.mode'), 'utf8').replace(/ -b /, ' -x '));
     expect(await t.senses!('¿Quién cantó el himno nacional?', ES_EN)).toBeUndefined();
     expect(fellBack).toEqual(['senses: mode spa-eng has no stage for this']);
     await t.close();

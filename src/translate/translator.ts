@@ -37,6 +37,11 @@ export interface Translator {
 /** Translations are for search terms: past this, a question is mostly pasted text, and the cost grows with it. */
 export const MAX_TRANSLATED_CHARS = 2000;
 
+/** What of a question goes to the engine, or '' when there is no engine or nothing to send. */
+function translatable(question: string, translator: Translator | undefined): string {
+  return translator?.status().available ? question.slice(0, MAX_TRANSLATED_CHARS).trim() : '';
+}
+
 /**
  * The question in each other language a pair leads to from its own, without repeats of the
  * question itself. An engine failure only drops that translation.
@@ -47,9 +52,8 @@ export async function translationsOf(
   pairs: readonly TranslationPair[],
   translator: Translator | undefined,
 ): Promise<string[]> {
-  if (!translator?.status().available) return [];
-  const text = question.slice(0, MAX_TRANSLATED_CHARS).trim();
-  if (!text) return [];
+  const text = translatable(question, translator);
+  if (!translator || !text) return [];
   const out: string[] = [];
   for (const pair of pairs.filter((p) => p.from === language)) {
     const t = (await translator.translate(text, pair))?.trim();
@@ -68,9 +72,8 @@ export async function sensesOf(
   pairs: readonly TranslationPair[],
   translator: Translator | undefined,
 ): Promise<string[][]> {
-  if (!translator?.senses || !translator.status().available) return [];
-  const text = question.slice(0, MAX_TRANSLATED_CHARS).trim();
-  if (!text) return [];
+  const text = translatable(question, translator);
+  if (!translator?.senses || !text) return [];
   const out: string[][] = [];
   for (const pair of pairs.filter((p) => p.from === language)) out.push(...((await translator.senses(text, pair)) ?? []));
   return out;
